@@ -1,0 +1,29 @@
+package main
+
+import (
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// ioStreams are where a command reads and writes. Data goes to Out; progress
+// and notices go to ErrOut, and only when a person is watching (a TTY).
+type ioStreams struct {
+	In       io.Reader
+	Out      io.Writer
+	ErrOut   io.Writer
+	outTTY   bool // Out is a terminal: print for people, not programs
+	errTTY   bool
+	colorOut bool // bold is allowed on Out
+}
+
+func systemIO() *ioStreams {
+	outTTY := term.IsTerminal(int(os.Stdout.Fd()))
+	return &ioStreams{
+		In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+		outTTY:   outTTY,
+		errTTY:   term.IsTerminal(int(os.Stderr.Fd())),
+		colorOut: outTTY && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
+	}
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/langspec/langspec/internal/search"
+)
+
+// run runs langspec in-process against buffers, with env as the whole
+// environment.
+func run(t *testing.T, env map[string]string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	io := &ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
+	code = Main(context.Background(), args, io, func(k string) string { return env[k] })
+	return code, out.String(), errOut.String()
+}
+
+// End to end: a fresh data directory, nothing ingested, no network.
+func TestCLI(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"HOME": home}
+	defaultDB := filepath.Join(home, ".local", "share", "langspec", "langspec.db")
+	corrupt := filepath.Join(t.TempDir(), "bad.db")
+	os.WriteFile(corrupt, bytes.Repeat([]byte("not a database "), 400), 0o644)
+
+	tests := []struct {
+		name     string
+		env      map[string]string
+		args     []string
+		code     int
+		out, err []string // substrings of stdout / stderr
+	}{
+		{name: "first search seeds the default database", args: []string{"search", "slice", "expressions"},
+			out: []string{"1. Slice expressions  [go spec go1.26]", "Expressions > Slice expressions",
+				"https://go.dev/ref/spec#Slice_expressions", "strategy all_terms"}},
+		{name: "no color when not a terminal", args: []string{"search", "range clause"}, out: []string{"For statements with range clause"}},
+		{name: "no match is not an error", args: []string{"search", "zzqqxx"}, err: []string{`no sections match "zzqqxx"`}},
+		{name: "empty query", args: []string{"search", ""}, code: 2, err: []string{"langspec: invalid_argument: empty query"}},
+		{name: "unknown language", args: []string{"search", "x", "--lang", "cobol"}, code: 1,
+			err: []string{`not_found: unknown language "cobol"; hint: available languages: go`}},
+		{name: "limit out of range", args: []string{"search", "x", "--limit", "0"}, code: 2, err: []string{"--limit 0 is out of range; use 1 to 50"}},
+		{name: "bad flag", args: []string{"search", "x", "--nope"}, code: 2, err: []string{"unknown flag: --nope", "--help"}},
+		{name: "no query", args: []string{"search"}, code: 2, err: []string{"search needs a query"}},
+		{name: "section", args: []string{"section", "Slice_expressions"},
+			out: []string{"Slice expressions  [go spec go1.26]", "https://go.dev/ref/spec#Slice_expressions",
+				"Subsections:", "Full_slice_expressions"}},
+		{name: "section by title", args: []string{"section", "type assertions"}, out: []string{"https://go.dev/ref/spec#Type_assertions"}},
+		{name: "unknown section suggests", args: []string{"section", "Slice_expresion"}, code: 1,
+			err: []string{`not_found: no section "Slice_expresion"; hint: nearest ids: Slice_expressions`}},
+		{name: "plan", args: []string{"plan", "--lang", "go", "--weeks", "3", "--focus", "Statements"},
+			out: []string{"Reading plan: go spec go1.26, 3 weeks", "Week 3", "* moved forward"}},
+		{name: "plan bad weeks", args: []string{"plan", "--weeks", "13"}, code: 2, err: []string{"13 weeks is out of range"}},
+		{name: "plan unknown focus", args: []string{"plan", "--focus", "Monads"}, code: 2, err: []string{`focus area "Monads"`}},
+		{name: "list", args: []string{"list"}, out: []string{"LANGUAGE", "go1.26 (latest)", "165"}},
+		{name: "ingest again is unchanged", args: []string{"ingest", "go", "../../fixtures/gospec/go_spec.html"},
+			out: []string{"go spec go1.26: unchanged, 165 sections"}},
+		{name: "ingest unknown language", args: []string{"ingest", "cobol"}, code: 2, err: []string{`cannot ingest "cobol"`}},
+		{name: "ingest unreadable file", args: []string{"ingest", "go", "/nonexistent/spec.html"}, code: 1, err: []string{"unavailable: cannot read /nonexistent/spec.html"}},
+		{name: "corrupt database", args: []string{"--db", corrupt, "search", "x"}, code: 1,
+			err: []string{"corrupt_database: " + corrupt + " is not a usable langspec database"}},
+		{name: "LANGSPEC_DB", env: map[string]string{"HOME": home, "LANGSPEC_DB": corrupt}, args: []string{"list"}, code: 1,
+			err: []string{"corrupt_database"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := env
+			if tt.env != nil {
+				e = tt.env
+			}
+			code, out, errOut := run(t, e, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
+			}
+			for _, w := range tt.out {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out)
+				}
+			}
+			for _, w := range tt.err {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if strings.Contains(out, "\x1b[") {
+				t.Errorf("ANSI codes in non-terminal output")
+			}
+			if tt.code != 0 && strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+				t.Errorf("error is not one line:\n%s", errOut)
+			}
+		})
+	}
+	if _, err := os.Stat(defaultDB); err != nil {
+		t.Errorf("default database not created: %v", err)
+	}
+}
+
+func TestJSONOutput(t *testing.T) {
+	env := map[string]string{"HOME": t.TempDir()}
+	code, out, errOut := run(t, env, "search", "slice expressions", "--json", "--limit", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var hits []map[string]any
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("%d hits", len(hits))
+	}
+	for _, k := range []string{"language", "doc", "version", "section_id", "title", "section_path", "url", "snippet", "score", "strategy"} {
+		if _, ok := hits[0][k]; !ok {
+			t.Errorf("hit lacks %q: %v", k, hits[0])
+		}
+	}
+	if s, _ := hits[0]["snippet"].(string); !strings.Contains(s, "**Slice**") {
+		t.Errorf("snippet not marked: %q", s)
+	}
+	code, out, _ = run(t, env, "search", "zzqqxx", "--json")
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Errorf("no match in JSON: exit %d, %q", code, out)
+	}
+	code, out, _ = run(t, env, "section", "Slice_expressions", "--json")
+	var sec search.SectionResult
+	if err := json.Unmarshal([]byte(out), &sec); code != 0 || err != nil || sec.Citation.SectionID != "Slice_expressions" || sec.Text == "" {
+		t.Errorf("section JSON: exit %d, %v, %+v", code, err, sec)
+	}
+}
+
+func TestNewCmdSearch(t *testing.T) {
+	tests := []struct {
+		args []string
+		want search.Request
+	}{
+		{[]string{"slice", "expressions"}, search.Request{Query: "slice expressions", Limit: 10}},
+		{[]string{"x", "--lang", "go", "--version", "go1.26", "-n", "3", "--doc", "spec", "--path-prefix", "Types"},
+			search.Request{Query: "x", Language: "go", Version: "go1.26", Limit: 3, Doc: "spec", PathPrefix: "Types"}},
+	}
+	for _, tt := range tests {
+		var got *searchOptions
+		cmd := newCmdSearch(&factory{}, func(_ context.Context, o *searchOptions) error { got = o; return nil })
+		cmd.SetArgs(tt.args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		got.req.Snippet = tt.want.Snippet
+		if got.req != tt.want {
+			t.Errorf("%v: opts = %+v, want %+v", tt.args, got.req, tt.want)
+		}
+	}
+}
+
+func TestDefaultDBPath(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/langspec/langspec.db"},
+		{map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}, "/data/langspec/langspec.db"},
+		{map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "relative"}, "/home/u/.local/share/langspec/langspec.db"},
+	}
+	for _, tt := range tests {
+		got, err := defaultDBPath(func(k string) string { return tt.env[k] })
+		if err != nil || got != tt.want {
+			t.Errorf("%v: %q, %v; want %q", tt.env, got, err, tt.want)
+		}
+	}
+	if _, err := defaultDBPath(func(string) string { return "" }); err == nil {
+		t.Error("no HOME: want an error")
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/plan"
+)
+
+type planOptions struct {
+	f       *factory
+	req     plan.Request
+	jsonOut bool
+}
+
+func newCmdPlan(f *factory, runF func(context.Context, *planOptions) error) *cobra.Command {
+	opts := &planOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Split a specification into weeks of reading",
+		Long: `Plan splits a specification into weeks of about equal reading time, in
+document order. Focus areas (section titles, or words in them) move forward,
+right after the introductory sections.`,
+		Example: `  langspec plan --lang go --weeks 6
+  langspec plan --lang go --focus Types,Statements --json`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPlan(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.req.Language, "lang", "", "language (default: the only one stored)")
+	fl.StringVar(&opts.req.Doc, "doc", "", "document within the language")
+	fl.StringVar(&opts.req.Version, "version", "", "version (default: the latest complete one)")
+	fl.IntVar(&opts.req.Weeks, "weeks", plan.DefaultWeeks, fmt.Sprintf("number of weeks (1-%d)", plan.MaxWeeks))
+	fl.StringSliceVar(&opts.req.Focus, "focus", nil, "comma-separated section titles to read early")
+	fl.BoolVar(&opts.jsonOut, "json", false, "print JSON")
+	return cmd
+}
+
+func runPlan(ctx context.Context, opts *planOptions) error {
+	store, err := opts.f.openStore(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	p, err := plan.Build(ctx, store, opts.req)
+	if err != nil {
+		return err
+	}
+	out := opts.f.io.Out
+	if opts.jsonOut {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	fmt.Fprintf(out, "Reading plan: %s %s %s, %d weeks, about %d minutes\n", p.Language, p.Doc, p.Version, p.TotalWeeks, p.TotalMinutes)
+	for _, w := range p.Weeks {
+		fmt.Fprintf(out, "\nWeek %d — %s (%d sections, about %d min)\n", w.Week, w.Theme, len(w.Sections), w.EstimatedMinutes)
+		for _, s := range w.Sections {
+			mark := " "
+			if s.Focus {
+				mark = "*"
+			}
+			fmt.Fprintf(out, "  %s %s  %s\n", mark, s.SectionPath, s.URL)
+		}
+	}
+	if len(p.FocusAreas) > 0 {
+		fmt.Fprintln(out, "\n* moved forward for focus areas")
+	}
+	return nil
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+)
+
+// factory carries what commands need. Fields that cost something to make are
+// funcs, so a command pays only for what it uses and tests can swap them.
+type factory struct {
+	io         *ioStreams
+	getenv     func(string) string
+	dbPath     string // from --db, LANGSPEC_DB, or the XDG default
+	now        func() time.Time
+	httpClient func() *http.Client
+	goroot     func(context.Context) string
+	logger     *slog.Logger
+}
+
+// openStore opens the database. With seed, an empty database first gets the
+// embedded Go specification, so a first search works with no set-up.
+func (f *factory) openStore(ctx context.Context, seed bool) (*db.DB, error) {
+	store, err := db.Open(ctx, f.dbPath)
+	if err != nil {
+		return nil, err
+	}
+	if seed {
+		loaded, err := ingest.EnsureDefault(ctx, store, f.now())
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		if loaded && f.io.errTTY {
+			fmt.Fprintf(f.io.ErrOut, "langspec: first run: loaded the built-in Go specification into %s\n", f.dbPath)
+		}
+	}
+	return store, nil
+}
+
+// usageError marks a mistake in the command line: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usageErrorf(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// Main runs langspec with args and returns the exit code: 0 on success, 2 for
+// a usage mistake or invalid argument, 1 for anything else. Errors are one
+// line on ErrOut.
+func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string) string) int {
+	f := &factory{
+		io:         io,
+		getenv:     getenv,
+		now:        time.Now,
+		httpClient: ingest.NewHTTPClient,
+		goroot:     ingest.Goroot,
+		logger:     slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	root := newCmdRoot(f)
+	root.SetArgs(args)
+	root.SetIn(io.In)
+	root.SetOut(io.Out)
+	root.SetErr(io.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(io.ErrOut, "langspec: "+oneLine(err))
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintln(io.ErrOut, "Run 'langspec --help' for usage.")
+		return 2
+	case apperr.CodeOf(err) == apperr.InvalidArgument:
+		return 2
+	case apperr.CodeOf(err) == apperr.Internal:
+		f.logger.Error("internal error", "err", err)
+	}
+	return 1
+}
+
+func oneLine(err error) string {
+	if e, ok := errors.AsType[*apperr.Error](err); ok {
+		return e.Error()
+	}
+	return err.Error()
+}
+
+func newCmdRoot(f *factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "langspec",
+		Short: "Look things up in language specifications, offline",
+		Long: `langspec searches language specifications with ranked results, snippets and
+canonical links. The Go specification is built in: the first search works
+with no set-up and no network.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if f.dbPath == "" {
+				p, err := defaultDBPath(f.getenv)
+				if err != nil {
+					return err
+				}
+				f.dbPath = p
+			}
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&f.dbPath, "db", f.getenv("LANGSPEC_DB"),
+		"database file (env LANGSPEC_DB; default $XDG_DATA_HOME/langspec/langspec.db)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.AddCommand(
+		newCmdSearch(f, nil),
+		newCmdSection(f, nil),
+		newCmdPlan(f, nil),
+		newCmdList(f, nil),
+		newCmdIngest(f, nil),
+	)
+	return root
+}
+
+// defaultDBPath follows the XDG base directory spec: $XDG_DATA_HOME, else
+// ~/.local/share.
+func defaultDBPath(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_DATA_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "langspec", "langspec.db"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", apperr.New(apperr.InvalidArgument, "pass --db PATH or set LANGSPEC_DB",
+			"cannot find a home directory for the default database")
+	}
+	return filepath.Join(home, ".local", "share", "langspec", "langspec.db"), nil
+}
+
+// exactArgs is cobra.ExactArgs with an error that counts as a usage mistake.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s takes %s (got %d arguments)", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/search"
+)
+
+type sectionOptions struct {
+	f       *factory
+	req     search.SectionRequest
+	jsonOut bool
+}
+
+func newCmdSection(f *factory, runF func(context.Context, *sectionOptions) error) *cobra.Command {
+	opts := &sectionOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "section SECTION_ID",
+		Short: "Print one section with its citation",
+		Long: `Print a section's text, its path and canonical URL, and its subsections.
+SECTION_ID is the id search prints (Slice_expressions); the title works too.`,
+		Example: `  langspec section Slice_expressions
+  langspec section "Slice expressions" --with-subsections --json`,
+		Args: exactArgs(1, "one SECTION_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.req.SectionID = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runSection(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.req.Language, "lang", "", "language (needed only when several have the id)")
+	fl.StringVar(&opts.req.Doc, "doc", "", "document within the language")
+	fl.StringVar(&opts.req.Version, "version", "", "version (default: the latest complete one)")
+	fl.BoolVar(&opts.req.WithSubsections, "with-subsections", false, "include the text of every subsection")
+	fl.BoolVar(&opts.jsonOut, "json", false, "print JSON")
+	return cmd
+}
+
+func runSection(ctx context.Context, opts *sectionOptions) error {
+	store, err := opts.f.openStore(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	res, err := search.Section(ctx, store, opts.req)
+	if err != nil {
+		return err
+	}
+	out := opts.f.io.Out
+	if opts.jsonOut {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	c := res.Citation
+	fmt.Fprintf(out, "%s  [%s %s %s]\n%s\n%s\n\n%s\n", c.Title, c.Language, c.Doc, c.Version, c.SectionPath, c.URL, res.Text)
+	if res.IsTruncated {
+		fmt.Fprintf(out, "\n[excerpt: %d of %d characters; the licence allows no more — read the rest at the URL above]\n",
+			search.ExcerptChars, res.TotalChars)
+	}
+	if len(res.Children) > 0 {
+		fmt.Fprintln(out, "\nSubsections:")
+		for _, ch := range res.Children {
+			fmt.Fprintf(out, "  %-40s %s\n", ch.SectionID, ch.Title)
+		}
+	}
+	return nil
+}

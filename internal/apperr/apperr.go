@@ -1,0 +1,57 @@
+// Package apperr is the one error type users and models see: a code a program
+// can branch on, a message that says what was wrong, and a hint that names the
+// next step.
+package apperr
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies an error for exit codes and MCP error results.
+type Code string
+
+const (
+	InvalidArgument Code = "invalid_argument"
+	NotFound        Code = "not_found"
+	Unavailable     Code = "unavailable"      // a source could not be read or fetched
+	CorruptDatabase Code = "corrupt_database" // the --db file is not a usable langspec store
+	Internal        Code = "internal"
+)
+
+// Error is an error meant to be shown as it is.
+type Error struct {
+	Code    Code
+	Message string
+	Hint    string
+	Err     error // the cause, for logs and errors.Is; never shown in place of Message
+}
+
+// Error renders "code: message; hint: next step".
+func (e *Error) Error() string {
+	s := string(e.Code) + ": " + e.Message
+	if e.Hint != "" {
+		s += "; hint: " + e.Hint
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// New builds an Error; hint may be empty.
+func New(code Code, hint, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: hint}
+}
+
+// Wrap builds an Error that keeps err as its cause.
+func Wrap(err error, code Code, hint, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Hint: hint, Err: err}
+}
+
+// CodeOf returns the code of the first *Error in err's chain, or Internal.
+func CodeOf(err error) Code {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code
+	}
+	return Internal
+}

@@ -1,0 +1,218 @@
+// Package db is langspec's store: one SQLite file holding documents, their
+// versions (snapshots) and sections, with a word index and a trigram index.
+//
+// It is the only package that speaks SQL. Callers get typed rows and
+// *apperr.Error values; SQL error strings never leave this package.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/migrations"
+)
+
+// DB is an open store. It is safe for concurrent use.
+type DB struct {
+	sql  *sql.DB
+	path string
+}
+
+// dsn builds the connection string. Pragmas go in the DSN rather than one Exec
+// because database/sql pools connections and each new one must get them:
+//   - busy_timeout first, so that even switching to WAL waits for a lock;
+//   - WAL so readers never block on (or are blocked by) an ingest writing;
+//   - foreign_keys so deleting a snapshot takes its sections with it;
+//   - synchronous NORMAL is durable enough in WAL mode and much faster;
+//   - _txlock=immediate makes every write transaction take the write lock at
+//     BEGIN, so two writers queue on busy_timeout instead of one failing with
+//     SQLITE_BUSY when it tries to upgrade a read lock.
+func dsn(path string) string {
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	q := url.Values{}
+	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
+		q.Add("_pragma", p)
+	}
+	q.Set("_txlock", "immediate")
+	return u.String() + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the store at path and applies pending
+// migrations. Errors: apperr.CorruptDatabase when the file is not a langspec
+// SQLite database, apperr.Unavailable when it cannot be created or opened.
+func Open(ctx context.Context, path string) (*DB, error) {
+	if path == "" {
+		return nil, apperr.New(apperr.InvalidArgument, "pass --db PATH or set LANGSPEC_DB", "no database path")
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, apperr.Wrap(err, apperr.Unavailable, "pass --db with a writable location",
+			"cannot create the database folder %s", filepath.Dir(path))
+	}
+	sqlDB, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Unavailable, "", "cannot open database %s", path)
+	}
+	d := &DB{sql: sqlDB, path: path}
+	if err := d.migrate(ctx); err != nil {
+		sqlDB.Close()
+		return nil, d.classify(err, "open database")
+	}
+	return d, nil
+}
+
+// Close releases the connections.
+func (d *DB) Close() error { return d.sql.Close() }
+
+// Path is the file the store lives in.
+func (d *DB) Path() string { return d.path }
+
+// migrate applies the files of migrations.FS that are not yet recorded, in
+// lexical order, one transaction each. Each transaction re-checks the record so
+// two processes opening a new database at once apply every file exactly once.
+func (d *DB) migrate(ctx context.Context) error {
+	if _, err := d.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	applied, err := d.appliedMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return fmt.Errorf("list migrations: %w", err)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if applied[name] {
+			continue
+		}
+		if err := d.applyMigration(ctx, name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *DB) appliedMigrations(ctx context.Context) (map[string]bool, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT name FROM schema_migrations`)
+	if err != nil {
+		return nil, fmt.Errorf("read schema_migrations: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, fmt.Errorf("read schema_migrations: %w", err)
+		}
+		out[name] = true
+	}
+	return out, rows.Err()
+}
+
+func (d *DB) applyMigration(ctx context.Context, name string) error {
+	body, err := migrations.FS.ReadFile(name)
+	if err != nil {
+		return fmt.Errorf("read migration %q: %w", name, err)
+	}
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate %q: %w", name, err)
+	}
+	defer tx.Rollback()
+	var done int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&done); err != nil {
+		return fmt.Errorf("migrate %q: %w", name, err)
+	}
+	if done > 0 {
+		return nil // another process got there first
+	}
+	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		return fmt.Errorf("migrate %q: %w", name, err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`,
+		name, time.Now().UTC().Format(time.RFC3339)); err != nil {
+		return fmt.Errorf("migrate %q: %w", name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate %q: %w", name, err)
+	}
+	return nil
+}
+
+// Primary SQLite result codes (stable C ABI numbers); the driver reports
+// extended codes, whose low byte is the primary one.
+const (
+	sqlitePERM     = 3
+	sqliteBUSY     = 5
+	sqliteLOCKED   = 6
+	sqliteREADONLY = 8
+	sqliteIOERR    = 10
+	sqliteCORRUPT  = 11
+	sqliteCANTOPEN = 14
+	sqliteNOTADB   = 26
+)
+
+// classify turns a driver error into an apperr.Error a user can act on. The
+// SQL text stays in the cause, for logs, and out of the message.
+func (d *DB) classify(err error, doing string) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*apperr.Error](err); ok {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	if se, ok := errors.AsType[*sqlite.Error](err); ok {
+		switch se.Code() & 0xff {
+		case sqliteNOTADB, sqliteCORRUPT:
+			return apperr.Wrap(err, apperr.CorruptDatabase,
+				"move the file away (langspec recreates it) or pass --db with another path",
+				"%s is not a usable langspec database", d.path)
+		case sqliteCANTOPEN, sqliteREADONLY, sqlitePERM, sqliteIOERR:
+			return apperr.Wrap(err, apperr.Unavailable, "check the file's permissions or pass --db with another path",
+				"cannot %s %s", doing, d.path)
+		case sqliteBUSY, sqliteLOCKED:
+			return apperr.Wrap(err, apperr.Unavailable, "another langspec process holds the write lock; try again",
+				"database %s is busy", d.path)
+		}
+	}
+	if strings.Contains(err.Error(), "no such table") {
+		return apperr.Wrap(err, apperr.CorruptDatabase, "move the file away or pass --db with another path",
+			"%s is not a langspec database", d.path)
+	}
+	return apperr.Wrap(err, apperr.Internal, "", "cannot %s", doing)
+}
+
+// SchemaState is what migrations have done to a database: the applied
+// migration names and SQLite's schema cookie, which changes with any DDL.
+type SchemaState struct {
+	Migrations    string
+	SchemaVersion int
+}
+
+// SchemaState reads the database's SchemaState.
+func (d *DB) SchemaState(ctx context.Context) (SchemaState, error) {
+	var s SchemaState
+	err := d.sql.QueryRowContext(ctx, `SELECT coalesce(group_concat(name || '@' || applied_at, ' '), '') FROM
+		(SELECT name, applied_at FROM schema_migrations ORDER BY name)`).Scan(&s.Migrations)
+	if err == nil {
+		err = d.sql.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&s.SchemaVersion)
+	}
+	return s, d.classify(err, "read schema of")
+}

@@ -1,0 +1,308 @@
+package db_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ftsquery"
+)
+
+func mustOpenDB(tb testing.TB) *db.DB {
+	tb.Helper()
+	d, err := db.Open(context.Background(), filepath.Join(tb.TempDir(), "langspec.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { d.Close() })
+	return d
+}
+
+func snapshot(version, hash string) db.Snapshot {
+	return db.Snapshot{Language: "go", Doc: "spec", DisplayName: "Go spec", Version: version,
+		SourceURL: "test", FetchedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ContentHash: hash}
+}
+
+// sections makes n sections; the first mentions word, so a search can tell
+// versions apart.
+func sections(n int, word string) []db.Section {
+	out := make([]db.Section, n)
+	for i := range out {
+		out[i] = db.Section{SectionID: fmt.Sprintf("S%d", i), Level: 2, Title: fmt.Sprintf("Section %d", i),
+			Path: fmt.Sprintf("Section %d", i), URL: "u", Text: "common filler text about channels", SourcePolicy: db.FullText}
+	}
+	out[0].Text = "this version says " + word
+	return out
+}
+
+func mustSearch(tb testing.TB, d *db.DB, sc db.Scope, word string) []db.Hit {
+	tb.Helper()
+	q, err := ftsquery.Parse(word)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	hits, err := d.MatchWords(context.Background(), db.Filter{Scope: sc}, q.AllTerms(), 10)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return hits
+}
+
+func TestOpenTwiceChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "dir", "langspec.db")
+	ctx := context.Background()
+	d, err := db.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := d.SchemaState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	d, err = db.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	after, err := d.SchemaState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before != after {
+		t.Errorf("second open changed the schema: %+v → %+v", before, after)
+	}
+	if len(after.Migrations) == 0 || !strings.HasPrefix(after.Migrations, "0001_init.sql@") {
+		t.Errorf("migrations = %v", after.Migrations)
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.db")
+	os.WriteFile(garbage, []byte(strings.Repeat("this is not sqlite ", 500)), 0o644)
+	notLangspec := filepath.Join(dir, "other.db")
+	other, err := db.Open(context.Background(), notLangspec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other.Close()
+	tests := []struct {
+		name string
+		path string
+		code apperr.Code
+	}{
+		{"not a database", garbage, apperr.CorruptDatabase},
+		{"directory", dir, apperr.Unavailable},
+		{"empty path", "", apperr.InvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := db.Open(context.Background(), tt.path)
+			if err == nil {
+				d.Close()
+				t.Fatal("Open succeeded")
+			}
+			if apperr.CodeOf(err) != tt.code {
+				t.Fatalf("code = %s (%v), want %s", apperr.CodeOf(err), err, tt.code)
+			}
+			if strings.Contains(err.Error(), "SQL") || strings.Contains(err.Error(), "sqlite") {
+				t.Errorf("error leaks driver text: %v", err)
+			}
+		})
+	}
+}
+
+func TestPublish(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpenDB(t)
+	steps := []struct {
+		version, hash, word string
+		want                db.PublishStatus
+	}{
+		{"go1.25", "h1", "alpha", db.Created},
+		{"go1.25", "h1", "alpha", db.Unchanged},
+		{"go1.26", "h2", "beta", db.Created},
+		{"go1.26", "h3", "gamma", db.Updated},
+		{"go1.9", "h4", "delta", db.Created}, // older version ingested last
+	}
+	for _, s := range steps {
+		res, err := d.Publish(ctx, snapshot(s.version, s.hash), sections(3, s.word))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != s.want {
+			t.Errorf("publish %s/%s = %s, want %s", s.version, s.hash, res.Status, s.want)
+		}
+	}
+	vs, err := d.Versions(ctx, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range vs {
+		got = append(got, fmt.Sprintf("%s:%v", v.Version, v.Latest))
+	}
+	if strings.Join(got, " ") != "go1.26:true go1.25:false go1.9:false" {
+		t.Errorf("versions = %v", got)
+	}
+	// The latest version is searched by default; the replaced content is gone.
+	if hits := mustSearch(t, d, db.Scope{}, "gamma"); len(hits) != 1 || hits[0].Version != "go1.26" {
+		t.Errorf("gamma hits = %+v", hits)
+	}
+	if hits := mustSearch(t, d, db.Scope{}, "beta"); len(hits) != 0 {
+		t.Errorf("replaced content still found: %+v", hits)
+	}
+	if hits := mustSearch(t, d, db.Scope{Version: "go1.25"}, "alpha"); len(hits) != 1 {
+		t.Errorf("alpha in go1.25 = %+v", hits)
+	}
+}
+
+func TestPublishRejects(t *testing.T) {
+	d := mustOpenDB(t)
+	dup := sections(2, "x")
+	dup[1].SectionID = dup[0].SectionID
+	badPolicy := sections(1, "x")
+	badPolicy[0].SourcePolicy = "whatever"
+	tests := []struct {
+		name string
+		snap db.Snapshot
+		secs []db.Section
+		msg  string
+	}{
+		{"no sections", snapshot("v", "h"), nil, "no sections"},
+		{"duplicate id", snapshot("v", "h"), dup, "occurs twice"},
+		{"bad policy", snapshot("v", "h"), badPolicy, "source policy"},
+		{"no version", snapshot("", "h"), sections(1, "x"), "no version"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := d.Publish(context.Background(), tt.snap, tt.secs)
+			if apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want invalid_argument with %q", err, tt.msg)
+			}
+		})
+	}
+}
+
+// An ingest that dies half-way leaves the previous version current, and
+// readers keep working (no SQLITE_BUSY) while it writes.
+func TestPublishIsAtomicAndReadersNeverBlock(t *testing.T) {
+	d := mustOpenDB(t)
+	if _, err := d.Publish(context.Background(), snapshot("go1.25", "old"), sections(5, "oldword")); err != nil {
+		t.Fatal(err)
+	}
+	// A second handle, as a second process would have.
+	reader, err := db.Open(context.Background(), d.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := d.Publish(ctx, snapshot("go1.26", "new"), sections(20000, "newword"))
+		done <- err
+	}()
+	var wg sync.WaitGroup
+	var searches int
+	stop := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			hits := mustSearch(t, reader, db.Scope{Language: "go"}, "oldword")
+			if len(hits) != 1 || hits[0].Version != "go1.25" {
+				t.Errorf("during ingest: hits = %+v", hits)
+				return
+			}
+			searches++
+			if searches == 20 {
+				cancel() // the ingest dies mid-write
+			}
+		}
+	}()
+	err = <-done
+	close(stop)
+	wg.Wait()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Publish err = %v, want context.Canceled (did it finish before 20 searches?)", err)
+	}
+	if hits := mustSearch(t, reader, db.Scope{}, "newword"); len(hits) != 0 {
+		t.Errorf("half-written version is visible: %+v", hits)
+	}
+	vs, _ := reader.Versions(context.Background(), "")
+	if len(vs) != 1 || vs[0].Version != "go1.25" {
+		t.Errorf("versions after failed ingest = %+v", vs)
+	}
+}
+
+func TestSectionLookup(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpenDB(t)
+	secs := []db.Section{
+		{SectionID: "Expressions", Level: 2, Title: "Expressions", Path: "Expressions", URL: "u#Expressions", Text: "e", SourcePolicy: db.FullText},
+		{SectionID: "Slice_expressions", ParentID: "Expressions", Level: 3, Title: "Slice expressions", Path: "Expressions > Slice expressions", URL: "u#Slice_expressions", Text: "s", SourcePolicy: db.FullText},
+		{SectionID: "Full_slice_expressions", ParentID: "Slice_expressions", Level: 4, Title: "Full slice expressions", Path: "p", URL: "u", Text: "f", SourcePolicy: db.FullText},
+		{SectionID: "Statements", Level: 2, Title: "Statements", Path: "Statements", URL: "u", Text: "st", SourcePolicy: db.FullText},
+	}
+	if _, err := d.Publish(ctx, snapshot("go1.26", "h"), secs); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"Slice_expressions", "slice_expressions", "Slice expressions"} {
+		r, err := d.Section(ctx, db.Scope{}, id)
+		if err != nil || r.SectionID != "Slice_expressions" {
+			t.Errorf("Section(%q) = %q, %v", id, r.SectionID, err)
+		}
+	}
+	_, err := d.Section(ctx, db.Scope{}, "Slice_expression")
+	if apperr.CodeOf(err) != apperr.NotFound || !strings.Contains(err.Error(), "nearest ids: Slice_expressions") {
+		t.Errorf("typo: %v", err)
+	}
+	_, err = d.Section(ctx, db.Scope{Language: "rust"}, "Slice_expressions")
+	if apperr.CodeOf(err) != apperr.NotFound || !strings.Contains(err.Error(), "available languages: go") {
+		t.Errorf("unknown language: %v", err)
+	}
+	_, err = d.Section(ctx, db.Scope{Version: "go1.1"}, "Slice_expressions")
+	if apperr.CodeOf(err) != apperr.NotFound || !strings.Contains(err.Error(), "available versions: go1.26") {
+		t.Errorf("unknown version: %v", err)
+	}
+	r, _ := d.Section(ctx, db.Scope{}, "Expressions")
+	subs, err := d.Subsections(ctx, r)
+	if err != nil || len(subs) != 2 || subs[1].SectionID != "Full_slice_expressions" {
+		t.Errorf("Subsections = %+v, %v", subs, err)
+	}
+}
+
+func TestCompareVersionStrings(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want int
+	}{
+		{"go1.9", "go1.10", -1},
+		{"go1.26", "go1.26", 0},
+		{"go1.26.1", "go1.26", 1},
+		{"se8", "se21", -1},
+		{"snapshot-20260208", "snapshot-20251231", 1},
+		{"1.010", "1.9", 1},
+	}
+	for _, tt := range tests {
+		if got := db.CompareVersionStrings(tt.a, tt.b); got != tt.want {
+			t.Errorf("Compare(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

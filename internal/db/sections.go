@@ -1,0 +1,252 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/textmatch"
+)
+
+// SectionRow is a stored section with the version it belongs to.
+type SectionRow struct {
+	Language     string
+	Doc          string
+	Version      string
+	SectionID    string
+	ParentID     string
+	Order        int
+	Level        int
+	Title        string
+	Path         string
+	URL          string
+	Text         string // empty in outlines
+	CharCount    int
+	SourcePolicy string
+
+	snapshotID int64
+}
+
+const sectionColumns = `sec.snapshot_id, sec.section_id, sec.parent_id, sec.ord, sec.level, sec.title,
+	sec.section_path, sec.url, sec.body, sec.char_count, sec.source_policy`
+
+// scanSection reads sectionColumns (plus extra destinations) and fills the
+// version fields from the snapshot it belongs to.
+func scanSection(rows *sql.Rows, versions map[int64]VersionInfo, extra ...any) (SectionRow, error) {
+	var r SectionRow
+	dest := append([]any{&r.snapshotID, &r.SectionID, &r.ParentID, &r.Order, &r.Level, &r.Title,
+		&r.Path, &r.URL, &r.Text, &r.CharCount, &r.SourcePolicy}, extra...)
+	if err := rows.Scan(dest...); err != nil {
+		return r, err
+	}
+	v := versions[r.snapshotID]
+	r.Language, r.Doc, r.Version = v.Language, v.Doc, v.Version
+	return r, nil
+}
+
+// snapshotSet is a resolved scope: the snapshots to read, by id, and the same
+// ids as a JSON array to bind to `IN (SELECT value FROM json_each(?))`, which
+// keeps the SQL text fixed whatever their number.
+type snapshotSet struct {
+	byID map[int64]VersionInfo
+	json string
+}
+
+func (d *DB) resolve(ctx context.Context, sc Scope) (snapshotSet, error) {
+	vs, err := d.snapshotsIn(ctx, sc)
+	if err != nil {
+		return snapshotSet{}, err
+	}
+	set := snapshotSet{byID: make(map[int64]VersionInfo, len(vs))}
+	ids := make([]int64, 0, len(vs))
+	for _, v := range vs {
+		set.byID[v.snapshotID] = v
+		ids = append(ids, v.snapshotID)
+	}
+	b, _ := json.Marshal(ids) // []int64 always marshals
+	set.json = string(b)
+	return set, nil
+}
+
+// Outline returns the sections of one document version in document order,
+// without their text. The scope must pick one document: naming the language
+// (and the doc, when the language has several) unless only one is stored. Errors: apperr.NotFound,
+// apperr.InvalidArgument.
+func (d *DB) Outline(ctx context.Context, sc Scope) (VersionInfo, []SectionRow, error) {
+	v, err := d.oneDocument(ctx, sc)
+	if err != nil {
+		return VersionInfo{}, nil, err
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+strings.Replace(sectionColumns, "sec.body", "''", 1)+`
+		FROM sections sec WHERE sec.snapshot_id = ? ORDER BY sec.ord`, v.snapshotID)
+	if err != nil {
+		return v, nil, d.classify(err, "read sections from")
+	}
+	defer rows.Close()
+	byID := map[int64]VersionInfo{v.snapshotID: v}
+	var out []SectionRow
+	for rows.Next() {
+		r, err := scanSection(rows, byID)
+		if err != nil {
+			return v, nil, d.classify(err, "read sections from")
+		}
+		out = append(out, r)
+	}
+	return v, out, d.classify(rows.Err(), "read sections from")
+}
+
+func (d *DB) oneDocument(ctx context.Context, sc Scope) (VersionInfo, error) {
+	vs, err := d.snapshotsIn(ctx, sc)
+	if err != nil {
+		return VersionInfo{}, err
+	}
+	if len(vs) > 1 && sc.Language == "" {
+		var langs []string
+		for _, v := range vs {
+			if !slices.Contains(langs, v.Language) {
+				langs = append(langs, v.Language)
+			}
+		}
+		return VersionInfo{}, apperr.New(apperr.InvalidArgument, "pass one of: "+strings.Join(langs, ", "),
+			"no language given")
+	}
+	if len(vs) > 1 {
+		var docs []string
+		for _, v := range vs {
+			docs = append(docs, v.Doc)
+		}
+		return VersionInfo{}, apperr.New(apperr.InvalidArgument, "name one of: "+strings.Join(docs, ", "),
+			"%s has %d documents", sc.Language, len(vs))
+	}
+	return vs[0], nil
+}
+
+// Section finds one section by id in the scope's versions. A title or an id in
+// other letter case finds it too, when that is unambiguous. Errors:
+// apperr.NotFound with the nearest ids as the hint; apperr.InvalidArgument
+// when the id is in several documents and the scope does not choose one.
+func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, error) {
+	set, err := d.resolve(ctx, sc)
+	if err != nil {
+		return SectionRow{}, err
+	}
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+sectionColumns+` FROM sections sec
+		WHERE sec.snapshot_id IN (SELECT value FROM json_each(?1))
+		  AND (sec.section_id = ?2 OR lower(sec.section_id) = lower(?2) OR lower(sec.title) = lower(?2)
+		       OR lower(sec.section_id) = lower(replace(?2, ' ', '_')))
+		ORDER BY sec.section_id = ?2 DESC, lower(sec.section_id) = lower(?2) DESC`, set.json, id)
+	if err != nil {
+		return SectionRow{}, d.classify(err, "read section from")
+	}
+	var found []SectionRow
+	for rows.Next() {
+		r, err := scanSection(rows, set.byID)
+		if err != nil {
+			rows.Close()
+			return SectionRow{}, d.classify(err, "read section from")
+		}
+		found = append(found, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return SectionRow{}, d.classify(err, "read section from")
+	}
+	switch {
+	case len(found) == 1, len(found) > 1 && found[0].SectionID == id && found[1].SectionID != id:
+		return found[0], nil
+	case len(found) > 1:
+		var where []string
+		for _, r := range found {
+			where = append(where, r.Language+"/"+r.Doc+": "+r.SectionID)
+		}
+		return SectionRow{}, apperr.New(apperr.InvalidArgument, "pass --lang to choose; matches: "+strings.Join(where, ", "),
+			"section %q is ambiguous", id)
+	}
+	near, err := d.nearestIDs(ctx, set, id, 5)
+	if err != nil {
+		return SectionRow{}, err
+	}
+	hint := "search for it: langspec search " + id
+	if len(near) > 0 {
+		hint = "nearest ids: " + strings.Join(near, ", ")
+	}
+	return SectionRow{}, apperr.New(apperr.NotFound, hint, "no section %q", id)
+}
+
+// nearestIDs ranks the scope's section ids by how close they are to id: edit
+// distance on lower-cased ids, where containing one another counts as the
+// difference in length.
+func (d *DB) nearestIDs(ctx context.Context, set snapshotSet, id string, n int) ([]string, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT section_id FROM sections WHERE snapshot_id IN (SELECT value FROM json_each(?))`, set.json)
+	if err != nil {
+		return nil, d.classify(err, "read section ids from")
+	}
+	defer rows.Close()
+	type cand struct {
+		id   string
+		dist int
+	}
+	want := strings.ToLower(strings.ReplaceAll(id, " ", "_"))
+	var cands []cand
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, d.classify(err, "read section ids from")
+		}
+		low := strings.ToLower(s)
+		dist := textmatch.EditDistance(want, low)
+		if strings.Contains(low, want) || strings.Contains(want, low) {
+			// "slice" for Slice_expressions: as close as the letters it lacks.
+			dist = min(dist, max(len(low)-len(want), len(want)-len(low)))
+		}
+		// Suggest only ids that share most of their letters with the request.
+		if dist <= max(2, len([]rune(want))/2) {
+			cands = append(cands, cand{s, dist})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, d.classify(err, "read section ids from")
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int {
+		if a.dist != b.dist {
+			return a.dist - b.dist
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	var out []string
+	for _, c := range cands {
+		if len(out) == n {
+			break
+		}
+		if !slices.Contains(out, c.id) {
+			out = append(out, c.id)
+		}
+	}
+	return out, nil
+}
+
+// Subsections returns the sections below s (children, grandchildren…) in
+// document order, with their text.
+func (d *DB) Subsections(ctx context.Context, s SectionRow) ([]SectionRow, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+sectionColumns+` FROM sections sec
+		WHERE sec.snapshot_id = ?1 AND sec.ord > ?2
+		  AND sec.ord < coalesce((SELECT min(ord) FROM sections WHERE snapshot_id = ?1 AND ord > ?2 AND level <= ?3), 1 << 62)
+		ORDER BY sec.ord`, s.snapshotID, s.Order, s.Level)
+	if err != nil {
+		return nil, d.classify(err, "read subsections from")
+	}
+	defer rows.Close()
+	byID := map[int64]VersionInfo{s.snapshotID: {Language: s.Language, Doc: s.Doc, Version: s.Version}}
+	var out []SectionRow
+	for rows.Next() {
+		r, err := scanSection(rows, byID)
+		if err != nil {
+			return nil, d.classify(err, "read subsections from")
+		}
+		out = append(out, r)
+	}
+	return out, d.classify(rows.Err(), "read subsections from")
+}

@@ -1,0 +1,380 @@
+package db
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/apperr"
+)
+
+// Source policies: what a document's licence lets us hand out.
+const (
+	FullText    = "full_text"    // the whole section text may be returned
+	ExcerptOnly = "excerpt_only" // only an excerpt may be returned
+)
+
+// Snapshot describes one version of one document, as ingest found it.
+type Snapshot struct {
+	Language    string // "go"
+	Doc         string // "spec"
+	DisplayName string // "The Go Programming Language Specification"
+	Version     string // taken from the document itself, e.g. "go1.26"
+	SourceURL   string // where it was read from (file path or URL)
+	FetchedAt   time.Time
+	ContentHash string // hash of the source bytes; equal hashes mean nothing to do
+}
+
+// Section is one section of a snapshot as ingest produces it.
+type Section struct {
+	SectionID    string // the document's own anchor
+	ParentID     string // SectionID of the parent, "" at the top
+	Level        int    // heading level (2 for h2…)
+	Title        string
+	Path         string // "Expressions > Slice expressions"
+	URL          string // canonical URL with #anchor
+	Text         string
+	SourcePolicy string // FullText or ExcerptOnly
+}
+
+// PublishStatus says what Publish did.
+type PublishStatus string
+
+const (
+	Created   PublishStatus = "created"   // a new version was added
+	Updated   PublishStatus = "updated"   // an existing version got new content
+	Unchanged PublishStatus = "unchanged" // the same content was already there
+)
+
+// PublishResult reports a Publish.
+type PublishResult struct {
+	Status   PublishStatus
+	Language string
+	Doc      string
+	Version  string
+	Sections int
+}
+
+// Publish stores a complete snapshot and its sections in one transaction, so
+// readers see either the previous state or the whole new version, never a
+// part. Content already stored (same document, same hash) is left alone and
+// reported Unchanged; a known version with new content is replaced.
+func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (PublishResult, error) {
+	res := PublishResult{Language: snap.Language, Doc: snap.Doc, Version: snap.Version, Sections: len(sections)}
+	if err := validateSnapshot(snap, sections); err != nil {
+		return res, err
+	}
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return res, d.classify(err, "start writing to")
+	}
+	defer tx.Rollback()
+
+	docID, err := upsertDocument(ctx, tx, snap)
+	if err != nil {
+		return res, d.classify(err, "write document to")
+	}
+	var existingID int64
+	var existingHash string
+	err = tx.QueryRowContext(ctx, `SELECT id, content_hash FROM snapshots WHERE document_id = ? AND version = ? AND complete = 1`,
+		docID, snap.Version).Scan(&existingID, &existingHash)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		res.Status = Created
+	case err != nil:
+		return res, d.classify(err, "read snapshots of")
+	case existingHash == snap.ContentHash:
+		res.Status = Unchanged
+		return res, nil
+	default:
+		res.Status = Updated
+		// Sections go with the snapshot (ON DELETE CASCADE) and their triggers
+		// take them out of both indexes.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE id = ?`, existingID); err != nil {
+			return res, d.classify(err, "replace snapshot in")
+		}
+	}
+	// An incomplete leftover of the same version (none today; issue-4 fetches
+	// can leave them) is replaced too.
+	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE document_id = ? AND version = ?`, docID, snap.Version); err != nil {
+		return res, d.classify(err, "replace snapshot in")
+	}
+	r, err := tx.ExecContext(ctx, `INSERT INTO snapshots (document_id, version, source_url, fetched_at, content_hash, complete, section_count)
+		VALUES (?, ?, ?, ?, ?, 1, ?)`,
+		docID, snap.Version, snap.SourceURL, snap.FetchedAt.UTC().Format(time.RFC3339), snap.ContentHash, len(sections))
+	if err != nil {
+		return res, d.classify(err, "write snapshot to")
+	}
+	snapID, err := r.LastInsertId()
+	if err != nil {
+		return res, d.classify(err, "write snapshot to")
+	}
+	if err := insertSections(ctx, tx, snapID, sections); err != nil {
+		return res, d.classify(err, "write sections to")
+	}
+	if err := tx.Commit(); err != nil {
+		return res, d.classify(err, "commit to")
+	}
+	return res, nil
+}
+
+func validateSnapshot(snap Snapshot, sections []Section) error {
+	for name, v := range map[string]string{"language": snap.Language, "doc": snap.Doc, "version": snap.Version, "content hash": snap.ContentHash} {
+		if strings.TrimSpace(v) == "" {
+			return apperr.New(apperr.InvalidArgument, "", "snapshot has no %s", name)
+		}
+	}
+	if len(sections) == 0 {
+		return apperr.New(apperr.InvalidArgument, "check that the source is the document you meant",
+			"%s %s has no sections", snap.Language, snap.Doc)
+	}
+	seen := make(map[string]bool, len(sections))
+	for _, s := range sections {
+		if s.SectionID == "" {
+			return apperr.New(apperr.InvalidArgument, "", "section %q has no id", s.Title)
+		}
+		if seen[s.SectionID] {
+			return apperr.New(apperr.InvalidArgument, "", "section id %q occurs twice", s.SectionID)
+		}
+		seen[s.SectionID] = true
+		if s.SourcePolicy != FullText && s.SourcePolicy != ExcerptOnly {
+			return apperr.New(apperr.InvalidArgument, "", "section %q has source policy %q; want %s or %s",
+				s.SectionID, s.SourcePolicy, FullText, ExcerptOnly)
+		}
+	}
+	return nil
+}
+
+func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, error) {
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO documents (language, doc, display_name) VALUES (?, ?, ?)
+		ON CONFLICT (language, doc) DO UPDATE SET display_name = excluded.display_name
+		RETURNING id`, snap.Language, snap.Doc, snap.DisplayName).Scan(&id)
+	return id, err
+}
+
+func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section) error {
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
+		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for i, s := range sections {
+		sum := sha256.Sum256([]byte(s.Text))
+		if _, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
+			s.Text, utf8.RuneCountInString(s.Text), hex.EncodeToString(sum[:]), s.SourcePolicy); err != nil {
+			return fmt.Errorf("section %q: %w", s.SectionID, err)
+		}
+	}
+	return nil
+}
+
+// VersionInfo describes one stored version of a document.
+type VersionInfo struct {
+	Language     string    `json:"language"`
+	Doc          string    `json:"doc"`
+	DisplayName  string    `json:"display_name"`
+	Version      string    `json:"version"`
+	SourceURL    string    `json:"source_url"`
+	FetchedAt    time.Time `json:"fetched_at"`
+	SectionCount int       `json:"section_count"`
+	Complete     bool      `json:"complete"`
+	Latest       bool      `json:"latest"` // the version searched when none is named
+
+	snapshotID int64
+}
+
+// Versions lists every stored version, grouped by language and doc, newest
+// version first. language "" means all languages.
+func (d *DB) Versions(ctx context.Context, language string) ([]VersionInfo, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT s.id, d.language, d.doc, d.display_name, s.version, s.source_url,
+			s.fetched_at, s.section_count, s.complete
+		FROM snapshots s JOIN documents d ON d.id = s.document_id
+		WHERE ?1 = '' OR d.language = ?1`, language)
+	if err != nil {
+		return nil, d.classify(err, "read versions from")
+	}
+	defer rows.Close()
+	var out []VersionInfo
+	for rows.Next() {
+		var v VersionInfo
+		var fetched string
+		if err := rows.Scan(&v.snapshotID, &v.Language, &v.Doc, &v.DisplayName, &v.Version, &v.SourceURL,
+			&fetched, &v.SectionCount, &v.Complete); err != nil {
+			return nil, d.classify(err, "read versions from")
+		}
+		v.FetchedAt, _ = time.Parse(time.RFC3339, fetched)
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, d.classify(err, "read versions from")
+	}
+	slices.SortFunc(out, func(a, b VersionInfo) int {
+		if c := strings.Compare(a.Language, b.Language); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Doc, b.Doc); c != 0 {
+			return c
+		}
+		return -compareVersions(a, b) // newest first
+	})
+	markLatest(out)
+	return out, nil
+}
+
+// compareVersions orders versions of one document: by version string compared
+// naturally (go1.9 < go1.10), then by fetch time.
+func compareVersions(a, b VersionInfo) int {
+	if c := CompareVersionStrings(a.Version, b.Version); c != 0 {
+		return c
+	}
+	return a.FetchedAt.Compare(b.FetchedAt)
+}
+
+// markLatest flags, in a list sorted by Versions, the first complete version of
+// each document: an incomplete one is never current.
+func markLatest(vs []VersionInfo) {
+	seen := map[[2]string]bool{}
+	for i := range vs {
+		key := [2]string{vs[i].Language, vs[i].Doc}
+		if vs[i].Complete && !seen[key] {
+			vs[i].Latest, seen[key] = true, true
+		}
+	}
+}
+
+// CompareVersionStrings compares version strings so that runs of digits
+// compare as numbers: "go1.9" < "go1.10" < "go1.26", "se8" < "se21".
+func CompareVersionStrings(a, b string) int {
+	for a != "" && b != "" {
+		da, db := leadingDigits(a), leadingDigits(b)
+		switch {
+		case da != "" && db != "":
+			na, nb := strings.TrimLeft(da, "0"), strings.TrimLeft(db, "0")
+			if c := len(na) - len(nb); c != 0 {
+				return sign(c)
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[len(da):], b[len(db):]
+		default:
+			if a[0] != b[0] {
+				return sign(int(a[0]) - int(b[0]))
+			}
+			a, b = a[1:], b[1:]
+		}
+	}
+	return sign(len(a) - len(b))
+}
+
+func leadingDigits(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
+}
+
+func sign(n int) int {
+	switch {
+	case n < 0:
+		return -1
+	case n > 0:
+		return 1
+	}
+	return 0
+}
+
+// Scope selects what a read looks at. Empty fields mean "any"; an empty
+// Version means each document's latest complete version.
+type Scope struct {
+	Language string
+	Doc      string
+	Version  string
+}
+
+// snapshotsIn resolves a scope to snapshot ids. Errors: apperr.NotFound naming
+// what exists when the language or version is unknown.
+func (d *DB) snapshotsIn(ctx context.Context, sc Scope) ([]VersionInfo, error) {
+	all, err := d.Versions(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var langs []string
+	var picked, ofLanguage []VersionInfo
+	for _, v := range all {
+		if !slices.Contains(langs, v.Language) {
+			langs = append(langs, v.Language)
+		}
+		if sc.Language != "" && v.Language != sc.Language || sc.Doc != "" && v.Doc != sc.Doc {
+			continue
+		}
+		ofLanguage = append(ofLanguage, v)
+		if v.Complete && (sc.Version == "" && v.Latest || sc.Version != "" && v.Version == sc.Version) {
+			picked = append(picked, v)
+		}
+	}
+	if len(picked) > 0 {
+		return picked, nil
+	}
+	switch {
+	case len(all) == 0:
+		return nil, apperr.New(apperr.NotFound, "run: langspec ingest go", "nothing has been ingested yet")
+	case sc.Language != "" && !slices.Contains(langs, sc.Language):
+		return nil, apperr.New(apperr.NotFound, "available languages: "+strings.Join(langs, ", "),
+			"unknown language %q", sc.Language)
+	case len(ofLanguage) == 0:
+		return nil, apperr.New(apperr.NotFound, "run: langspec list", "no document %q for %s", sc.Doc, describe(sc))
+	default:
+		var names []string
+		for _, v := range ofLanguage {
+			if v.Complete && !slices.Contains(names, v.Version) {
+				names = append(names, v.Version)
+			}
+		}
+		return nil, apperr.New(apperr.NotFound, "available versions: "+strings.Join(names, ", "),
+			"no version %q for %s", sc.Version, describe(sc))
+	}
+}
+
+func describe(sc Scope) string {
+	if sc.Language == "" {
+		return "any language"
+	}
+	return sc.Language
+}
+
+// Languages summarises what is stored: one entry per language and document,
+// with the latest version.
+func (d *DB) Languages(ctx context.Context) ([]VersionInfo, error) {
+	all, err := d.Versions(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []VersionInfo
+	for _, v := range all {
+		if v.Latest {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// Empty reports whether nothing has been ingested yet.
+func (d *DB) Empty(ctx context.Context) (bool, error) {
+	var n int
+	if err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM snapshots WHERE complete = 1`).Scan(&n); err != nil {
+		return false, d.classify(err, "read")
+	}
+	return n == 0, nil
+}

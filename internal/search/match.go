@@ -1,0 +1,167 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/ftsquery"
+	"github.com/langspec/langspec/internal/snippet"
+	"github.com/langspec/langspec/internal/textmatch"
+)
+
+// A matcher finds, in a section's text, what the strategy that found the
+// section matched, so snippets highlight exactly that.
+type matcher interface {
+	spans(text string) []snippet.Span
+}
+
+// wordMatcher matches the way the word index does: unicode61 tokens, folded
+// case and diacritics, porter stems; a phrase is consecutive tokens.
+type wordMatcher struct {
+	terms []wordTerm
+	stems map[string]string // folded token → stem, shared across the hits of one search
+}
+
+type wordTerm struct {
+	stems      []string
+	lastFolded string // the last token unstemmed, for prefix terms
+	prefix     bool
+}
+
+// newWordMatcher builds the matcher for terms. With split, each word of each
+// term stands alone, as in the any-term strategy.
+func newWordMatcher(terms []ftsquery.Term, split bool) *wordMatcher {
+	m := &wordMatcher{stems: map[string]string{}}
+	for _, t := range terms {
+		toks := textmatch.Tokenize(t.Text)
+		if len(toks) == 0 {
+			continue
+		}
+		if split {
+			for i, tok := range toks {
+				m.terms = append(m.terms, wordTerm{
+					stems: []string{m.stem(tok.Folded)}, lastFolded: tok.Folded, prefix: t.Prefix && i == len(toks)-1,
+				})
+			}
+			continue
+		}
+		wt := wordTerm{lastFolded: toks[len(toks)-1].Folded, prefix: t.Prefix}
+		for _, tok := range toks {
+			wt.stems = append(wt.stems, m.stem(tok.Folded))
+		}
+		m.terms = append(m.terms, wt)
+	}
+	return m
+}
+
+func (m *wordMatcher) stem(folded string) string {
+	s, ok := m.stems[folded]
+	if !ok {
+		s = textmatch.Stem(folded)
+		m.stems[folded] = s
+	}
+	return s
+}
+
+func (m *wordMatcher) spans(text string) []snippet.Span {
+	toks := textmatch.Tokenize(text)
+	stems := make([]string, len(toks))
+	for i, t := range toks {
+		stems[i] = m.stem(t.Folded)
+	}
+	var out []snippet.Span
+	for ti, term := range m.terms {
+		n := len(term.stems)
+		for i := 0; i+n <= len(toks); i++ {
+			if m.matchAt(term, toks[i:i+n], stems[i:i+n]) {
+				out = append(out, snippet.Span{Start: toks[i].Start, End: toks[i+n-1].End, Term: ti})
+			}
+		}
+	}
+	return out
+}
+
+func (m *wordMatcher) matchAt(term wordTerm, toks []textmatch.Token, stems []string) bool {
+	last := len(term.stems) - 1
+	for k := range last {
+		if stems[k] != term.stems[k] {
+			return false
+		}
+	}
+	if term.prefix {
+		return strings.HasPrefix(stems[last], term.stems[last]) || strings.HasPrefix(toks[last].Folded, term.lastFolded)
+	}
+	return stems[last] == term.stems[last]
+}
+
+// substringMatcher matches the way the trigram index does: a case-insensitive
+// substring, punctuation included.
+type substringMatcher struct{ needles [][]rune }
+
+func newSubstringMatcher(needles []string) substringMatcher {
+	var m substringMatcher
+	for _, n := range needles {
+		m.needles = append(m.needles, []rune(strings.Map(unicode.ToLower, n)))
+	}
+	return m
+}
+
+func (m substringMatcher) spans(text string) []snippet.Span {
+	var lower []rune
+	var offs []int
+	for i, r := range text {
+		lower = append(lower, unicode.ToLower(r))
+		offs = append(offs, i)
+	}
+	offs = append(offs, len(text))
+	var out []snippet.Span
+	for ni, n := range m.needles {
+		if len(n) == 0 {
+			continue
+		}
+		for i := 0; i+len(n) <= len(lower); i++ {
+			if runesEqual(lower[i:i+len(n)], n) {
+				out = append(out, snippet.Span{Start: offs[i], End: offs[i+len(n)], Term: ni})
+				i += len(n) - 1
+			}
+		}
+	}
+	return out
+}
+
+func runesEqual(a, b []rune) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fuzzyMatcher matches words within a small edit distance of a query word,
+// for typos: one edit for words up to five letters, two for longer ones.
+type fuzzyMatcher struct{ words []string }
+
+func maxEdits(word string) int {
+	if utf8.RuneCountInString(word) <= 5 {
+		return 1
+	}
+	return 2
+}
+
+func (m fuzzyMatcher) spans(text string) []snippet.Span {
+	var out []snippet.Span
+	for _, tok := range textmatch.Tokenize(text) {
+		for wi, w := range m.words {
+			d := utf8.RuneCountInString(tok.Folded) - utf8.RuneCountInString(w)
+			if d < -2 || d > 2 {
+				continue // cannot be close; skip the quadratic distance
+			}
+			if textmatch.EditDistance(tok.Folded, w) <= maxEdits(w) {
+				out = append(out, snippet.Span{Start: tok.Start, End: tok.End, Term: wi})
+			}
+		}
+	}
+	return out
+}

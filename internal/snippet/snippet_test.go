@@ -1,0 +1,114 @@
+package snippet
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// spansOf marks every occurrence of each word (term i = words[i]).
+func spansOf(text string, words ...string) []Span {
+	var out []Span
+	for i, w := range words {
+		for off := 0; ; {
+			j := strings.Index(text[off:], w)
+			if j < 0 {
+				break
+			}
+			out = append(out, Span{Start: off + j, End: off + j + len(w), Term: i})
+			off += j + len(w)
+		}
+	}
+	return out
+}
+
+func TestBuild(t *testing.T) {
+	filler := strings.Repeat("lorem ipsum dolor sit amet ", 20) // 540 runes
+	jaFiller := strings.Repeat("これは日本語の説明文です。", 30)             // 390 runes, no spaces
+	tests := []struct {
+		name   string
+		text   string
+		words  []string
+		opt    Options
+		want   []string // substrings the snippet must contain
+		reject []string // substrings it must not contain
+		max    int      // most runes allowed (0: no check)
+	}{
+		{
+			name: "short text whole", text: "A slice is a descriptor.", words: []string{"slice"},
+			opt: Options{Chars: 100, Mark: Markdown}, want: []string{"A **slice** is a descriptor."}, reject: []string{"…"},
+		},
+		{
+			name:  "window with most distinct terms wins",
+			text:  "slice here. " + filler + "slice and capacity together. " + filler,
+			words: []string{"slice", "capacity"}, opt: Options{Chars: 80, Windows: 1, Mark: Markdown},
+			want: []string{"**slice** and **capacity** together"}, reject: []string{"here"}, max: 80 + 2*boundarySlack + 2,
+		},
+		{
+			name:  "second window shows the missing term",
+			text:  "alpha " + filler + "beta " + filler + "alpha again " + filler,
+			words: []string{"alpha", "beta"}, opt: Options{Chars: 60, Windows: 2, Mark: Markdown},
+			want: []string{"**alpha**", "**beta**", " … "},
+		},
+		{
+			name: "cuts at word boundaries", text: filler + "needle " + filler, words: []string{"needle"},
+			opt: Options{Chars: 50, Windows: 1}, want: []string{"…", "needle"},
+			reject: []string{"…orem", "…psum", "…olor", "…met", "orem…", "psum…", "olor…"},
+		},
+		{
+			name: "ANSI marks", text: "the range clause", words: []string{"range"},
+			opt: Options{Mark: ANSIBold}, want: []string{"the \x1b[1mrange\x1b[22m clause"},
+		},
+		{
+			name: "collapses white space", text: "func f() {\n\treturn  x\n}", words: []string{"return"},
+			opt: Options{Mark: Markdown}, want: []string{"func f() { **return** x }"},
+		},
+		{
+			name: "japanese counted in runes", text: jaFiller + "スライス式は部分文字列を作る。" + jaFiller,
+			words: []string{"スライス式"}, opt: Options{Chars: 40, Windows: 1, Mark: Markdown},
+			want: []string{"**スライス式**は部分文字列"}, max: 40 + 2,
+		},
+		{
+			name:  "punctuation-heavy",
+			text:  filler + "v, ok := x.(T) // type assertion; ch <-chan int " + filler,
+			words: []string{"x.(T)", "<-chan"}, opt: Options{Chars: 80, Windows: 1, Mark: Markdown},
+			want: []string{"**x.(T)**", "**<-chan**"},
+		},
+		{
+			name: "no spans gives the start", text: filler, opt: Options{Chars: 40},
+			want: []string{"lorem ipsum"}, reject: []string{"…lorem"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Build(tt.text, spansOf(tt.text, tt.words...), tt.opt)
+			if !utf8.ValidString(got) {
+				t.Fatalf("invalid UTF-8: %q", got)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("snippet lacks %q:\n%s", w, got)
+				}
+			}
+			for _, r := range tt.reject {
+				if strings.Contains(got, r) {
+					t.Errorf("snippet has %q:\n%s", r, got)
+				}
+			}
+			plain := strings.NewReplacer("**", "", "\x1b[1m", "", "\x1b[22m", "").Replace(got)
+			if n := utf8.RuneCountInString(plain); tt.max > 0 && n > tt.max {
+				t.Errorf("snippet is %d runes, want at most %d:\n%s", n, tt.max, got)
+			}
+		})
+	}
+}
+
+// Spans that fall mid-rune or outside the text must not break the output.
+func TestBuildBadSpans(t *testing.T) {
+	text := "日本語のテキスト"
+	spans := []Span{{Start: 1, End: 4}, {Start: -5, End: 2}, {Start: 3, End: 999}, {Start: 6, End: 6}}
+	got := Build(text, spans, Options{Mark: Markdown})
+	if !utf8.ValidString(got) || !strings.Contains(strings.ReplaceAll(got, "**", ""), text) {
+		t.Fatalf("Build = %q", got)
+	}
+}
