@@ -97,7 +97,11 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 		fmt.Fprintf(io.Out, "%d. %s  [%s %s %s]\n   %s\n   %s\n   %s\n\n", i+1, title, h.Language, h.Doc, h.Version,
 			h.SectionPath, h.URL, h.Snippet)
 	}
-	fmt.Fprintf(io.Out, "%d results · strategy %s%s\n", len(res.Hits), res.Strategy, fallbackNote(res))
+	noun := "results"
+	if len(res.Hits) == 1 {
+		noun = "result"
+	}
+	fmt.Fprintf(io.Out, "%d %s · strategy %s%s\n", len(res.Hits), noun, res.Strategy, fallbackNote(res))
 	return nil
 }
 

@@ -216,3 +216,22 @@ func (d *DB) SchemaState(ctx context.Context) (SchemaState, error) {
 	}
 	return s, d.classify(err, "read schema of")
 }
+
+// IntegrityCheck runs SQLite's integrity check and both FTS5 indexes' own
+// checks. Errors: apperr.CorruptDatabase describing the first problem.
+func (d *DB) IntegrityCheck(ctx context.Context) error {
+	var res string
+	if err := d.sql.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&res); err != nil {
+		return d.classify(err, "check")
+	}
+	if res != "ok" {
+		return apperr.New(apperr.CorruptDatabase, "move the file away; langspec recreates it", "%s: %s", d.path, res)
+	}
+	for _, table := range []string{"sections_fts", "sections_trigram"} {
+		if _, err := d.sql.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`) VALUES ('integrity-check')`); err != nil {
+			return apperr.Wrap(err, apperr.CorruptDatabase, "move the file away; langspec recreates it",
+				"%s: index %s does not match the sections", d.path, table)
+		}
+	}
+	return nil
+}

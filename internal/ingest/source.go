@@ -73,7 +73,7 @@ func Goroot(ctx context.Context) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Read returns the source's bytes. Errors: apperr.Unavailable when it cannot
+// Read returns the source's bytes; a nil client means NewHTTPClient. Errors: apperr.Unavailable when it cannot
 // be read, apperr.InvalidArgument when it is larger than MaxSourceBytes.
 func (s Source) Read(ctx context.Context, client *http.Client) ([]byte, error) {
 	switch s.Kind {
@@ -120,6 +120,9 @@ func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error)
 		return nil, apperr.Wrap(err, apperr.InvalidArgument, "", "bad URL %q", url)
 	}
 	req.Header.Set("User-Agent", userAgent)
+	if client == nil {
+		client = NewHTTPClient()
+	}
 	resp, err := client.Do(req)
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Unavailable, "check the network, or pass a local file",
