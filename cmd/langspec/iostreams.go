@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 
@@ -26,4 +27,11 @@ func systemIO() *ioStreams {
 		errTTY:   term.IsTerminal(int(os.Stderr.Fd())),
 		colorOut: outTTY && os.Getenv("NO_COLOR") == "" && os.Getenv("TERM") != "dumb",
 	}
+}
+
+// writeJSON prints v as indented JSON, the format of every --json flag.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -51,9 +50,7 @@ func runList(ctx context.Context, opts *listOptions) error {
 		if vs == nil {
 			vs = []db.VersionInfo{}
 		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(vs)
+		return writeJSON(out, vs)
 	}
 	if len(vs) == 0 {
 		fmt.Fprintf(opts.f.io.ErrOut, "langspec: nothing stored for %q\n", opts.lang)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -56,9 +55,7 @@ func runPlan(ctx context.Context, opts *planOptions) error {
 	}
 	out := opts.f.io.Out
 	if opts.jsonOut {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return writeJSON(out, p)
 	}
 	fmt.Fprintf(out, "Reading plan: %s %s %s, %d weeks, about %d minutes\n", p.Language, p.Doc, p.Version, p.TotalWeeks, p.TotalMinutes)
 	for _, w := range p.Weeks {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -81,9 +80,7 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 		return err
 	}
 	if opts.jsonOut {
-		enc := json.NewEncoder(io.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res.Hits)
+		return writeJSON(io.Out, res.Hits)
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(io.ErrOut, "langspec: no sections match %q (tried %s)\n", res.Query, strings.Join(res.Tried, ", "))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -55,9 +54,7 @@ func runSection(ctx context.Context, opts *sectionOptions) error {
 	}
 	out := opts.f.io.Out
 	if opts.jsonOut {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(out, res)
 	}
 	c := res.Citation
 	fmt.Fprintf(out, "%s  [%s %s %s]\n%s\n%s\n\n%s\n", c.Title, c.Language, c.Doc, c.Version, c.SectionPath, c.URL, res.Text)

@@ -2,6 +2,7 @@ package db
 
 import (
 	"context"
+	"database/sql"
 	"strconv"
 	"strings"
 
@@ -53,20 +54,7 @@ func (d *DB) match(ctx context.Context, table string, f Filter, e ftsquery.Expr,
 		  AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
 		  AND (?3 = '' OR lower(substr(sec.section_path, 1, length(?3))) = lower(?3))
 		ORDER BY `+rank+` LIMIT ?4`, e.String(), set.json, f.PathPrefix, limit)
-	if err != nil {
-		return nil, d.classify(err, "search")
-	}
-	defer rows.Close()
-	var out []Hit
-	for rows.Next() {
-		var h Hit
-		h.SectionRow, err = scanSection(rows, set.byID, &h.Score)
-		if err != nil {
-			return nil, d.classify(err, "search")
-		}
-		out = append(out, h)
-	}
-	return out, d.classify(rows.Err(), "search")
+	return d.collectHits(rows, err, set)
 }
 
 // ScanSubstrings finds sections whose title, path or body contains every
@@ -97,6 +85,11 @@ func (d *DB) ScanSubstrings(ctx context.Context, f Filter, needles []string, lim
 		  AND (?2 = '' OR lower(substr(sec.section_path, 1, length(?2))) = lower(?2))
 		  AND `+strings.Join(where, " AND ")+`
 		ORDER BY score DESC, sec.ord LIMIT ?3`, args...)
+	return d.collectHits(rows, err, set)
+}
+
+// collectHits reads the rows of a search query (sectionColumns, then score).
+func (d *DB) collectHits(rows *sql.Rows, err error, set snapshotSet) ([]Hit, error) {
 	if err != nil {
 		return nil, d.classify(err, "search")
 	}
@@ -104,8 +97,7 @@ func (d *DB) ScanSubstrings(ctx context.Context, f Filter, needles []string, lim
 	var out []Hit
 	for rows.Next() {
 		var h Hit
-		h.SectionRow, err = scanSection(rows, set.byID, &h.Score)
-		if err != nil {
+		if h.SectionRow, err = scanSection(rows, set.byID, &h.Score); err != nil {
 			return nil, d.classify(err, "search")
 		}
 		out = append(out, h)
