@@ -354,22 +354,6 @@ func describe(sc Scope) string {
 	return sc.Language
 }
 
-// Languages summarises what is stored: one entry per language and document,
-// with the latest version.
-func (d *DB) Languages(ctx context.Context) ([]VersionInfo, error) {
-	all, err := d.Versions(ctx, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []VersionInfo
-	for _, v := range all {
-		if v.Latest {
-			out = append(out, v)
-		}
-	}
-	return out, nil
-}
-
 // Empty reports whether nothing has been ingested yet.
 func (d *DB) Empty(ctx context.Context) (bool, error) {
 	var n int

@@ -31,7 +31,10 @@ type Parsed struct {
 	Sections []db.Section
 }
 
-var goVersionRE = regexp.MustCompile(`\bgo1(?:\.\d+)+\b`)
+var (
+	goVersionRE       = regexp.MustCompile(`\bgo1(?:\.\d+)+\b`)
+	renderedVersionRE = regexp.MustCompile(`Language version (go1(?:\.\d+)+)`)
+)
 
 // ParseGoSpec splits the Go specification (go_spec.html from the Go
 // distribution, or the page served at go.dev/ref/spec) at its h2, h3 and h4
@@ -86,7 +89,7 @@ func goSpecVersion(doc *goquery.Document) string {
 	if found != "" {
 		return found
 	}
-	if m := regexp.MustCompile(`Language version (go1(?:\.\d+)+)`).FindStringSubmatch(doc.Text()); m != nil {
+	if m := renderedVersionRE.FindStringSubmatch(doc.Text()); m != nil {
 		return m[1]
 	}
 	return ""

@@ -21,12 +21,12 @@ type Span struct {
 	Term       int
 }
 
-// Marker is written around each match.
+// Marker is written around each match; the zero Marker writes nothing, for
+// plain text.
 type Marker struct{ Before, After string }
 
-// Markers for the three kinds of output.
+// Markers for marked output.
 var (
-	Plain    = Marker{}
 	Markdown = Marker{"**", "**"}            // JSON and MCP results
 	ANSIBold = Marker{"\x1b[1m", "\x1b[22m"} // a colour terminal
 )
