@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/search"
 )
 
 type listOptions struct {
@@ -41,20 +41,13 @@ func runList(ctx context.Context, opts *listOptions) error {
 		return err
 	}
 	defer store.Close()
-	vs, err := store.Versions(ctx, opts.lang)
+	vs, err := search.Versions(ctx, store, opts.lang)
 	if err != nil {
 		return err
 	}
 	out := opts.f.io.Out
 	if opts.jsonOut {
-		if vs == nil {
-			vs = []db.VersionInfo{}
-		}
 		return writeJSON(out, vs)
-	}
-	if len(vs) == 0 {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: nothing stored for %q\n", opts.lang)
-		return nil
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LANGUAGE\tDOC\tVERSION\tSECTIONS\tFETCHED\tSOURCE")

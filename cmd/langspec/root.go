@@ -127,6 +127,7 @@ with no set-up and no network.`,
 		newCmdPlan(f, nil),
 		newCmdList(f, nil),
 		newCmdIngest(f, nil),
+		newCmdServe(f, nil),
 	)
 	return root
 }

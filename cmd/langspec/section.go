@@ -38,6 +38,8 @@ SECTION_ID is the id search prints (Slice_expressions); the title works too.`,
 	fl.StringVar(&opts.req.Doc, "doc", "", "document within the language")
 	fl.StringVar(&opts.req.Version, "version", "", "version (default: the latest complete one)")
 	fl.BoolVar(&opts.req.WithSubsections, "with-subsections", false, "include the text of every subsection")
+	fl.IntVar(&opts.req.Offset, "offset", 0, "first character to print (from a previous page's next offset)")
+	fl.IntVar(&opts.req.MaxChars, "max-chars", 0, fmt.Sprintf("print at most this many characters (1-%d; default: all)", search.MaxPageChars))
 	fl.BoolVar(&opts.jsonOut, "json", false, "print JSON")
 	return cmd
 }
@@ -58,9 +60,11 @@ func runSection(ctx context.Context, opts *sectionOptions) error {
 	}
 	c := res.Citation
 	fmt.Fprintf(out, "%s  [%s %s %s]\n%s\n%s\n\n%s\n", c.Title, c.Language, c.Doc, c.Version, c.SectionPath, c.URL, res.Text)
-	if res.IsTruncated {
-		fmt.Fprintf(out, "\n[excerpt: %d of %d characters; the licence allows no more — read the rest at the URL above]\n",
-			search.ExcerptChars, res.TotalChars)
+	switch {
+	case res.NextOffset > 0:
+		fmt.Fprintf(out, "\n[characters %d–%d of %d; read on with --offset %d]\n", res.Offset, res.NextOffset, res.TotalChars, res.NextOffset)
+	case res.Notice != "":
+		fmt.Fprintf(out, "\n[%s]\n", res.Notice)
 	}
 	if len(res.Children) > 0 {
 		fmt.Fprintln(out, "\nSubsections:")

@@ -110,15 +110,15 @@ func (d *DB) oneDocument(ctx context.Context, sc Scope) (VersionInfo, error) {
 				langs = append(langs, v.Language)
 			}
 		}
-		return VersionInfo{}, apperr.New(apperr.InvalidArgument, "pass one of: "+strings.Join(langs, ", "),
-			"no language given")
+		return VersionInfo{}, apperr.New(apperr.InvalidArgument, "name a language, one of: "+strings.Join(langs, ", "),
+			"no language given and several are stored")
 	}
 	if len(vs) > 1 {
 		var docs []string
 		for _, v := range vs {
 			docs = append(docs, v.Doc)
 		}
-		return VersionInfo{}, apperr.New(apperr.InvalidArgument, "name one of: "+strings.Join(docs, ", "),
+		return VersionInfo{}, apperr.New(apperr.InvalidArgument, "name a doc, one of: "+strings.Join(docs, ", "),
 			"%s has %d documents", sc.Language, len(vs))
 	}
 	return vs[0], nil
@@ -162,14 +162,14 @@ func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, erro
 		for _, r := range found {
 			where = append(where, r.Language+"/"+r.Doc+": "+r.SectionID)
 		}
-		return SectionRow{}, apperr.New(apperr.InvalidArgument, "pass --lang to choose; matches: "+strings.Join(where, ", "),
+		return SectionRow{}, apperr.New(apperr.InvalidArgument, "name the language (and doc) to choose; matches: "+strings.Join(where, ", "),
 			"section %q is ambiguous", id)
 	}
 	near, err := d.nearestIDs(ctx, set, id, 5)
 	if err != nil {
 		return SectionRow{}, err
 	}
-	hint := "search for it: langspec search " + id
+	hint := "no id is close; search for the topic and use a section_id from the results"
 	if len(near) > 0 {
 		hint = "nearest ids: " + strings.Join(near, ", ")
 	}

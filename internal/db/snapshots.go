@@ -180,15 +180,15 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 
 // VersionInfo describes one stored version of a document.
 type VersionInfo struct {
-	Language     string    `json:"language"`
-	Doc          string    `json:"doc"`
-	DisplayName  string    `json:"display_name"`
-	Version      string    `json:"version"`
-	SourceURL    string    `json:"source_url"`
-	FetchedAt    time.Time `json:"fetched_at"`
-	SectionCount int       `json:"section_count"`
-	Complete     bool      `json:"complete"`
-	Latest       bool      `json:"latest"` // the version searched when none is named
+	Language     string    `json:"language" jsonschema:"language id"`
+	Doc          string    `json:"doc" jsonschema:"document id within the language"`
+	DisplayName  string    `json:"display_name" jsonschema:"the document's human-readable name"`
+	Version      string    `json:"version" jsonschema:"version label, e.g. go1.26"`
+	SourceURL    string    `json:"source_url" jsonschema:"where this version was read from: a URL, a file, or embedded:…"`
+	FetchedAt    time.Time `json:"fetched_at" jsonschema:"when it was ingested (RFC 3339)"`
+	SectionCount int       `json:"section_count" jsonschema:"number of sections stored"`
+	Complete     bool      `json:"complete" jsonschema:"false when some pages failed; an incomplete version is never searched by default"`
+	Latest       bool      `json:"latest" jsonschema:"true for the version searched when none is named"`
 
 	snapshotID int64
 }
@@ -329,12 +329,19 @@ func (d *DB) snapshotsIn(ctx context.Context, sc Scope) ([]VersionInfo, error) {
 	}
 	switch {
 	case len(all) == 0:
-		return nil, apperr.New(apperr.NotFound, "run: langspec ingest go", "nothing has been ingested yet")
+		return nil, apperr.New(apperr.NotFound, "ingest a specification first (langspec ingest go)", "nothing has been ingested yet")
 	case sc.Language != "" && !slices.Contains(langs, sc.Language):
 		return nil, apperr.New(apperr.NotFound, "available languages: "+strings.Join(langs, ", "),
 			"unknown language %q", sc.Language)
 	case len(ofLanguage) == 0:
-		return nil, apperr.New(apperr.NotFound, "run: langspec list", "no document %q for %s", sc.Doc, describe(sc))
+		var docs []string
+		for _, v := range all {
+			if (sc.Language == "" || v.Language == sc.Language) && !slices.Contains(docs, v.Doc) {
+				docs = append(docs, v.Doc)
+			}
+		}
+		return nil, apperr.New(apperr.NotFound, "available documents: "+strings.Join(docs, ", "),
+			"no document %q for %s", sc.Doc, describe(sc))
 	default:
 		var names []string
 		for _, v := range ofLanguage {

@@ -41,33 +41,33 @@ type Request struct {
 
 // Plan is a reading plan.
 type Plan struct {
-	Language     string   `json:"language"`
-	Doc          string   `json:"doc"`
-	Version      string   `json:"version"`
-	TotalWeeks   int      `json:"total_weeks"`
-	FocusAreas   []string `json:"focus_areas"`
-	TotalChars   int      `json:"total_chars"`
-	TotalMinutes int      `json:"total_minutes"`
-	Weeks        []Week   `json:"weeks"`
+	Language     string   `json:"language" jsonschema:"language id"`
+	Doc          string   `json:"doc" jsonschema:"document id within the language"`
+	Version      string   `json:"version" jsonschema:"version the plan covers"`
+	TotalWeeks   int      `json:"total_weeks" jsonschema:"number of weeks"`
+	FocusAreas   []string `json:"focus_areas" jsonschema:"the focus areas moved forward, as given"`
+	TotalChars   int      `json:"total_chars" jsonschema:"characters of text in the whole plan"`
+	TotalMinutes int      `json:"total_minutes" jsonschema:"estimated reading time of the whole plan"`
+	Weeks        []Week   `json:"weeks" jsonschema:"the weeks, in reading order"`
 }
 
 // Week is one week of a plan.
 type Week struct {
-	Week             int    `json:"week"`
-	Theme            string `json:"theme"`
-	Chars            int    `json:"chars"`
-	EstimatedMinutes int    `json:"estimated_minutes"`
-	Sections         []Item `json:"sections"`
+	Week             int    `json:"week" jsonschema:"week number, from 1"`
+	Theme            string `json:"theme" jsonschema:"the main topics of the week"`
+	Chars            int    `json:"chars" jsonschema:"characters of text to read this week"`
+	EstimatedMinutes int    `json:"estimated_minutes" jsonschema:"reading time at 800 characters a minute"`
+	Sections         []Item `json:"sections" jsonschema:"sections to read, in order"`
 }
 
 // Item is one section to read.
 type Item struct {
-	SectionID   string `json:"section_id"`
-	Title       string `json:"title"`
-	SectionPath string `json:"section_path"`
-	URL         string `json:"url"`
-	Chars       int    `json:"chars"`
-	Focus       bool   `json:"focus,omitempty"` // moved forward because of a focus area
+	SectionID   string `json:"section_id" jsonschema:"id to pass to get_section"`
+	Title       string `json:"title" jsonschema:"the section heading"`
+	SectionPath string `json:"section_path" jsonschema:"headings from the top of the document"`
+	URL         string `json:"url" jsonschema:"canonical URL of the section"`
+	Chars       int    `json:"chars" jsonschema:"characters of text in the section"`
+	Focus       bool   `json:"focus,omitempty" jsonschema:"true when moved forward because of a focus area"`
 }
 
 // Build makes a plan for one document version. Errors: apperr.InvalidArgument

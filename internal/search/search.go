@@ -43,24 +43,24 @@ type Request struct {
 
 // Citation is one hit, with everything needed to cite it.
 type Citation struct {
-	Language    string  `json:"language"`
-	Doc         string  `json:"doc"`
-	Version     string  `json:"version"`
-	SectionID   string  `json:"section_id"`
-	Title       string  `json:"title"`
-	SectionPath string  `json:"section_path"`
-	URL         string  `json:"url"`
-	Snippet     string  `json:"snippet"`
-	Score       float64 `json:"score"` // higher is better; comparable only within one strategy
-	Strategy    string  `json:"strategy"`
+	Language    string  `json:"language" jsonschema:"language id"`
+	Doc         string  `json:"doc" jsonschema:"document id within the language"`
+	Version     string  `json:"version" jsonschema:"version the text comes from"`
+	SectionID   string  `json:"section_id" jsonschema:"stable anchor; pass to get_section"`
+	Title       string  `json:"title" jsonschema:"the section heading"`
+	SectionPath string  `json:"section_path" jsonschema:"headings from the top of the document, joined by ' > '"`
+	URL         string  `json:"url" jsonschema:"canonical URL of the section, to cite"`
+	Snippet     string  `json:"snippet" jsonschema:"windows of the text around the matched words, marked **like this**, joined by ' … '"`
+	Score       float64 `json:"score" jsonschema:"relevance, higher is better; comparable only within one strategy"`
+	Strategy    string  `json:"strategy" jsonschema:"how this hit matched: all_terms, any_term, trigram, fuzzy or substring"`
 }
 
 // Result is the answer to a Request.
 type Result struct {
-	Query    string     `json:"query"`
-	Strategy string     `json:"strategy"` // the one that answered; "" when nothing matched
-	Tried    []string   `json:"tried"`    // every strategy run, in order
-	Hits     []Citation `json:"hits"`
+	Query    string     `json:"query" jsonschema:"the query as understood"`
+	Strategy string     `json:"strategy" jsonschema:"the strategy that answered; empty when nothing matched"`
+	Tried    []string   `json:"tried" jsonschema:"every strategy run, in order"`
+	Hits     []Citation `json:"results" jsonschema:"ranked sections, best first"`
 }
 
 // Search runs req. Errors: apperr.InvalidArgument for a bad query or limit,

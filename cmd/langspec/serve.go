@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/tools"
+)
+
+type serveOptions struct {
+	f        *factory
+	logLevel string
+}
+
+func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
+	opts := &serveOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the spec tools to an MCP client over stdio",
+		Long: `Serve speaks the Model Context Protocol on stdin and stdout, for Claude Code,
+Claude Desktop, Cursor and other MCP clients. stdout carries protocol messages
+only; logs go to stderr, one line per tool call.
+
+It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
+		Example: `  claude mcp add langspec -- langspec serve
+  langspec serve --log-level debug 2>langspec.log`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := parseLogLevel(opts.logLevel); err != nil {
+				return usageError{err}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runServe(cmd.Context(), opts)
+		},
+	}
+	level := f.getenv("LANGSPEC_LOG")
+	if level == "" {
+		level = "info"
+	}
+	cmd.Flags().StringVar(&opts.logLevel, "log-level", level, "stderr log level: debug, info, warn or error (env LANGSPEC_LOG)")
+	return cmd
+}
+
+func parseLogLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.TrimSpace(s))); err != nil {
+		return l, usageErrorf("--log-level %q is not a level; use debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func runServe(ctx context.Context, opts *serveOptions) error {
+	f := opts.f
+	level, _ := parseLogLevel(opts.logLevel) // checked in RunE
+	log := slog.New(slog.NewTextHandler(f.io.ErrOut, &slog.HandlerOptions{Level: level}))
+	store, err := f.openStore(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	server, err := tools.NewServer(ctx, tools.Deps{Store: store, Logger: log, Version: buildVersion()})
+	if err != nil {
+		return err
+	}
+	log.Info("serving MCP on stdio", "db", store.Path())
+	err = server.Run(ctx, tools.StdioTransport(readCloser(f.io.In), f.io.Out, log))
+	switch {
+	case ctx.Err() != nil:
+		log.Info("stopped by signal")
+		return nil
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
+		log.Info("client closed the connection")
+		return nil
+	}
+	return err
+}
+
+// readCloser keeps stdin closable: closing it is what unblocks the reader
+// when a signal ends the server.
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+// buildVersion is the module version the binary was built from ("(devel)"
+// for a local build).
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

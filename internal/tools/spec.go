@@ -1,0 +1,299 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ftsquery"
+	"github.com/langspec/langspec/internal/plan"
+	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/snippet"
+)
+
+// Argument bounds shared by the spec tools' schemas.
+const (
+	maxNameChars     = 200 // language, doc, version and section ids
+	maxPathChars     = 1000
+	maxFocusAreas    = 20
+	defaultPageChars = 8000
+)
+
+// specTools serves the specification tools from one store.
+type specTools struct {
+	store *db.DB
+}
+
+// ListLanguagesIn takes no arguments.
+type ListLanguagesIn struct{}
+
+// ListLanguagesOut lists what can be searched.
+type ListLanguagesOut struct {
+	Languages []search.Language `json:"languages" jsonschema:"stored languages, sorted by id"`
+}
+
+// ListVersionsIn names a language.
+type ListVersionsIn struct {
+	Language string `json:"language" jsonschema:"language id from list_languages, e.g. go"`
+}
+
+// ListVersionsOut lists one language's versions.
+type ListVersionsOut struct {
+	Language string           `json:"language" jsonschema:"the language asked for"`
+	Versions []db.VersionInfo `json:"versions" jsonschema:"stored versions, each document's newest first"`
+}
+
+// SearchSpecIn is a search.
+type SearchSpecIn struct {
+	Query             string `json:"query" jsonschema:"words to find; \"a phrase\" in quotes, prefix* and code such as x.(T) or <-chan also work"`
+	Language          string `json:"language,omitempty" jsonschema:"language id; omit to search every language"`
+	Version           string `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
+	Doc               string `json:"doc,omitempty" jsonschema:"document within the language; omit for all"`
+	SectionPathPrefix string `json:"section_path_prefix,omitempty" jsonschema:"only sections whose section_path starts with this, e.g. Expressions"`
+	Limit             int    `json:"limit,omitempty" jsonschema:"number of results"`
+	SnippetChars      int    `json:"snippet_chars,omitempty" jsonschema:"characters per snippet window"`
+	SnippetsPerHit    int    `json:"snippets_per_hit,omitempty" jsonschema:"snippet windows per result"`
+}
+
+// GetSectionIn asks for one section, or a page of it.
+type GetSectionIn struct {
+	Language        string `json:"language" jsonschema:"language id, e.g. go"`
+	SectionID       string `json:"section_id" jsonschema:"section_id from search_spec or build_learning_plan; a section title also works"`
+	Version         string `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
+	Doc             string `json:"doc,omitempty" jsonschema:"document within the language; needed only when it has several"`
+	Offset          int    `json:"offset,omitempty" jsonschema:"first character to return; pass next_offset from the previous page"`
+	MaxChars        int    `json:"max_chars,omitempty" jsonschema:"at most this many characters of text"`
+	WithSubsections bool   `json:"with_subsections,omitempty" jsonschema:"append the text of every subsection, so a chapter reads as a whole"`
+}
+
+// BuildLearningPlanIn asks for a reading plan.
+type BuildLearningPlanIn struct {
+	Language   string   `json:"language" jsonschema:"language id, e.g. go"`
+	Version    string   `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
+	Doc        string   `json:"doc,omitempty" jsonschema:"document within the language; needed only when it has several"`
+	TotalWeeks int      `json:"total_weeks,omitempty" jsonschema:"number of weeks"`
+	FocusAreas []string `json:"focus_areas,omitempty" jsonschema:"section titles (or words in them) to read early, e.g. Types"`
+}
+
+// specToolset returns the specification tools. langs, the languages stored
+// when the server starts, go into the descriptions so a model knows what it
+// can ask for without a call; arguments are still checked against the store
+// at call time, so a language ingested later works too.
+func specToolset(store *db.DB, langs []string) []Tool {
+	st := &specTools{store: store}
+	available := "No language is stored yet."
+	if len(langs) > 0 {
+		available = "Languages stored: " + strings.Join(langs, ", ") + "."
+	}
+	return []Tool{
+		newTool(CategorySpec, mcp.Tool{
+			Name:        "list_languages",
+			Title:       "List languages",
+			Description: "List the languages and documents that can be searched, with each document's latest version and section count. " + available,
+			Annotations: readOnly("List languages"),
+		}, nil, st.listLanguages, renderLanguages),
+		newTool(CategorySpec, mcp.Tool{
+			Name:        "list_versions",
+			Title:       "List versions",
+			Description: "List the stored versions of one language's documents, newest first, with when and where each was fetched and how many sections it has. " + available,
+			Annotations: readOnly("List versions"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "language", maxNameChars)
+		}, st.listVersions, renderVersions),
+		newTool(CategorySpec, mcp.Tool{
+			Name:  "search_spec",
+			Title: "Search specifications",
+			Description: "Full-text search (BM25) over language specifications. Returns ranked sections with snippet windows around the matched words, " +
+				"each with a section_id for get_section and a canonical url to cite. Words match by stem; when no section has every word the search " +
+				"falls back to any word, then to literal text, then to close spellings, and says which strategy answered. " + available,
+			Annotations: readOnly("Search specifications"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "query", ftsquery.MaxQueryRunes)
+			for _, p := range []string{"language", "version", "doc"} {
+				maxLen(s, p, maxNameChars)
+			}
+			maxLen(s, "section_path_prefix", maxPathChars)
+			intRange(s, "limit", 1, search.MaxLimit, search.DefaultLimit)
+			intRange(s, "snippet_chars", snippet.MinChars, snippet.MaxChars, snippet.DefaultChars)
+			intRange(s, "snippets_per_hit", 1, snippet.MaxWindows, snippet.DefaultWindows)
+		}, st.searchSpec, renderSearch),
+		newTool(CategorySpec, mcp.Tool{
+			Name:  "get_section",
+			Title: "Read a section",
+			Description: "Read one section of a specification with its citation and its subsections' ids. Long text comes in pages: " +
+				"pass next_offset as offset to read on. Documents whose licence allows only an excerpt (source_policy excerpt_only) " +
+				"return at most their first " + fmt.Sprint(search.ExcerptChars) + " characters and say so. " + available,
+			Annotations: readOnly("Read a section"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "language", maxNameChars)
+			nonEmpty(s, "section_id", maxPathChars)
+			maxLen(s, "version", maxNameChars)
+			maxLen(s, "doc", maxNameChars)
+			s.Properties["offset"].Minimum = jsonschema.Ptr(0.0)
+			intRange(s, "max_chars", 1, search.MaxPageChars, defaultPageChars)
+		}, st.getSection, renderSection),
+		newTool(CategorySpec, mcp.Tool{
+			Name:  "build_learning_plan",
+			Title: "Build a reading plan",
+			Description: "Split a specification into weeks of about equal reading time, in document order, with focus areas moved " +
+				"forward right after the introduction. Each section comes with its section_id and url. " + available,
+			Annotations: readOnly("Build a reading plan"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "language", maxNameChars)
+			maxLen(s, "version", maxNameChars)
+			maxLen(s, "doc", maxNameChars)
+			intRange(s, "total_weeks", 1, plan.MaxWeeks, plan.DefaultWeeks)
+			s.Properties["focus_areas"].MaxItems = jsonschema.Ptr(maxFocusAreas)
+			s.Properties["focus_areas"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxNameChars)}
+		}, st.buildLearningPlan, renderPlan),
+	}
+}
+
+func (st *specTools) listLanguages(ctx context.Context, _ ListLanguagesIn) (ListLanguagesOut, error) {
+	langs, err := search.Languages(ctx, st.store)
+	return ListLanguagesOut{Languages: langs}, err
+}
+
+func (st *specTools) listVersions(ctx context.Context, in ListVersionsIn) (ListVersionsOut, error) {
+	vs, err := search.Versions(ctx, st.store, in.Language)
+	return ListVersionsOut{Language: in.Language, Versions: vs}, err
+}
+
+func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (search.Result, error) {
+	return search.Search(ctx, st.store, search.Request{
+		Query:      in.Query,
+		Language:   strings.TrimSpace(in.Language),
+		Doc:        strings.TrimSpace(in.Doc),
+		Version:    strings.TrimSpace(in.Version),
+		PathPrefix: in.SectionPathPrefix,
+		Limit:      in.Limit,
+		Snippet:    snippet.Options{Chars: in.SnippetChars, Windows: in.SnippetsPerHit, Mark: snippet.Markdown},
+	})
+}
+
+func (st *specTools) getSection(ctx context.Context, in GetSectionIn) (search.SectionResult, error) {
+	if in.MaxChars == 0 { // the schema default, for callers that send none
+		in.MaxChars = defaultPageChars
+	}
+	return search.Section(ctx, st.store, search.SectionRequest{
+		Language:        strings.TrimSpace(in.Language),
+		Doc:             strings.TrimSpace(in.Doc),
+		Version:         strings.TrimSpace(in.Version),
+		SectionID:       in.SectionID,
+		WithSubsections: in.WithSubsections,
+		Offset:          in.Offset,
+		MaxChars:        in.MaxChars,
+	})
+}
+
+func (st *specTools) buildLearningPlan(ctx context.Context, in BuildLearningPlanIn) (plan.Plan, error) {
+	return plan.Build(ctx, st.store, plan.Request{
+		Language: strings.TrimSpace(in.Language),
+		Doc:      strings.TrimSpace(in.Doc),
+		Version:  strings.TrimSpace(in.Version),
+		Weeks:    in.TotalWeeks,
+		Focus:    in.FocusAreas,
+	})
+}
+
+// The renderings below are the text content: the same facts as the
+// structured result, laid out to cost a model few tokens.
+
+func renderLanguages(out ListLanguagesOut) string {
+	if len(out.Languages) == 0 {
+		return "No languages are stored yet."
+	}
+	var b strings.Builder
+	for _, l := range out.Languages {
+		for _, d := range l.Docs {
+			fmt.Fprintf(&b, "%s/%s — %s: latest %s, %d sections", l.Language, d.Doc, d.DisplayName, orNone(d.LatestVersion), d.SectionCount)
+			if d.Versions > 1 {
+				fmt.Fprintf(&b, " (%d versions stored)", d.Versions)
+			}
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+func renderVersions(out ListVersionsOut) string {
+	var b strings.Builder
+	for _, v := range out.Versions {
+		state := ""
+		switch {
+		case v.Latest:
+			state = " (latest)"
+		case !v.Complete:
+			state = " (incomplete)"
+		}
+		fmt.Fprintf(&b, "%s/%s %s%s: %d sections, fetched %s from %s\n", v.Language, v.Doc, v.Version, state,
+			v.SectionCount, v.FetchedAt.UTC().Format(time.RFC3339), v.SourceURL)
+	}
+	return b.String()
+}
+
+func renderSearch(res search.Result) string {
+	if len(res.Hits) == 0 {
+		return fmt.Sprintf("No sections match %q (tried %s). Try other or fewer words, another language, or no filters.",
+			res.Query, strings.Join(res.Tried, ", "))
+	}
+	var b strings.Builder
+	for i, h := range res.Hits {
+		fmt.Fprintf(&b, "%d. %s [%s/%s %s] section_id=%s\n   %s\n   %s\n   %s\n", i+1, h.Title, h.Language, h.Doc, h.Version,
+			h.SectionID, h.SectionPath, h.URL, h.Snippet)
+	}
+	fmt.Fprintf(&b, "%d result(s), strategy %s", len(res.Hits), res.Strategy)
+	return b.String()
+}
+
+func renderSection(res search.SectionResult) string {
+	c := res.Citation
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s [%s/%s %s] section_id=%s\n%s\n%s\n\n%s\n", c.Title, c.Language, c.Doc, c.Version, c.SectionID,
+		c.SectionPath, c.URL, strings.TrimSpace(res.Text))
+	end := res.Offset + len([]rune(res.Text))
+	switch {
+	case res.NextOffset > 0:
+		fmt.Fprintf(&b, "\n[characters %d–%d of %d; more with offset=%d]\n", res.Offset, end, res.TotalChars, res.NextOffset)
+	case res.Offset > 0:
+		fmt.Fprintf(&b, "\n[characters %d–%d of %d]\n", res.Offset, end, res.TotalChars)
+	}
+	if res.Notice != "" {
+		fmt.Fprintf(&b, "\n[%s]\n", res.Notice)
+	}
+	if len(res.Children) > 0 {
+		b.WriteString("\nSubsections:\n")
+		for _, ch := range res.Children {
+			fmt.Fprintf(&b, "- %s (section_id=%s)\n", ch.Title, ch.SectionID)
+		}
+	}
+	return b.String()
+}
+
+func renderPlan(p plan.Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Reading plan for %s/%s %s: %d weeks, about %d minutes\n", p.Language, p.Doc, p.Version, p.TotalWeeks, p.TotalMinutes)
+	for _, w := range p.Weeks {
+		fmt.Fprintf(&b, "\nWeek %d — %s (%d sections, about %d min)\n", w.Week, w.Theme, len(w.Sections), w.EstimatedMinutes)
+		for _, s := range w.Sections {
+			mark := ""
+			if s.Focus {
+				mark = " [focus]"
+			}
+			fmt.Fprintf(&b, "- %s (section_id=%s)%s\n", s.SectionPath, s.SectionID, mark)
+		}
+	}
+	return b.String()
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none complete)"
+	}
+	return s
+}
