@@ -2,13 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"runtime/debug"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/tools"
@@ -67,21 +65,8 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer store.Close()
-	server, err := tools.NewServer(ctx, tools.Deps{Store: store, Logger: log, Version: buildVersion()})
-	if err != nil {
-		return err
-	}
 	log.Info("serving MCP on stdio", "db", store.Path())
-	err = server.Run(ctx, tools.StdioTransport(readCloser(f.io.In), f.io.Out, log))
-	switch {
-	case ctx.Err() != nil:
-		log.Info("stopped by signal")
-		return nil
-	case err == nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
-		log.Info("client closed the connection")
-		return nil
-	}
-	return err
+	return tools.ServeStdio(ctx, tools.Deps{Store: store, Logger: log, Version: buildVersion()}, readCloser(f.io.In), f.io.Out)
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

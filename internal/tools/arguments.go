@@ -73,16 +73,24 @@ func argumentError(schema *jsonschema.Schema, args json.RawMessage, err error) e
 	var got map[string]json.RawMessage
 	json.Unmarshal(args, &got) // it parsed before validation failed
 	return apperr.Wrap(err, apperr.InvalidArgument, name+" must be "+describe(schema.Properties[name]),
-		"argument %s: got %s", name, abbreviate(string(got[name]), 60))
+		"argument %s: got %s", name, sent(got[name]))
 }
 
-// abbreviate keeps a sent value short in a message: a 1 MB argument is
-// named, not echoed.
-func abbreviate(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return fmt.Sprintf("%s… (%d characters)", string(r[:n]), len(r))
+// sent shows a value a caller sent, short: a 1 MB argument is measured, not
+// echoed.
+func sent(v json.RawMessage) string {
+	const show = 40
+	var str string
+	if json.Unmarshal(v, &str) == nil {
+		if r := []rune(str); len(r) > show {
+			return fmt.Sprintf("a string of %d characters (%q…)", len(r), string(r[:show]))
+		}
+		return string(v)
 	}
-	return s
+	if r := []rune(string(v)); len(r) > show {
+		return string(r[:show]) + "…"
+	}
+	return string(v)
 }
 
 func quotedList(msg string) string {

@@ -2,6 +2,8 @@ package tools
 
 import (
 	"context"
+	"errors"
+	"io"
 	"log/slog"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -51,4 +53,27 @@ func NewServer(ctx context.Context, d Deps) (*mcp.Server, error) {
 	// Outermost first: the log line shows the rewritten argument errors.
 	s.AddReceivingMiddleware(logCalls(d.Logger), explainArgs(schemas))
 	return s, nil
+}
+
+// ServeStdio serves d over in and out until the client closes in or ctx
+// ends. Both are a normal end and return nil.
+func ServeStdio(ctx context.Context, d Deps, in io.ReadCloser, out io.Writer) error {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	log := d.Logger
+	server, err := NewServer(ctx, d)
+	if err != nil {
+		return err
+	}
+	err = server.Run(ctx, StdioTransport(in, out, log))
+	switch {
+	case ctx.Err() != nil:
+		log.Info("stopped by signal")
+		return nil
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, mcp.ErrConnectionClosed):
+		log.Info("client closed the connection")
+		return nil
+	}
+	return err
 }

@@ -1,0 +1,425 @@
+package main
+
+// End-to-end tests of `langspec serve` as a real child process: the binary is
+// built once, started by the MCP SDK's CommandTransport (as Claude Desktop or
+// Cursor would start it), or driven over raw pipes to send what a well-behaved
+// client never would. Only these tests import the SDK in package main.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+)
+
+// hangLimit bounds every wait on the child, so a hung server fails the test
+// instead of stalling it. Exit latency itself is measured by
+// BenchmarkServeShutdown, not asserted here.
+const hangLimit = 10 * time.Second
+
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// langspecBinary builds ./cmd/langspec once per test run.
+func langspecBinary(tb testing.TB) string {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("-short: skipping tests that build the binary")
+	}
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "langspec-e2e")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "langspec")
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+		}
+		out, err := exec.Command(goTool, "build", "-o", built.path, ".").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		tb.Fatal(built.err)
+	}
+	return built.path
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
+	os.Exit(code)
+}
+
+// seededDB returns a database file that already holds the Go spec, so a
+// server start measures serving, not the first-run ingest.
+func seededDB(tb testing.TB) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "langspec.db")
+	store, err := db.Open(context.Background(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := ingest.EnsureDefault(context.Background(), store, time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	return path
+}
+
+// serveCmd is `langspec serve` on dbPath with a clean environment.
+func serveCmd(bin, dbPath string, stderr io.Writer) *exec.Cmd {
+	cmd := exec.Command(bin, "--db", dbPath, "serve")
+	cmd.Env = []string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info"}
+	cmd.Stderr = stderr
+	return cmd
+}
+
+// lockedBuffer collects a child's stderr while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// validCalls holds one good call of every tool. A tool added without an
+// entry here fails TestServeWithRealClient.
+var validCalls = map[string]map[string]any{
+	"list_languages":      {},
+	"list_versions":       {"language": "go"},
+	"search_spec":         {"query": "slice expressions", "limit": 3},
+	"get_section":         {"language": "go", "section_id": "Slice_expressions", "max_chars": 500},
+	"build_learning_plan": {"language": "go", "total_weeks": 2, "focus_areas": []string{"Types"}},
+}
+
+func TestServeWithRealClient(t *testing.T) {
+	bin := langspecBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
+	defer cancel()
+	// A fresh, empty database: the server must load the embedded spec itself.
+	dbPath := filepath.Join(t.TempDir(), "fresh.db")
+	stderr := &lockedBuffer{}
+	cmd := serveCmd(bin, dbPath, stderr)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+	}
+	if info := cs.InitializeResult().ServerInfo; info.Name != "langspec" {
+		t.Errorf("server info %+v", info)
+	}
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		args, ok := validCalls[tool.Name]
+		if !ok {
+			t.Errorf("tool %s has no end-to-end call; add one to validCalls", tool.Name)
+			continue
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		if res.IsError {
+			t.Errorf("%s: error result %v", tool.Name, res.Content)
+			continue
+		}
+		if len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text == "" {
+			t.Errorf("%s: no text content", tool.Name)
+		}
+		if err := validateOutput(tool, res.StructuredContent); err != nil {
+			t.Errorf("%s: structured content does not match the advertised outputSchema: %v", tool.Name, err)
+		}
+	}
+	slices.Sort(names)
+	if want := slices.Sorted(mapKeysOf(validCalls)); !slices.Equal(names, want) {
+		t.Errorf("tools %v, want %v", names, want)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("server did not exit cleanly: %v\nstderr:\n%s", cmd.ProcessState, stderr)
+	}
+	log := stderr.String()
+	if n := strings.Count(log, `msg="tool call"`); n != len(validCalls) {
+		t.Errorf("%d tool call log lines for %d calls:\n%s", n, len(validCalls), log)
+	}
+	if !strings.Contains(log, "tool=search_spec") || !strings.Contains(log, "outcome=ok") {
+		t.Errorf("log:\n%s", log)
+	}
+}
+
+// validateOutput checks structured content against the tool's outputSchema
+// as the client received it.
+func validateOutput(tool *mcp.Tool, content any) error {
+	b, err := json.Marshal(tool.OutputSchema)
+	if err != nil {
+		return err
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(b, &schema); err != nil {
+		return err
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	// Validate the JSON as sent, not a Go value: round-trip to generic types.
+	var instance any
+	b, err = json.Marshal(content)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(b, &instance); err != nil {
+		return err
+	}
+	return resolved.Validate(instance)
+}
+
+func mapKeysOf[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// rawServer is the binary driven over raw pipes.
+type rawServer struct {
+	t      testing.TB
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan []byte // stdout, line by line
+	stderr *lockedBuffer
+	done   chan error
+}
+
+func startRaw(t testing.TB, dbPath string) *rawServer {
+	t.Helper()
+	s := &rawServer{t: t, stderr: &lockedBuffer{}, lines: make(chan []byte, 100), done: make(chan error, 1)}
+	s.cmd = serveCmd(langspecBinary(t), dbPath, s.stderr)
+	var err error
+	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			s.lines <- slices.Clone(sc.Bytes())
+		}
+		close(s.lines)
+		s.done <- s.cmd.Wait()
+	}()
+	t.Cleanup(func() { s.cmd.Process.Kill() })
+	return s
+}
+
+func (s *rawServer) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
+		s.t.Fatalf("write: %v\nstderr:\n%s", err, s.stderr)
+	}
+}
+
+// next reads the next message from stdout; every line must be a JSON-RPC
+// 2.0 message, since stdout carries nothing else.
+func (s *rawServer) next() map[string]any {
+	s.t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		if !ok {
+			s.t.Fatalf("stdout closed\nstderr:\n%s", s.stderr)
+		}
+		var msg map[string]any
+		if err := json.Unmarshal(line, &msg); err != nil || msg["jsonrpc"] != "2.0" {
+			s.t.Fatalf("stdout line is not a JSON-RPC message: %.200s", line)
+		}
+		return msg
+	case <-time.After(hangLimit):
+		s.t.Fatalf("no message within %v\nstderr:\n%s", hangLimit, s.stderr)
+	}
+	return nil
+}
+
+func (s *rawServer) initialize() {
+	s.t.Helper()
+	s.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	if msg := s.next(); msg["id"] != "init" || msg["result"] == nil {
+		s.t.Fatalf("initialize: %v", msg)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// wait returns the exit error once the process ends.
+func (s *rawServer) wait() error {
+	s.t.Helper()
+	for range s.lines { // drain
+	}
+	select {
+	case err := <-s.done:
+		return err
+	case <-time.After(hangLimit):
+		s.t.Fatalf("server still running %v after it should have stopped\nstderr:\n%s", hangLimit, s.stderr)
+	}
+	return nil
+}
+
+func toolCall(id any, name string, args any) string {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}})
+	return string(b)
+}
+
+// Malformed input, huge arguments and unknown tools get answers; the server
+// keeps serving, and ends cleanly when stdin closes.
+func TestServeSurvivesBadInput(t *testing.T) {
+	s := startRaw(t, seededDB(t))
+	s.initialize()
+	huge := strings.Repeat("a", 1<<20)
+	overLimit := `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"` + strings.Repeat("b", 17<<20) + `"}}`
+	steps := []struct {
+		name    string
+		line    string
+		id      any    // id of the answer; nil for a null id
+		errCode int    // JSON-RPC error code, or 0
+		isError bool   // a tool error result
+		text    string // substring of the answer
+	}{
+		{"not JSON", `{"jsonrpc":"2.0", oops`, nil, -32700, false, "not valid JSON"},
+		{"batch", `[{"jsonrpc":"2.0","id":9,"method":"ping"}]`, nil, -32600, false, "batches are not supported"},
+		{"not JSON-RPC", `{"id":5,"hello":"world"}`, 5.0, -32600, false, "invalid request"},
+		{"over the size limit", overLimit, nil, -32600, false, "longer than"},
+		{"unknown tool", toolCall(1, "no_such_tool", map[string]any{}), 1.0, -32602, false, "unknown tool"},
+		{"1 MB argument", toolCall(2, "search_spec", map[string]any{"query": huge}), 2.0, 0, true, "a string of 1048576 characters"},
+		{"bad arguments", toolCall(3, "get_section", map[string]any{"language": "go"}), 3.0, 0, true, `section_id (required)`},
+		{"still serving", toolCall(4, "search_spec", map[string]any{"query": "defer statements", "limit": 1}), 4.0, 0, false, "Defer_statements"},
+	}
+	for _, st := range steps {
+		s.send(st.line)
+		msg := s.next()
+		if msg["id"] != st.id {
+			t.Errorf("%s: answer id %v, want %v", st.name, msg["id"], st.id)
+		}
+		b, _ := json.Marshal(msg)
+		if !strings.Contains(string(b), st.text) {
+			t.Errorf("%s: answer lacks %q: %.300s", st.name, st.text, b)
+		}
+		e, _ := msg["error"].(map[string]any)
+		switch {
+		case st.errCode != 0 && (e == nil || e["code"] != float64(st.errCode)):
+			t.Errorf("%s: want JSON-RPC error %d, got %.300s", st.name, st.errCode, b)
+		case st.errCode == 0 && e != nil:
+			t.Errorf("%s: unexpected protocol error %.300s", st.name, b)
+		case st.errCode == 0:
+			res, _ := msg["result"].(map[string]any)
+			if isErr, _ := res["isError"].(bool); isErr != st.isError {
+				t.Errorf("%s: isError %v, want %v", st.name, isErr, st.isError)
+			}
+		}
+	}
+	s.stdin.Close()
+	if err := s.wait(); err != nil {
+		t.Errorf("exit after EOF: %v\nstderr:\n%s", err, s.stderr)
+	}
+	if log := s.stderr.String(); strings.Contains(log, "panic") || !strings.Contains(log, "client closed the connection") {
+		t.Errorf("stderr:\n%s", log)
+	}
+}
+
+// A client that goes away in the middle of a call, or a SIGTERM while idle
+// or busy, ends the server with exit code 0.
+func TestServeStops(t *testing.T) {
+	dbPath := seededDB(t)
+	tests := []struct {
+		name string
+		stop func(s *rawServer)
+		log  string
+	}{
+		{"stdin closed mid-call", func(s *rawServer) {
+			s.send(toolCall(1, "build_learning_plan", map[string]any{"language": "go", "total_weeks": 12}))
+			s.stdin.Close()
+		}, "client closed the connection"},
+		{"SIGTERM while idle", func(s *rawServer) {
+			s.cmd.Process.Signal(syscall.SIGTERM)
+		}, "stopped by signal"},
+		{"SIGTERM mid-call", func(s *rawServer) {
+			s.send(toolCall(1, "search_spec", map[string]any{"query": "gorutine chanel"}))
+			s.cmd.Process.Signal(syscall.SIGTERM)
+		}, "stopped by signal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := startRaw(t, dbPath)
+			s.initialize()
+			tt.stop(s)
+			if err := s.wait(); err != nil {
+				t.Errorf("exit: %v\nstderr:\n%s", err, s.stderr)
+			}
+			if log := s.stderr.String(); !strings.Contains(log, tt.log) || strings.Contains(log, "panic") {
+				t.Errorf("stderr lacks %q:\n%s", tt.log, log)
+			}
+		})
+	}
+}
+
+func TestServeFlags(t *testing.T) {
+	code, _, stderr := run(t, map[string]string{"HOME": t.TempDir()}, "serve", "--log-level", "loud")
+	if code != 2 || !strings.Contains(stderr, `--log-level "loud" is not a level; use debug, info, warn or error`) {
+		t.Errorf("code %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, map[string]string{"HOME": t.TempDir(), "LANGSPEC_LOG": "chatty"}, "serve")
+	if code != 2 || !strings.Contains(stderr, `"chatty" is not a level`) {
+		t.Errorf("LANGSPEC_LOG: code %d, stderr %q", code, stderr)
+	}
+}

@@ -1,0 +1,584 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/fixtures"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/plan"
+	"github.com/langspec/langspec/internal/search"
+)
+
+var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/toolsnaps")
+
+var testNow = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+// mustOpenDB opens a fresh store holding the embedded Go specification.
+func mustOpenDB(tb testing.TB) *db.DB {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "langspec.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	if _, err := ingest.EnsureDefault(ctx, store, testNow); err != nil {
+		tb.Fatal(err)
+	}
+	return store
+}
+
+// addExcerptDoc stores the Go specification a second time as language
+// "golicensed", with the excerpt_only policy, so the licence rules can be
+// tested on real text.
+func addExcerptDoc(tb testing.TB, store *db.DB) {
+	tb.Helper()
+	src, err := fixtures.GoSpec.ReadFile(fixtures.GoSpecPath)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	parsed, err := ingest.ParseGoSpec(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range parsed.Sections {
+		parsed.Sections[i].SourcePolicy = db.ExcerptOnly
+	}
+	_, err = store.Publish(context.Background(), db.Snapshot{Language: "golicensed", Doc: "spec", DisplayName: "Go spec, excerpt only",
+		Version: "v1", SourceURL: "test", FetchedAt: testNow, ContentHash: "excerpt"}, parsed.Sections)
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// connect serves store over the SDK's in-memory transport and returns a
+// connected client session and the server's log.
+func connect(tb testing.TB, store *db.DB) (*mcp.ClientSession, *syncBuffer) {
+	tb.Helper()
+	ctx := context.Background()
+	logs := &syncBuffer{}
+	server, err := NewServer(ctx, Deps{Store: store, Logger: slog.New(slog.NewTextHandler(logs, nil)), Version: "test"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs, logs
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func call(tb testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	tb.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		tb.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// decode reads a successful result's structured content into out.
+func decode(tb testing.TB, res *mcp.CallToolResult, out any) {
+	tb.Helper()
+	if res.IsError {
+		tb.Fatalf("unexpected error result: %s", text(res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		tb.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+// Every tool declares what a client needs to call it safely, and every field
+// of its input and output says what it is for.
+func TestToolDefinitions(t *testing.T) {
+	store := mustOpenDB(t)
+	cs, _ := connect(t, store)
+	listed := map[string]*mcp.Tool{}
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed[tool.Name] = tool
+	}
+	all := AllTools(Deps{Store: store}, []string{"go"})
+	if len(listed) != len(all) {
+		t.Errorf("listed %d tools, AllTools has %d", len(listed), len(all))
+	}
+	for _, tool := range all {
+		t.Run(tool.Def.Name, func(t *testing.T) {
+			got := listed[tool.Def.Name]
+			if got == nil {
+				t.Fatal("not listed")
+			}
+			a := got.Annotations
+			switch {
+			case got.Title == "" || a == nil || a.Title == "":
+				t.Error("no title")
+			case !a.ReadOnlyHint || !a.IdempotentHint:
+				t.Error("spec tools must be read-only and idempotent")
+			case a.OpenWorldHint == nil || *a.OpenWorldHint:
+				t.Error("openWorldHint must be false: the tools read only the local store")
+			case a.DestructiveHint == nil || *a.DestructiveHint:
+				t.Error("destructiveHint must be false")
+			}
+			if tool.Category != CategorySpec {
+				t.Errorf("category %q", tool.Category)
+			}
+			if !strings.Contains(got.Description, "Languages stored: go.") {
+				t.Errorf("description does not list the stored languages: %q", got.Description)
+			}
+			for _, sch := range []struct {
+				name   string
+				schema any
+			}{{"input", got.InputSchema}, {"output", got.OutputSchema}} {
+				var s jsonschema.Schema
+				remarshal(t, sch.schema, &s)
+				for _, path := range undescribed(&s, sch.name) {
+					t.Errorf("%s has no description", path)
+				}
+			}
+			snapshot(t, got)
+		})
+	}
+}
+
+// undescribed lists the properties, at any depth, without a description.
+func undescribed(s *jsonschema.Schema, path string) []string {
+	var out []string
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range s.Properties {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		p := s.Properties[name]
+		if p.Description == "" {
+			out = append(out, path+"."+name)
+		}
+		out = append(out, undescribed(p, path+"."+name)...)
+	}
+	if s.Items != nil {
+		out = append(out, undescribed(s.Items, path+"[]")...)
+	}
+	return out
+}
+
+// snapshot compares the tool as listed with testdata/toolsnaps/NAME.json, so
+// a change to a tool's contract shows in review. -update rewrites it.
+func snapshot(t *testing.T, tool *mcp.Tool) {
+	t.Helper()
+	got, err := json.MarshalIndent(tool, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "toolsnaps", tool.Name+".json")
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/tools -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("tool %s differs from %s; if the change is meant, run go test ./internal/tools -update\ngot:\n%s", tool.Name, path, got)
+	}
+}
+
+func remarshal(tb testing.TB, from, to any) {
+	tb.Helper()
+	b, err := json.Marshal(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(b, to); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestListLanguagesAndVersions(t *testing.T) {
+	store := mustOpenDB(t)
+	addExcerptDoc(t, store)
+	cs, _ := connect(t, store)
+
+	var langs ListLanguagesOut
+	res := call(t, cs, "list_languages", map[string]any{})
+	decode(t, res, &langs)
+	var ids []string
+	for _, l := range langs.Languages {
+		ids = append(ids, l.Language)
+	}
+	if !slices.Equal(ids, []string{"go", "golicensed"}) {
+		t.Fatalf("languages %v", ids)
+	}
+	goDoc := langs.Languages[0].Docs[0]
+	if goDoc.Doc != "spec" || goDoc.LatestVersion != "go1.26" || goDoc.SectionCount != 165 || goDoc.Versions != 1 {
+		t.Errorf("go doc %+v", goDoc)
+	}
+	if !strings.Contains(text(res), "go/spec — The Go Programming Language Specification: latest go1.26, 165 sections") {
+		t.Errorf("text:\n%s", text(res))
+	}
+
+	var vs ListVersionsOut
+	res = call(t, cs, "list_versions", map[string]any{"language": "go"})
+	decode(t, res, &vs)
+	if len(vs.Versions) != 1 || vs.Versions[0].Version != "go1.26" || !vs.Versions[0].Latest ||
+		vs.Versions[0].SourceURL != "https://go.dev/ref/spec" || !vs.Versions[0].FetchedAt.Equal(testNow) {
+		t.Errorf("versions %+v", vs.Versions)
+	}
+	if !strings.Contains(text(res), "go/spec go1.26 (latest): 165 sections, fetched 2026-11-22T09:00:00Z") {
+		t.Errorf("text:\n%s", text(res))
+	}
+}
+
+func TestSearchSpec(t *testing.T) {
+	store := mustOpenDB(t)
+	addExcerptDoc(t, store)
+	cs, _ := connect(t, store)
+	tests := []struct {
+		name      string
+		args      map[string]any
+		wantFirst string   // section_id of the first hit
+		wantLangs []string // languages among the hits, sorted
+		strategy  string
+		count     int // exact number of hits, when not 0
+	}{
+		{name: "default limit, one language", args: map[string]any{"query": "slice expressions", "language": "go"},
+			wantFirst: "Slice_expressions", wantLangs: []string{"go"}, strategy: search.AllTerms},
+		{name: "every language when none is named", args: map[string]any{"query": "slice expressions", "limit": 4},
+			wantLangs: []string{"go", "golicensed"}, strategy: search.AllTerms, count: 4},
+		{name: "limit", args: map[string]any{"query": "type", "language": "go", "limit": 3}, wantLangs: []string{"go"}, count: 3},
+		{name: "path prefix", args: map[string]any{"query": "range", "language": "go", "section_path_prefix": "Statements"},
+			wantLangs: []string{"go"}},
+		{name: "symbolic query", args: map[string]any{"query": "x.(T)", "language": "go", "limit": 1},
+			wantFirst: "Type_assertions", strategy: search.Trigram, count: 1},
+		{name: "version named", args: map[string]any{"query": "goroutine", "language": "go", "version": "go1.26", "limit": 1},
+			wantFirst: "Go_statements", count: 1},
+		{name: "no match is a result, not an error", args: map[string]any{"query": "zzqqxx", "language": "go"}, count: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, cs, "search_spec", tt.args)
+			var out search.Result
+			decode(t, res, &out)
+			switch {
+			case tt.count == -1 && len(out.Hits) != 0:
+				t.Fatalf("want no hits, got %d", len(out.Hits))
+			case tt.count == -1:
+				if !strings.Contains(text(res), `No sections match "zzqqxx"`) {
+					t.Errorf("text: %s", text(res))
+				}
+				return
+			case len(out.Hits) == 0:
+				t.Fatal("no hits")
+			case tt.count > 0 && len(out.Hits) != tt.count:
+				t.Errorf("%d hits, want %d", len(out.Hits), tt.count)
+			case len(out.Hits) > search.DefaultLimit:
+				t.Errorf("%d hits over the default limit", len(out.Hits))
+			}
+			if tt.wantFirst != "" && out.Hits[0].SectionID != tt.wantFirst {
+				t.Errorf("first hit %s, want %s", out.Hits[0].SectionID, tt.wantFirst)
+			}
+			if tt.strategy != "" && out.Strategy != tt.strategy {
+				t.Errorf("strategy %s, want %s", out.Strategy, tt.strategy)
+			}
+			var langs []string
+			for _, h := range out.Hits {
+				if !slices.Contains(langs, h.Language) {
+					langs = append(langs, h.Language)
+				}
+				if p, ok := tt.args["section_path_prefix"].(string); ok && !strings.HasPrefix(h.SectionPath, p) {
+					t.Errorf("hit %s outside prefix %s", h.SectionPath, p)
+				}
+				if h.URL == "" || h.Snippet == "" || h.Version == "" || h.Strategy != out.Strategy {
+					t.Errorf("incomplete citation %+v", h)
+				}
+				if !strings.Contains(text(res), "section_id="+h.SectionID) || !strings.Contains(text(res), h.URL) {
+					t.Errorf("text rendering lacks hit %s", h.SectionID)
+				}
+			}
+			slices.Sort(langs)
+			if tt.wantLangs != nil && !slices.Equal(langs, tt.wantLangs) {
+				t.Errorf("languages %v, want %v", langs, tt.wantLangs)
+			}
+		})
+	}
+}
+
+func TestGetSection(t *testing.T) {
+	store := mustOpenDB(t)
+	addExcerptDoc(t, store)
+	cs, _ := connect(t, store)
+
+	t.Run("whole section with children", func(t *testing.T) {
+		var out search.SectionResult
+		res := call(t, cs, "get_section", map[string]any{"language": "go", "section_id": "Slice_expressions"})
+		decode(t, res, &out)
+		if out.Citation.URL != "https://go.dev/ref/spec#Slice_expressions" || !out.FulltextAvailable || out.IsTruncated ||
+			out.NextOffset != 0 || out.Offset != 0 || out.TotalChars != len([]rune(out.Text)) || out.Notice != "" {
+			t.Errorf("%+v", out)
+		}
+		if len(out.Children) != 2 || out.Children[1].SectionID != "Full_slice_expressions" {
+			t.Errorf("children %+v", out.Children)
+		}
+		if !strings.Contains(text(res), "Full slice expressions (section_id=Full_slice_expressions)") {
+			t.Errorf("text:\n%s", text(res))
+		}
+	})
+
+	t.Run("pages join to the whole text", func(t *testing.T) {
+		var whole search.SectionResult
+		decode(t, call(t, cs, "get_section", map[string]any{"language": "go", "section_id": "Types",
+			"with_subsections": true, "max_chars": search.MaxPageChars}), &whole)
+		if whole.TotalChars < 20000 || whole.IsTruncated {
+			t.Fatalf("Types with subsections: %d chars, truncated %v", whole.TotalChars, whole.IsTruncated)
+		}
+		var joined strings.Builder
+		offset, pages := 0, 0
+		for {
+			var page search.SectionResult
+			decode(t, call(t, cs, "get_section", map[string]any{"language": "go", "section_id": "Types",
+				"with_subsections": true, "offset": offset, "max_chars": 3000}), &page)
+			pages++
+			if n := len([]rune(page.Text)); n > 3000 || page.Offset != offset {
+				t.Fatalf("page at %d: %d chars, offset %d", offset, n, page.Offset)
+			}
+			joined.WriteString(page.Text)
+			if page.NextOffset == 0 {
+				if page.IsTruncated {
+					t.Error("last page says it is truncated")
+				}
+				break
+			}
+			if !page.IsTruncated || page.NextOffset != offset+len([]rune(page.Text)) {
+				t.Fatalf("page at %d: next_offset %d after %d chars", offset, page.NextOffset, len([]rune(page.Text)))
+			}
+			offset = page.NextOffset
+		}
+		if joined.String() != whole.Text {
+			t.Error("pages do not join to the whole text")
+		}
+		if pages < whole.TotalChars/3000 {
+			t.Errorf("%d pages for %d chars", pages, whole.TotalChars)
+		}
+	})
+
+	t.Run("excerpt_only returns at most the excerpt and says so", func(t *testing.T) {
+		var out search.SectionResult
+		res := call(t, cs, "get_section", map[string]any{"language": "golicensed", "section_id": "Types", "with_subsections": true})
+		decode(t, res, &out)
+		if n := len([]rune(out.Text)); n != search.ExcerptChars || out.FulltextAvailable || !out.IsTruncated ||
+			out.NextOffset != 0 || out.AvailableChars != search.ExcerptChars || out.SourcePolicy != db.ExcerptOnly {
+			t.Errorf("excerpt: %d chars, %+v", n, out)
+		}
+		if !strings.Contains(out.Notice, "excerpt_only") || !strings.Contains(text(res), out.Notice) {
+			t.Errorf("notice %q not in text", out.Notice)
+		}
+		decode(t, call(t, cs, "get_section", map[string]any{"language": "golicensed", "section_id": "Types",
+			"with_subsections": true, "offset": 1000, "max_chars": 5000}), &out)
+		if n := len([]rune(out.Text)); n != 200 || out.NextOffset != 0 {
+			t.Errorf("paging past the excerpt: %d chars, next %d", n, out.NextOffset)
+		}
+	})
+}
+
+func TestBuildLearningPlan(t *testing.T) {
+	store := mustOpenDB(t)
+	cs, _ := connect(t, store)
+	var got plan.Plan
+	res := call(t, cs, "build_learning_plan", map[string]any{"language": "go", "total_weeks": 3, "focus_areas": []string{"Statements"}})
+	decode(t, res, &got)
+	want, err := plan.Build(context.Background(), store, plan.Request{Language: "go", Weeks: 3, Focus: []string{"Statements"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := mustJSON(t, got), mustJSON(t, want); g != w {
+		t.Errorf("tool plan differs from langspec plan:\n%s\n%s", g, w)
+	}
+	if !strings.Contains(text(res), "Week 3") || !strings.Contains(text(res), "[focus]") {
+		t.Errorf("text:\n%s", text(res))
+	}
+	decode(t, call(t, cs, "build_learning_plan", map[string]any{"language": "go"}), &got)
+	if got.TotalWeeks != plan.DefaultWeeks {
+		t.Errorf("default weeks %d", got.TotalWeeks)
+	}
+}
+
+func mustJSON(tb testing.TB, v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// Every mistake a caller can make comes back as a tool error that says what
+// was wrong and what to do, and the session goes on.
+func TestToolErrors(t *testing.T) {
+	store := mustOpenDB(t)
+	addExcerptDoc(t, store)
+	cs, logs := connect(t, store)
+	huge := strings.Repeat("slice ", 200_000) // 1.2 MB
+	tests := []struct {
+		tool string
+		args any
+		want []string // substrings of the error text
+	}{
+		{"search_spec", map[string]any{"query": ""}, []string{"invalid_argument: argument query", "1 to 1000 characters"}},
+		{"search_spec", map[string]any{"query": "   "}, []string{"invalid_argument: empty query"}},
+		{"search_spec", map[string]any{}, []string{`missing required argument "query"`, "query (required)"}},
+		{"search_spec", map[string]any{"query": "x", "limit": 0}, []string{"argument limit: got 0", "from 1 to 50"}},
+		{"search_spec", map[string]any{"query": "x", "limit": 51}, []string{"argument limit: got 51", "from 1 to 50 (default 10)"}},
+		{"search_spec", map[string]any{"query": "x", "limit": "ten"}, []string{`argument limit: got "ten"`}},
+		{"search_spec", map[string]any{"query": "x", "snippet_chars": 5}, []string{"snippet_chars", "from 40 to 2000"}},
+		{"search_spec", map[string]any{"query": "x", "lang": "go"}, []string{`unknown argument "lang"`, "language"}},
+		{"search_spec", map[string]any{"query": huge}, []string{"argument query: got a string of 1200000 characters", "1 to 1000 characters"}},
+		{"search_spec", map[string]any{"query": "x", "language": "cobol"}, []string{`not_found: unknown language "cobol"`, "available languages: go, golicensed"}},
+		{"search_spec", map[string]any{"query": "x", "language": "go", "version": "go0.1"}, []string{`no version "go0.1"`, "available versions: go1.26"}},
+		{"search_spec", map[string]any{"query": "x", "language": "go", "doc": "book"}, []string{`no document "book"`, "available documents: spec"}},
+		{"search_spec", "not an object", []string{"arguments must be a JSON object"}},
+		{"list_versions", map[string]any{"language": "cobol"}, []string{`unknown language "cobol"`, "available languages: go, golicensed"}},
+		{"list_versions", map[string]any{"language": ""}, []string{"argument language"}},
+		{"get_section", map[string]any{"language": "go", "section_id": "Slice_expresion"}, []string{`not_found: no section "Slice_expresion"`, "nearest ids: Slice_expressions"}},
+		{"get_section", map[string]any{"language": "go", "section_id": "qqqqqqqqqqqqqqqq"}, []string{"search for the topic"}},
+		{"get_section", map[string]any{"language": "cobol", "section_id": "Types"}, []string{`unknown language "cobol"`}},
+		{"get_section", map[string]any{"section_id": "Types"}, []string{`missing required argument "language"`}},
+		{"get_section", map[string]any{"language": "go", "section_id": "Types", "offset": 99999}, []string{"offset 99999 is past the end", "use an offset from 0 to"}},
+		{"get_section", map[string]any{"language": "golicensed", "section_id": "Types", "with_subsections": true, "offset": 1300},
+			[]string{"past the end of the 1200 characters available"}},
+		{"get_section", map[string]any{"language": "go", "section_id": "Types", "offset": -1}, []string{"argument offset: got -1"}},
+		{"get_section", map[string]any{"language": "go", "section_id": "Types", "max_chars": 0}, []string{"argument max_chars: got 0", "from 1 to 100000"}},
+		{"build_learning_plan", map[string]any{"language": "go", "total_weeks": 13}, []string{"argument total_weeks: got 13", "from 1 to 12"}},
+		{"build_learning_plan", map[string]any{"language": "go", "focus_areas": []string{"Monads"}}, []string{`focus area "Monads"`, "top-level topics"}},
+		{"build_learning_plan", map[string]any{"language": "cobol"}, []string{`unknown language "cobol"`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+" "+sent(json.RawMessage(mustJSON(t, tt.args))), func(t *testing.T) {
+			res := call(t, cs, tt.tool, tt.args)
+			if !res.IsError {
+				t.Fatalf("want an error result, got %.200s", text(res))
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text(res), w) {
+					t.Errorf("error %q lacks %q", text(res), w)
+				}
+			}
+			if strings.Contains(strings.ToLower(text(res)), "sql") || strings.Contains(text(res), "validating root") {
+				t.Errorf("error leaks internals: %s", text(res))
+			}
+		})
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "no_such_tool"}); err == nil ||
+		!strings.Contains(err.Error(), `unknown tool "no_such_tool"`) {
+		t.Errorf("unknown tool: %v", err)
+	}
+	// The session still works, and each call was logged once.
+	var out search.Result
+	decode(t, call(t, cs, "search_spec", map[string]any{"query": "defer"}), &out)
+	log := logs.String()
+	if n := strings.Count(log, `msg="tool call"`); n != len(tests)+2 {
+		t.Errorf("%d tool call log lines for %d calls:\n%s", n, len(tests)+2, log)
+	}
+	for _, w := range []string{"tool=search_spec", "outcome=ok", "outcome=error code=not_found", "outcome=protocol_error", "ms="} {
+		if !strings.Contains(log, w) {
+			t.Errorf("log lacks %q", w)
+		}
+	}
+}
+
+// The SDK may run calls in parallel; they share the store's pool and no
+// other state.
+func TestConcurrentCalls(t *testing.T) {
+	store := mustOpenDB(t)
+	cs, _ := connect(t, store)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search_spec", map[string]any{"query": "channel types"}},
+		{"get_section", map[string]any{"language": "go", "section_id": "Channel_types"}},
+		{"build_learning_plan", map[string]any{"language": "go"}},
+		{"list_languages", map[string]any{}},
+		{"search_spec", map[string]any{"query": "x.(T)"}},
+	}
+	var wg sync.WaitGroup
+	errs := make(chan string, 100)
+	for i := range 100 {
+		c := calls[i%len(calls)]
+		wg.Go(func() {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.tool, Arguments: c.args})
+			switch {
+			case err != nil:
+				errs <- err.Error()
+			case res.IsError:
+				errs <- text(res)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
