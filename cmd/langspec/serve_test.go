@@ -423,3 +423,83 @@ func TestServeFlags(t *testing.T) {
 		t.Errorf("LANGSPEC_LOG: code %d, stderr %q", code, stderr)
 	}
 }
+
+// BenchmarkServeSearchSpec is a search_spec round trip to the real binary
+// over stdio pipes, as an MCP client sees it. Reports p50 and p95.
+func BenchmarkServeSearchSpec(b *testing.B) {
+	bin := langspecBinary(b)
+	dbPath := seededDB(b)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: serveCmd(bin, dbPath, io.Discard)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	for _, q := range []string{"slice expressions", "goroutine zebra", "x.(T)", "gorutine"} {
+		b.Run(q, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_spec", Arguments: map[string]any{"query": q}})
+				lat = append(lat, time.Since(start))
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+// BenchmarkServeColdStart measures process launch to an answered
+// initialize, on a database that already holds the Go spec.
+func BenchmarkServeColdStart(b *testing.B) {
+	bin := langspecBinary(b)
+	dbPath := seededDB(b)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	var lat []time.Duration
+	for b.Loop() {
+		start := time.Now()
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: serveCmd(bin, dbPath, io.Discard)}, nil)
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		cs.Close()
+	}
+	reportPercentiles(b, lat)
+}
+
+// BenchmarkServeShutdown measures how long the server takes to exit once
+// stdin closes or SIGTERM arrives.
+func BenchmarkServeShutdown(b *testing.B) {
+	dbPath := seededDB(b)
+	for _, how := range []string{"eof", "sigterm"} {
+		b.Run(how, func(b *testing.B) {
+			var lat []time.Duration
+			for b.Loop() {
+				s := startRaw(b, dbPath)
+				s.initialize()
+				start := time.Now()
+				if how == "eof" {
+					s.stdin.Close()
+				} else {
+					s.cmd.Process.Signal(syscall.SIGTERM)
+				}
+				if err := s.wait(); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
+}

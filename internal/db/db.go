@@ -26,8 +26,9 @@ import (
 
 // DB is an open store. It is safe for concurrent use.
 type DB struct {
-	sql  *sql.DB
-	path string
+	sql   *sql.DB
+	path  string
+	stmts stmtCache
 }
 
 // dsn builds the connection string. Pragmas go in the DSN rather than one Exec
@@ -73,7 +74,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 }
 
 // Close releases the connections.
-func (d *DB) Close() error { return d.sql.Close() }
+func (d *DB) Close() error {
+	d.stmts.close()
+	return d.sql.Close()
+}
 
 // Path is the file the store lives in.
 func (d *DB) Path() string { return d.path }

@@ -48,7 +48,7 @@ func (d *DB) match(ctx context.Context, table string, f Filter, e ftsquery.Expr,
 		return nil, err
 	}
 	rank := "bm25(" + table + ", " + bm25Weights + ")"
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+sectionColumns+`, -`+rank+`
+	rows, err := d.query(ctx, `SELECT `+sectionColumns+`, -`+rank+`
 		FROM `+table+` JOIN sections sec ON sec.id = `+table+`.rowid
 		WHERE `+table+` MATCH ?1
 		  AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
@@ -79,7 +79,7 @@ func (d *DB) ScanSubstrings(ctx context.Context, f Filter, needles []string, lim
 		score = append(score, "(length(sec.body) - length(replace(lower(sec.body), "+p+", ''))) / length("+p+")"+
 			" + 10 * (instr(lower(sec.title), "+p+") > 0)")
 	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+sectionColumns+`, (`+strings.Join(score, " + ")+`) AS score
+	rows, err := d.query(ctx, `SELECT `+sectionColumns+`, (`+strings.Join(score, " + ")+`) AS score
 		FROM sections sec
 		WHERE sec.snapshot_id IN (SELECT value FROM json_each(?1))
 		  AND (?2 = '' OR lower(substr(sec.section_path, 1, length(?2))) = lower(?2))

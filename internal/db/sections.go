@@ -80,7 +80,7 @@ func (d *DB) Outline(ctx context.Context, sc Scope) (VersionInfo, []SectionRow, 
 	if err != nil {
 		return VersionInfo{}, nil, err
 	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+strings.Replace(sectionColumns, "sec.body", "''", 1)+`
+	rows, err := d.query(ctx, `SELECT `+strings.Replace(sectionColumns, "sec.body", "''", 1)+`
 		FROM sections sec WHERE sec.snapshot_id = ? ORDER BY sec.ord`, v.snapshotID)
 	if err != nil {
 		return v, nil, d.classify(err, "read sections from")
@@ -133,7 +133,7 @@ func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, erro
 	if err != nil {
 		return SectionRow{}, err
 	}
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+sectionColumns+` FROM sections sec
+	rows, err := d.query(ctx, `SELECT `+sectionColumns+` FROM sections sec
 		WHERE sec.snapshot_id IN (SELECT value FROM json_each(?1))
 		  AND (sec.section_id = ?2 OR lower(sec.section_id) = lower(?2) OR lower(sec.title) = lower(?2)
 		       OR lower(sec.section_id) = lower(replace(?2, ' ', '_')))
@@ -180,7 +180,7 @@ func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, erro
 // distance on lower-cased ids, where containing one another counts as the
 // difference in length.
 func (d *DB) nearestIDs(ctx context.Context, set snapshotSet, id string, n int) ([]string, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT section_id FROM sections WHERE snapshot_id IN (SELECT value FROM json_each(?))`, set.json)
+	rows, err := d.query(ctx, `SELECT section_id FROM sections WHERE snapshot_id IN (SELECT value FROM json_each(?))`, set.json)
 	if err != nil {
 		return nil, d.classify(err, "read section ids from")
 	}
@@ -231,7 +231,7 @@ func (d *DB) nearestIDs(ctx context.Context, set snapshotSet, id string, n int) 
 // Subsections returns the sections below s (children, grandchildren…) in
 // document order, with their text.
 func (d *DB) Subsections(ctx context.Context, s SectionRow) ([]SectionRow, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+sectionColumns+` FROM sections sec
+	rows, err := d.query(ctx, `SELECT `+sectionColumns+` FROM sections sec
 		WHERE sec.snapshot_id = ?1 AND sec.ord > ?2
 		  AND sec.ord < coalesce((SELECT min(ord) FROM sections WHERE snapshot_id = ?1 AND ord > ?2 AND level <= ?3), 1 << 62)
 		ORDER BY sec.ord`, s.snapshotID, s.Order, s.Level)

@@ -196,7 +196,7 @@ type VersionInfo struct {
 // Versions lists every stored version, grouped by language and doc, newest
 // version first. language "" means all languages.
 func (d *DB) Versions(ctx context.Context, language string) ([]VersionInfo, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT s.id, d.language, d.doc, d.display_name, s.version, s.source_url,
+	rows, err := d.query(ctx, `SELECT s.id, d.language, d.doc, d.display_name, s.version, s.source_url,
 			s.fetched_at, s.section_count, s.complete
 		FROM snapshots s JOIN documents d ON d.id = s.document_id
 		WHERE ?1 = '' OR d.language = ?1`, language)

@@ -21,6 +21,12 @@ type matcher interface {
 type wordMatcher struct {
 	terms []wordTerm
 	stems map[string]string // folded token → stem, shared across the hits of one search
+	// starts holds the first byte of every term's stems and folded forms.
+	// The porter stemmer never changes a word's first letter (it rewrites
+	// suffixes only; TestStemKeepsFirstByte checks this on every word of
+	// the Go spec), so a token starting with another byte cannot match and
+	// is not stemmed. Most tokens of a section are skipped this way.
+	starts [256]bool
 }
 
 type wordTerm struct {
@@ -52,6 +58,13 @@ func newWordMatcher(terms []ftsquery.Term, split bool) *wordMatcher {
 		}
 		m.terms = append(m.terms, wt)
 	}
+	for _, t := range m.terms {
+		for _, st := range append(t.stems, t.lastFolded) {
+			if st != "" {
+				m.starts[st[0]] = true
+			}
+		}
+	}
 	return m
 }
 
@@ -68,7 +81,9 @@ func (m *wordMatcher) spans(text string) []snippet.Span {
 	toks := textmatch.Tokenize(text)
 	stems := make([]string, len(toks))
 	for i, t := range toks {
-		stems[i] = m.stem(t.Folded)
+		if t.Folded == "" || m.starts[t.Folded[0]] {
+			stems[i] = m.stem(t.Folded)
+		}
 	}
 	var out []snippet.Span
 	for ti, term := range m.terms {

@@ -93,13 +93,17 @@ type runeSpan struct{ start, end, term int }
 
 type window struct{ start, end int } // rune offsets, end exclusive
 
-// runeIndex maps between byte and rune offsets of one text.
+// runeIndex maps between byte and rune offsets of one text. For ASCII text
+// (most specification prose) the two are the same and no table is built.
 type runeIndex struct {
-	byteAt []int // byteAt[r] is the byte offset of rune r; byteAt[runes()] = len(text)
+	byteAt []int // byteAt[r] is the byte offset of rune r; byteAt[runes()] = len(text); nil for ASCII
 	text   string
 }
 
 func newRuneIndex(text string) runeIndex {
+	if isASCII(text) {
+		return runeIndex{text: text}
+	}
 	b := make([]int, 0, len(text)+1)
 	for i := range text {
 		b = append(b, i)
@@ -107,10 +111,35 @@ func newRuneIndex(text string) runeIndex {
 	return runeIndex{byteAt: append(b, len(text)), text: text}
 }
 
-func (x runeIndex) runes() int { return len(x.byteAt) - 1 }
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func (x runeIndex) runes() int {
+	if x.byteAt == nil {
+		return len(x.text)
+	}
+	return len(x.byteAt) - 1
+}
+
+// byteOf returns the byte offset of rune r.
+func (x runeIndex) byteOf(r int) int {
+	if x.byteAt == nil {
+		return r
+	}
+	return x.byteAt[r]
+}
 
 // runeOf returns the rune offset of byte offset b (the rune containing it).
 func (x runeIndex) runeOf(b int) int {
+	if x.byteAt == nil {
+		return max(0, min(b, len(x.text)))
+	}
 	r, _ := slices.BinarySearch(x.byteAt, b)
 	if r < len(x.byteAt) && x.byteAt[r] > b {
 		r--
@@ -119,7 +148,7 @@ func (x runeIndex) runeOf(b int) int {
 }
 
 func (x runeIndex) at(r int) rune {
-	c, _ := utf8.DecodeRuneInString(x.text[x.byteAt[r]:])
+	c, _ := utf8.DecodeRuneInString(x.text[x.byteOf(r):])
 	return c
 }
 
@@ -229,14 +258,14 @@ func render(text string, idx runeIndex, wins []window, spans []runeSpan, mark Ma
 			if s.end <= w.start || s.start >= w.end || s.start < pos {
 				continue
 			}
-			writeCollapsed(&b, text[idx.byteAt[pos]:idx.byteAt[s.start]])
+			writeCollapsed(&b, text[idx.byteOf(pos):idx.byteOf(s.start)])
 			end := min(s.end, w.end)
 			b.WriteString(mark.Before)
-			writeCollapsed(&b, text[idx.byteAt[s.start]:idx.byteAt[end]])
+			writeCollapsed(&b, text[idx.byteOf(s.start):idx.byteOf(end)])
 			b.WriteString(mark.After)
 			pos = end
 		}
-		writeCollapsed(&b, text[idx.byteAt[pos]:idx.byteAt[w.end]])
+		writeCollapsed(&b, text[idx.byteOf(pos):idx.byteOf(w.end)])
 		if i == len(wins)-1 && w.end < idx.runes() {
 			b.WriteString(ellipsis)
 		}

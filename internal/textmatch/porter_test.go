@@ -3,6 +3,8 @@ package textmatch
 import (
 	"strings"
 	"testing"
+
+	"github.com/langspec/langspec/fixtures"
 )
 
 // Expected stems are SQLite's (checked by the cross-check in internal/db),
@@ -119,4 +121,35 @@ func FuzzStem(f *testing.F) {
 			t.Fatalf("Stem(%q) = %q", s, got)
 		}
 	})
+}
+
+// internal/search skips stemming tokens whose first byte no query stem
+// starts with; that is sound only if stemming keeps the first byte. Check it
+// on every distinct word of the Go spec and on words built to reach each
+// porter rule with the shortest possible stem.
+func TestStemKeepsFirstByte(t *testing.T) {
+	src, err := fixtures.GoSpec.ReadFile(fixtures.GoSpecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	words := map[string]bool{}
+	for _, tok := range Tokenize(string(src)) {
+		words[tok.Folded] = true
+	}
+	suffixes := []string{"s", "es", "ies", "ed", "ing", "eed", "y", "ational", "ization", "ement", "ness", "ful", "ive", "ize", "e", "ll"}
+	for _, first := range "abcdefghijklmnopqrstuvwxyz" {
+		for _, mid := range []string{"", "a", "y", "ay", "ey", "b", "at", "bl", "iz"} {
+			for _, suf := range suffixes {
+				words[string(first)+mid+suf] = true
+			}
+		}
+	}
+	if len(words) < 3000 {
+		t.Fatalf("only %d words", len(words))
+	}
+	for w := range words {
+		if s := Stem(w); s == "" || s[0] != w[0] {
+			t.Errorf("Stem(%q) = %q changes the first byte", w, s)
+		}
+	}
 }

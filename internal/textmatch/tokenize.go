@@ -40,7 +40,7 @@ type Token struct {
 // reads as U+0080..U+00BF, bad sequences as U+FFFD), so Folded may then contain
 // bytes that text[Start:End] does not.
 func Tokenize(text string) []Token {
-	var toks []Token
+	toks := make([]Token, 0, len(text)/6) // about one token per word of English
 	var buf []byte
 	i := 0
 	for i < len(text) {
@@ -79,7 +79,16 @@ func Tokenize(text string) []Token {
 			}
 			end = i
 		}
-		toks = append(toks, Token{Start: start, End: end, Folded: string(buf)})
+		folded := text[start:end]
+		if folded != string(buf) { // compared without allocating
+			folded = string(buf)
+		}
+		// Most tokens are already folded (lower-case ASCII): they share the
+		// text's memory instead of allocating a string each.
+		toks = append(toks, Token{Start: start, End: end, Folded: folded})
+	}
+	if len(toks) == 0 {
+		return nil
 	}
 	return toks
 }

@@ -22,6 +22,10 @@ const (
 	maxPathChars     = 1000
 	maxFocusAreas    = 20
 	defaultPageChars = 8000
+	// defaultSnippets is one window per hit, not the CLI's two: ten hits
+	// are then about 2,500 characters of snippet in a model's context, and
+	// a caller that wants more asks for snippets_per_hit.
+	defaultSnippets = 1
 )
 
 // specTools serves the specification tools from one store.
@@ -120,7 +124,7 @@ func specToolset(store *db.DB, langs []string) []Tool {
 			maxLen(s, "section_path_prefix", maxPathChars)
 			intRange(s, "limit", 1, search.MaxLimit, search.DefaultLimit)
 			intRange(s, "snippet_chars", snippet.MinChars, snippet.MaxChars, snippet.DefaultChars)
-			intRange(s, "snippets_per_hit", 1, snippet.MaxWindows, snippet.DefaultWindows)
+			intRange(s, "snippets_per_hit", 1, snippet.MaxWindows, defaultSnippets)
 		}, st.searchSpec, renderSearch),
 		newTool(CategorySpec, mcp.Tool{
 			Name:  "get_section",
@@ -165,6 +169,9 @@ func (st *specTools) listVersions(ctx context.Context, in ListVersionsIn) (ListV
 }
 
 func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (search.Result, error) {
+	if in.SnippetsPerHit == 0 { // the schema default, for callers that send none
+		in.SnippetsPerHit = defaultSnippets
+	}
 	return search.Search(ctx, st.store, search.Request{
 		Query:      in.Query,
 		Language:   strings.TrimSpace(in.Language),
