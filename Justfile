@@ -8,9 +8,15 @@ build:
 test:
     go test ./...
 
-# Benchmarks behind the numbers in README.md (ingest and search of the Go spec).
+# Benchmarks behind the numbers in README.md (ingest, search, the MCP server).
 bench:
-    go test ./internal/ingest/ ./internal/search/ -run '^$' -bench . -benchmem -count 5
+    go test ./internal/ingest/ ./internal/search/ ./internal/tools/ ./cmd/langspec/ -run '^$' -bench . -benchmem -count 3
+
+# The official MCP Inspector (CLI mode, from npm) against the built binary:
+# list the tools, then call search_spec. Needs Node.js and the npm registry.
+inspect: build
+    npx -y @modelcontextprotocol/inspector@2.12.0 --cli ./bin/langspec serve --method tools/list
+    npx -y @modelcontextprotocol/inspector@2.12.0 --cli ./bin/langspec serve --method tools/call --tool-name search_spec --tool-arg 'query=slice expressions' --tool-arg limit=2
 
 # Format check and vet, as CI does.
 lint:

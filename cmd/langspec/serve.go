@@ -91,8 +91,9 @@ func buildVersion() string {
 // serveGCPercent is the garbage collector target while serving. The live
 // heap of a server is a few megabytes, and each tool call allocates about a
 // megabyte, mostly in the SDK's JSON handling; at the default of 100 the
-// collector runs every few calls and doubles a search's latency. At 400 the
-// heap stays in the tens of megabytes. See BenchmarkServeSearchSpec.
+// collector runs every few calls, and a 10-hit search_spec takes 2.9 ms
+// instead of 1.9 ms (BenchmarkServeSearchSpec). At 400 the heap stays in the
+// tens of megabytes.
 const serveGCPercent = 400
 
 // tuneGC applies serveGCPercent unless the user chose with GOGC.
