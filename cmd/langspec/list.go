@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/db"
 )
 
 type listOptions struct {
@@ -41,12 +41,15 @@ func runList(ctx context.Context, opts *listOptions) error {
 		return err
 	}
 	defer store.Close()
-	vs, err := search.Versions(ctx, store, opts.lang)
+	vs, err := store.Versions(ctx, opts.lang)
 	if err != nil {
 		return err
 	}
 	out := opts.f.io.Out
 	if opts.jsonOut {
+		if vs == nil { // nothing stored at all: print [], not null
+			vs = []db.VersionInfo{}
+		}
 		return writeJSON(out, vs)
 	}
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)

@@ -194,8 +194,35 @@ type VersionInfo struct {
 }
 
 // Versions lists every stored version, grouped by language and doc, newest
-// version first. language "" means all languages.
+// version first. language "" means all languages. Errors: apperr.NotFound,
+// naming the stored languages, for a language with nothing stored.
 func (d *DB) Versions(ctx context.Context, language string) ([]VersionInfo, error) {
+	vs, err := d.versions(ctx, language)
+	if err != nil || language == "" || len(vs) > 0 {
+		return vs, err
+	}
+	all, err := d.versions(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	return nil, unknownLanguage(language, all)
+}
+
+// unknownLanguage is the error for a language not in all.
+func unknownLanguage(language string, all []VersionInfo) error {
+	if len(all) == 0 {
+		return apperr.New(apperr.NotFound, "ingest a specification first (langspec ingest go)", "nothing has been ingested yet")
+	}
+	var langs []string
+	for _, v := range all {
+		if !slices.Contains(langs, v.Language) {
+			langs = append(langs, v.Language)
+		}
+	}
+	return apperr.New(apperr.NotFound, "available languages: "+strings.Join(langs, ", "), "unknown language %q", language)
+}
+
+func (d *DB) versions(ctx context.Context, language string) ([]VersionInfo, error) {
 	rows, err := d.query(ctx, `SELECT s.id, d.language, d.doc, d.display_name, s.version, s.source_url,
 			s.fetched_at, s.section_count, s.complete
 		FROM snapshots s JOIN documents d ON d.id = s.document_id
@@ -306,16 +333,12 @@ type Scope struct {
 // snapshotsIn resolves a scope to snapshot ids. Errors: apperr.NotFound naming
 // what exists when the language or version is unknown.
 func (d *DB) snapshotsIn(ctx context.Context, sc Scope) ([]VersionInfo, error) {
-	all, err := d.Versions(ctx, "")
+	all, err := d.versions(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	var langs []string
 	var picked, ofLanguage []VersionInfo
 	for _, v := range all {
-		if !slices.Contains(langs, v.Language) {
-			langs = append(langs, v.Language)
-		}
 		if sc.Language != "" && v.Language != sc.Language || sc.Doc != "" && v.Doc != sc.Doc {
 			continue
 		}
@@ -328,11 +351,8 @@ func (d *DB) snapshotsIn(ctx context.Context, sc Scope) ([]VersionInfo, error) {
 		return picked, nil
 	}
 	switch {
-	case len(all) == 0:
-		return nil, apperr.New(apperr.NotFound, "ingest a specification first (langspec ingest go)", "nothing has been ingested yet")
-	case sc.Language != "" && !slices.Contains(langs, sc.Language):
-		return nil, apperr.New(apperr.NotFound, "available languages: "+strings.Join(langs, ", "),
-			"unknown language %q", sc.Language)
+	case len(all) == 0, sc.Language != "" && !slices.ContainsFunc(all, func(v VersionInfo) bool { return v.Language == sc.Language }):
+		return nil, unknownLanguage(sc.Language, all)
 	case len(ofLanguage) == 0:
 		var docs []string
 		for _, v := range all {

@@ -2,10 +2,7 @@ package search
 
 import (
 	"context"
-	"slices"
-	"strings"
 
-	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
 )
 
@@ -59,34 +56,4 @@ func LanguageIDs(ctx context.Context, store *db.DB) ([]string, error) {
 		ids[i] = l.Language
 	}
 	return ids, nil
-}
-
-// Versions lists the stored versions of one language ("" for all), each
-// document's newest first. Errors: apperr.InvalidArgument for an empty
-// language when required, apperr.NotFound naming the stored languages.
-func Versions(ctx context.Context, store *db.DB, language string) ([]db.VersionInfo, error) {
-	language = strings.TrimSpace(language)
-	vs, err := store.Versions(ctx, language)
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) > 0 || language == "" {
-		if vs == nil {
-			vs = []db.VersionInfo{}
-		}
-		return vs, nil
-	}
-	ids, err := LanguageIDs(ctx, store)
-	if err != nil {
-		return nil, err
-	}
-	return nil, unknownLanguage(language, ids)
-}
-
-func unknownLanguage(language string, ids []string) error {
-	if len(ids) == 0 {
-		return apperr.New(apperr.NotFound, "ingest a specification first (langspec ingest go)", "nothing has been ingested yet")
-	}
-	return apperr.New(apperr.NotFound, "available languages: "+strings.Join(slices.Compact(ids), ", "),
-		"unknown language %q", language)
 }

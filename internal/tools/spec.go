@@ -164,8 +164,9 @@ func (st *specTools) listLanguages(ctx context.Context, _ ListLanguagesIn) (List
 }
 
 func (st *specTools) listVersions(ctx context.Context, in ListVersionsIn) (ListVersionsOut, error) {
-	vs, err := search.Versions(ctx, st.store, in.Language)
-	return ListVersionsOut{Language: in.Language, Versions: vs}, err
+	language := strings.TrimSpace(in.Language)
+	vs, err := st.store.Versions(ctx, language)
+	return ListVersionsOut{Language: language, Versions: vs}, err
 }
 
 func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (search.Result, error) {
