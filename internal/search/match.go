@@ -59,10 +59,9 @@ func newWordMatcher(terms []ftsquery.Term, split bool) *wordMatcher {
 		m.terms = append(m.terms, wt)
 	}
 	for _, t := range m.terms {
-		for _, st := range append(t.stems, t.lastFolded) {
-			if st != "" {
-				m.starts[st[0]] = true
-			}
+		m.markStart(t.lastFolded)
+		for _, st := range t.stems {
+			m.markStart(st)
 		}
 	}
 	return m
@@ -75,6 +74,12 @@ func (m *wordMatcher) stem(folded string) string {
 		m.stems[folded] = s
 	}
 	return s
+}
+
+func (m *wordMatcher) markStart(s string) {
+	if s != "" {
+		m.starts[s[0]] = true
+	}
 }
 
 func (m *wordMatcher) spans(text string) []snippet.Span {
