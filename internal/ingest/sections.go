@@ -1,0 +1,262 @@
+package ingest
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/PuerkitoBio/goquery"
+	"golang.org/x/net/html"
+
+	"github.com/langspec/langspec/internal/db"
+)
+
+// sectionBuilder turns a walk over an HTML tree into sections: a heading opens
+// a section, and text up to the next heading is its body.
+//
+// Kinds share it: the Go spec uses it as it is; other kinds set levels,
+// anchor and link, open sections themselves (openSection) or walk several
+// pages into one builder.
+type sectionBuilder struct {
+	policy string
+	// levels maps heading elements to section levels; default h2–h4.
+	levels map[string]int
+	// anchor finds a heading's own anchor; default headingAnchor.
+	anchor func(*html.Node) string
+	// link is the citation URL for an anchor on the page being walked
+	// ("" when the heading has none); set it again for each page.
+	link     func(anchor string) string
+	sections []db.Section
+	bodies   []strings.Builder
+	anchors  []string // per section: its own id when the source had one
+	open     []int    // indexes of the enclosing headings, outermost first
+	ids      map[string]bool
+	pending  string // a paragraph or line break owed before the next text
+}
+
+func newSectionBuilder(baseURL, policy string) *sectionBuilder {
+	return &sectionBuilder{
+		policy: policy,
+		levels: headingLevel,
+		anchor: headingAnchor,
+		link:   func(anchor string) string { return withAnchor(baseURL, anchor) },
+		ids:    map[string]bool{},
+	}
+}
+
+func withAnchor(u, anchor string) string {
+	if anchor == "" {
+		return u
+	}
+	return u + "#" + anchor
+}
+
+var headingLevel = map[string]int{"h2": 2, "h3": 3, "h4": 4}
+
+// blockBreak is the break a block element puts between its text and the text
+// around it.
+var blockBreak = map[string]string{
+	"p": "\n\n", "div": "\n\n", "pre": "\n\n", "ul": "\n\n", "ol": "\n\n", "table": "\n\n",
+	"blockquote": "\n\n", "dl": "\n\n", "h1": "\n\n", "h5": "\n\n", "h6": "\n\n",
+	"li": "\n", "tr": "\n", "dt": "\n", "dd": "\n",
+}
+
+// skipped elements hold no specification text: page chrome on go.dev.
+var skipped = map[string]bool{"head": true, "script": true, "style": true, "nav": true, "header": true, "footer": true}
+
+func (b *sectionBuilder) walk(n *html.Node, inPre bool) {
+	switch n.Type {
+	case html.TextNode:
+		b.text(n.Data, inPre)
+		return
+	case html.ElementNode:
+		if skipped[n.Data] {
+			return
+		}
+		if lvl, ok := b.levels[n.Data]; ok {
+			b.heading(n, lvl)
+			return
+		}
+		if n.Data == "br" {
+			b.breakBefore("\n")
+			return
+		}
+		if brk, ok := blockBreak[n.Data]; ok {
+			b.breakBefore(brk)
+			if n.Data == "li" {
+				b.text("- ", true)
+			}
+			defer b.breakBefore(brk)
+		}
+		inPre = inPre || n.Data == "pre"
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.walk(c, inPre)
+	}
+}
+
+func (b *sectionBuilder) breakBefore(brk string) {
+	if len(brk) > len(b.pending) {
+		b.pending = brk
+	}
+}
+
+func (b *sectionBuilder) text(s string, inPre bool) {
+	if len(b.sections) == 0 {
+		return // text before the first heading is page chrome, not spec
+	}
+	body := &b.bodies[len(b.bodies)-1]
+	if !inPre {
+		s = collapseSpace(s)
+		if body.Len() == 0 || b.pending != "" || strings.HasSuffix(body.String(), " ") {
+			s = strings.TrimLeft(s, " ")
+		}
+	}
+	if s == "" {
+		return
+	}
+	if b.pending != "" && body.Len() > 0 {
+		trimmed := strings.TrimRight(body.String(), " \t")
+		body.Reset()
+		body.WriteString(trimmed)
+		body.WriteString(b.pending)
+	}
+	b.pending = ""
+	body.WriteString(s)
+}
+
+func collapseSpace(s string) string {
+	var out strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space {
+			out.WriteByte(' ')
+			space = false
+		}
+		out.WriteRune(r)
+	}
+	if space {
+		out.WriteByte(' ')
+	}
+	return out.String()
+}
+
+func (b *sectionBuilder) heading(n *html.Node, level int) {
+	title := strings.TrimSpace(collapseSpace(goquery.NewDocumentFromNode(n).Text()))
+	b.openSection(level, title, b.anchor(n))
+}
+
+// openSection starts a section at level with title; anchor is the source's
+// own id for it, "" when it has none (an id is then made from the title).
+// The section's text is what the walk meets until the next section opens.
+func (b *sectionBuilder) openSection(level int, title, anchor string) {
+	for len(b.open) > 0 && b.sections[b.open[len(b.open)-1]].Level >= level {
+		b.open = b.open[:len(b.open)-1]
+	}
+	id := anchor
+	if id == "" || b.ids[id] {
+		id = b.uniqueID(idFromTitle(title))
+	}
+	b.ids[id] = true
+	s := db.Section{SectionID: id, Level: level, Title: title, Path: title, SourcePolicy: b.policy}
+	// Headings without an anchor of their own link to the nearest enclosing
+	// one, which is where a browser can actually scroll to.
+	link := anchor
+	if len(b.open) > 0 {
+		parent := b.open[len(b.open)-1]
+		s.ParentID = b.sections[parent].SectionID
+		s.Path = b.sections[parent].Path + " > " + title
+		if link == "" {
+			link = b.anchors[parent]
+		}
+	}
+	s.URL = b.link(link)
+	b.sections = append(b.sections, s)
+	b.bodies = append(b.bodies, strings.Builder{})
+	b.anchors = append(b.anchors, link)
+	b.open = append(b.open, len(b.sections)-1)
+	b.pending = ""
+}
+
+// headingAnchor is the heading's id, or the name or id of an <a> inside it
+// (the JLS puts its anchors there).
+func headingAnchor(n *html.Node) string {
+	if id := attr(n, "id"); id != "" {
+		return id
+	}
+	var found string
+	goquery.NewDocumentFromNode(n).Find("a[name], a[id]").EachWithBreak(func(_ int, s *goquery.Selection) bool {
+		found = s.AttrOr("name", s.AttrOr("id", ""))
+		return found == ""
+	})
+	return found
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return strings.TrimSpace(a.Val)
+		}
+	}
+	return ""
+}
+
+// idFromTitle follows the spec's own convention: "Full slice expressions"
+// becomes "Full_slice_expressions".
+func idFromTitle(title string) string {
+	var b strings.Builder
+	for _, r := range title {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-':
+			b.WriteRune(r)
+		case unicode.IsSpace(r) || r == '_':
+			if b.Len() > 0 && !strings.HasSuffix(b.String(), "_") {
+				b.WriteByte('_')
+			}
+		}
+	}
+	id := strings.TrimRight(b.String(), "_")
+	if id == "" {
+		id = "section"
+	}
+	return id
+}
+
+func (b *sectionBuilder) uniqueID(id string) string {
+	if !b.ids[id] {
+		return id
+	}
+	for i := 2; ; i++ {
+		if c := id + "_" + strconv.Itoa(i); !b.ids[c] {
+			return c
+		}
+	}
+}
+
+func (b *sectionBuilder) finish() []db.Section {
+	out := make([]db.Section, len(b.sections))
+	for i, s := range b.sections {
+		s.Text = tidy(b.bodies[i].String())
+		out[i] = s
+	}
+	return out
+}
+
+var manyNewlines = regexp.MustCompile(`[ \t]+\n|\n{3,}`)
+
+// tidy trims trailing blanks from lines and keeps at most one empty line in a
+// row, so stored text reads well and counts honestly.
+func tidy(s string) string {
+	s = manyNewlines.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.Count(m, "\n") >= 2 {
+			return "\n\n"
+		}
+		return "\n"
+	})
+	return strings.TrimSpace(s)
+}
