@@ -306,3 +306,100 @@ func TestCompareVersionStrings(t *testing.T) {
 		}
 	}
 }
+
+// A version with missing pages never becomes current, and never replaces a
+// complete copy; the same content under a new name (a date-named re-fetch)
+// is no new version.
+func TestPublishIncompleteAndRenamed(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpenDB(t)
+	incomplete := func(version, hash string) db.Snapshot {
+		s := snapshot(version, hash)
+		s.Incomplete = true
+		return s
+	}
+	steps := []struct {
+		name        string
+		snap        db.Snapshot
+		word        string
+		want        db.PublishStatus
+		wantVersion string // reported version, when it differs from snap's
+	}{
+		{"first complete", snapshot("2026-01-01", "h1"), "alpha", db.Created, ""},
+		{"newer but incomplete", incomplete("2026-02-01", "h2"), "beta", db.KeptIncomplete, ""},
+		{"same content, new date", snapshot("2026-03-01", "h1"), "alpha", db.Unchanged, "2026-01-01"},
+		{"incomplete copy of a complete version", incomplete("2026-01-01", "h3"), "gamma", db.KeptIncomplete, ""},
+		{"complete retry replaces the incomplete one", snapshot("2026-02-01", "h4"), "delta", db.Created, ""},
+	}
+	for _, s := range steps {
+		res, err := d.Publish(ctx, s.snap, sections(3, s.word))
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		want := s.wantVersion
+		if want == "" {
+			want = s.snap.Version
+		}
+		if res.Status != s.want || res.Version != want {
+			t.Errorf("%s: %s %s, want %s %s", s.name, res.Status, res.Version, s.want, want)
+		}
+		if s.name == "newer but incomplete" {
+			// The incomplete version is listed but the complete one stays current.
+			if hits := mustSearch(t, d, db.Scope{}, "alpha"); len(hits) != 1 || hits[0].Version != "2026-01-01" {
+				t.Errorf("after an incomplete fetch: %+v", hits)
+			}
+			if hits := mustSearch(t, d, db.Scope{}, "beta"); len(hits) != 0 {
+				t.Errorf("incomplete version searched: %+v", hits)
+			}
+		}
+	}
+	if hits := mustSearch(t, d, db.Scope{}, "gamma"); len(hits) != 0 {
+		t.Errorf("incomplete copy replaced the complete one: %+v", hits)
+	}
+	if hits := mustSearch(t, d, db.Scope{}, "delta"); len(hits) != 1 || hits[0].Version != "2026-02-01" {
+		t.Errorf("complete retry not current: %+v", hits)
+	}
+}
+
+func TestPrune(t *testing.T) {
+	ctx := context.Background()
+	d := mustOpenDB(t)
+	for i, v := range []string{"go1.22", "go1.23", "go1.24", "go1.25"} {
+		if _, err := d.Publish(ctx, snapshot(v, fmt.Sprint("h", i)), sections(2, v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	failed := snapshot("go1.26", "h9")
+	failed.Incomplete = true
+	if _, err := d.Publish(ctx, failed, sections(2, "x")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Prune(ctx, "go", 0); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Errorf("keep 0: %v", err)
+	}
+	if _, err := d.Prune(ctx, "cobol", 1); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("unknown language: %v", err)
+	}
+	removed, err := d.Prune(ctx, "go", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, v := range removed {
+		names = append(names, v.Version)
+	}
+	if strings.Join(names, " ") != "go1.26 go1.23 go1.22" {
+		t.Errorf("removed %v", names)
+	}
+	vs, _ := d.Versions(ctx, "go")
+	if len(vs) != 2 || vs[0].Version != "go1.25" || !vs[0].Latest || vs[1].Version != "go1.24" {
+		t.Errorf("left %+v", vs)
+	}
+	q, _ := ftsquery.Parse("common")
+	if _, err := d.MatchWords(ctx, db.Filter{Scope: db.Scope{Version: "go1.22"}}, q.AllTerms(), 10); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("pruned version still searchable: %v", err)
+	}
+	if err := d.IntegrityCheck(ctx); err != nil {
+		t.Errorf("integrity after prune: %v", err)
+	}
+}

@@ -30,6 +30,10 @@ type Snapshot struct {
 	SourceURL   string // where it was read from (file path or URL)
 	FetchedAt   time.Time
 	ContentHash string // hash of the source bytes; equal hashes mean nothing to do
+	// Incomplete marks a snapshot some of whose pages could not be read. It
+	// is stored so `versions` can show it, but never searched by default,
+	// and it never replaces a complete snapshot.
+	Incomplete bool
 }
 
 // Section is one section of a snapshot as ingest produces it.
@@ -51,6 +55,9 @@ const (
 	Created   PublishStatus = "created"   // a new version was added
 	Updated   PublishStatus = "updated"   // an existing version got new content
 	Unchanged PublishStatus = "unchanged" // the same content was already there
+	// KeptIncomplete: an incomplete snapshot was stored beside the versions
+	// already there; the latest complete version stays current.
+	KeptIncomplete PublishStatus = "incomplete"
 )
 
 // PublishResult reports a Publish.
@@ -62,10 +69,13 @@ type PublishResult struct {
 	Sections int
 }
 
-// Publish stores a complete snapshot and its sections in one transaction, so
-// readers see either the previous state or the whole new version, never a
-// part. Content already stored (same document, same hash) is left alone and
-// reported Unchanged; a known version with new content is replaced.
+// Publish stores a snapshot and its sections in one transaction, so readers
+// see either the previous state or the whole new version, never a part.
+// Content already stored complete for the document (same hash, under any
+// version name) is left alone and reported Unchanged; a known version with
+// new content is replaced. An incomplete snapshot never replaces a complete
+// one: it is stored only when its version has no complete snapshot, and is
+// reported KeptIncomplete.
 func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (PublishResult, error) {
 	res := PublishResult{Language: snap.Language, Doc: snap.Doc, Version: snap.Version, Sections: len(sections)}
 	if err := validateSnapshot(snap, sections); err != nil {
@@ -81,6 +91,20 @@ func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (Pu
 	if err != nil {
 		return res, d.classify(err, "write document to")
 	}
+	if !snap.Incomplete {
+		// Same content under another name (a date-named version fetched
+		// again) is no new version either.
+		var sameVersion string
+		err = tx.QueryRowContext(ctx, `SELECT version FROM snapshots WHERE document_id = ? AND content_hash = ? AND complete = 1`,
+			docID, snap.ContentHash).Scan(&sameVersion)
+		switch {
+		case err == nil:
+			res.Status, res.Version = Unchanged, sameVersion
+			return res, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return res, d.classify(err, "read snapshots of")
+		}
+	}
 	var existingID int64
 	var existingHash string
 	err = tx.QueryRowContext(ctx, `SELECT id, content_hash FROM snapshots WHERE document_id = ? AND version = ? AND complete = 1`,
@@ -88,8 +112,15 @@ func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (Pu
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		res.Status = Created
+		if snap.Incomplete {
+			res.Status = KeptIncomplete
+		}
 	case err != nil:
 		return res, d.classify(err, "read snapshots of")
+	case snap.Incomplete:
+		// The complete copy of this version stays; the partial one is dropped.
+		res.Status = KeptIncomplete
+		return res, nil
 	case existingHash == snap.ContentHash:
 		res.Status = Unchanged
 		return res, nil
@@ -101,14 +132,13 @@ func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (Pu
 			return res, d.classify(err, "replace snapshot in")
 		}
 	}
-	// An incomplete leftover of the same version (none today; issue-4 fetches
-	// can leave them) is replaced too.
+	// An incomplete leftover of the same version is replaced too.
 	if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE document_id = ? AND version = ?`, docID, snap.Version); err != nil {
 		return res, d.classify(err, "replace snapshot in")
 	}
 	r, err := tx.ExecContext(ctx, `INSERT INTO snapshots (document_id, version, source_url, fetched_at, content_hash, complete, section_count)
-		VALUES (?, ?, ?, ?, ?, 1, ?)`,
-		docID, snap.Version, snap.SourceURL, snap.FetchedAt.UTC().Format(time.RFC3339), snap.ContentHash, len(sections))
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		docID, snap.Version, snap.SourceURL, snap.FetchedAt.UTC().Format(time.RFC3339), snap.ContentHash, !snap.Incomplete, len(sections))
 	if err != nil {
 		return res, d.classify(err, "write snapshot to")
 	}
@@ -388,4 +418,48 @@ func (d *DB) Empty(ctx context.Context) (bool, error) {
 		return false, d.classify(err, "read")
 	}
 	return n == 0, nil
+}
+
+// Prune keeps the newest keep complete versions of each document of
+// language ("" for every language) and removes the older ones, and every
+// incomplete version, in one transaction. It returns what it removed.
+// Errors: apperr.InvalidArgument for keep < 1, apperr.NotFound for an unknown
+// language.
+func (d *DB) Prune(ctx context.Context, language string, keep int) ([]VersionInfo, error) {
+	if keep < 1 {
+		return nil, apperr.New(apperr.InvalidArgument, "keep at least 1 version", "keep %d is out of range", keep)
+	}
+	vs, err := d.Versions(ctx, language)
+	if err != nil {
+		return nil, err
+	}
+	var drop []VersionInfo
+	kept := map[[2]string]int{}
+	for _, v := range vs { // each document's newest first
+		key := [2]string{v.Language, v.Doc}
+		if v.Complete && kept[key] < keep {
+			kept[key]++
+			continue
+		}
+		drop = append(drop, v)
+	}
+	if len(drop) == 0 {
+		return nil, nil
+	}
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, d.classify(err, "start writing to")
+	}
+	defer tx.Rollback()
+	for _, v := range drop {
+		// Sections go with the snapshot (ON DELETE CASCADE), and their
+		// triggers take them out of both indexes.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshots WHERE id = ?`, v.snapshotID); err != nil {
+			return nil, d.classify(err, "prune")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, d.classify(err, "commit to")
+	}
+	return drop, nil
 }
