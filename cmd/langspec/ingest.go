@@ -3,33 +3,42 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 )
 
 type ingestOptions struct {
 	f        *factory
 	language string
-	from     string // PATH or URL; "" picks the local toolchain's copy or the built-in one
+	doc      string
+	from     string // file, folder or URL; "" tries local copies, then the network
+	jsonOut  bool
 }
 
 func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) *cobra.Command {
 	opts := &ingestOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "ingest LANGUAGE [PATH|URL]",
+		Use:   "ingest LANGUAGE [--from PATH|URL]",
 		Short: "Read a specification into the database",
-		Long: `Ingest reads a specification, splits it into sections and stores it as a new
-version (taken from the document itself). Ingesting the same content again
-changes nothing. A version becomes searchable only once it is stored whole.
+		Long: `Ingest reads a specification, splits it into sections and stores it as a
+version: the one the document states, else the toolchain's, else today's date.
+Ingesting the same content again changes nothing. A version with pages that
+could not be read is stored as incomplete and never searched by default: the
+previous complete version stays current.
 
-go: with no PATH or URL, the spec shipped with your Go toolchain
-($(go env GOROOT)/doc/go_spec.html), else the copy built into langspec.`,
+With no --from, local copies come first (go: $(go env GOROOT)/doc/go_spec.html;
+rust: the Reference rustup installs with each toolchain), then the network.
+'langspec sources' lists every source and where it would be read from.`,
 		Example: `  langspec ingest go
-  langspec ingest go ./go_spec.html
-  langspec ingest go https://go.dev/ref/spec`,
+  langspec ingest rust
+  langspec ingest go --from ./go_spec.html
+  langspec ingest java --from https://docs.oracle.com/javase/specs/jls/se21/html/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				return usageErrorf("ingest takes LANGUAGE and an optional PATH or URL (got %d arguments)", len(args))
@@ -38,7 +47,10 @@ go: with no PATH or URL, the spec shipped with your Go toolchain
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.language = args[0]
-			if len(args) == 2 {
+			if len(args) == 2 { // the older form: ingest go PATH
+				if opts.from != "" {
+					return usageErrorf("give the source once: either PATH or --from")
+				}
 				opts.from = args[1]
 			}
 			if runF != nil {
@@ -47,25 +59,71 @@ go: with no PATH or URL, the spec shipped with your Go toolchain
 			return runIngest(cmd.Context(), opts)
 		},
 	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.doc, "doc", "", "document, when the language has several")
+	fl.StringVar(&opts.from, "from", "", `read from this file, folder or URL ("embedded" for the built-in copy)`)
+	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	return cmd
 }
 
 func runIngest(ctx context.Context, opts *ingestOptions) error {
-	if opts.language != ingest.GoLanguage {
-		return apperr.New(apperr.InvalidArgument, "supported languages: go",
-			"cannot ingest %q yet", opts.language)
+	f := opts.f
+	src, err := ingest.Resolve(nil, opts.language, opts.doc)
+	if err != nil {
+		return err
 	}
-	src := ingest.ResolveGoSource(opts.from, opts.f.goroot(ctx))
-	store, err := opts.f.openStore(ctx, false)
+	store, err := f.openStore(ctx, false)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	res, err := ingest.Go(ctx, store, opts.f.httpClient(), src, opts.f.now())
+	io := f.io
+	ingestOpts := ingest.Options{
+		From:   opts.from,
+		Env:    f.env(ctx),
+		Getter: ingest.HTTPGetter{Client: f.httpClient()},
+		Now:    f.now,
+	}
+	if io.errTTY && !opts.jsonOut {
+		bar := progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(io.ErrOut),
+			progressbar.OptionSetDescription("reading "+src.Language+"/"+src.Doc),
+			progressbar.OptionShowCount(),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetRenderBlankState(true))
+		ingestOpts.Progress = func(string, bool) { bar.Add(1) }
+		defer bar.Finish()
+	}
+	rep, err := ingest.Ingest(ctx, store, src, ingestOpts)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.f.io.Out, "%s %s %s: %s, %d sections (from %s)\n",
-		res.Language, res.Doc, res.Version, res.Status, res.Sections, src)
+	if opts.jsonOut {
+		if err := writeJSON(io.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(opts.f, rep)
+	}
+	if len(rep.Failed) > 0 {
+		return apperr.New(apperr.Unavailable, "run the ingest again later; pages already fetched come from the cache",
+			"%d pages of %s/%s could not be read; the version is stored as incomplete and the previous complete one stays current",
+			len(rep.Failed), rep.Language, rep.Doc)
+	}
 	return nil
+}
+
+func printReport(f *factory, rep ingest.Report) {
+	out := f.io.Out
+	s, p := rep.Sections, rep.Pages
+	fmt.Fprintf(out, "%s/%s %s: %s, %d sections (%d added, %d changed, %d unchanged, %d removed)\n",
+		rep.Language, rep.Doc, rep.Version, rep.Status, s.Added+s.Changed+s.Unchanged, s.Added, s.Changed, s.Unchanged, s.Removed)
+	fmt.Fprintf(out, "pages: %d read, %d fetched, %d cached, %d failed; %s; from %s\n",
+		p.Read, p.Fetched, p.Cached, p.Failed, rep.Elapsed.Round(time.Millisecond), rep.Source)
+	if rep.Status == db.KeptIncomplete {
+		fmt.Fprintln(out, "incomplete: not searched by default; the previous complete version stays current")
+	}
+	for _, fp := range rep.Failed {
+		fmt.Fprintf(f.io.ErrOut, "langspec: failed page %s: %s\n", fp.Page, fp.Error)
+	}
 }

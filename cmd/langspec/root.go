@@ -24,7 +24,7 @@ type factory struct {
 	dbPath     string // from --db, LANGSPEC_DB, or the XDG default
 	now        func() time.Time
 	httpClient func() *http.Client
-	goroot     func(context.Context) string
+	env        func(context.Context) ingest.Env // local toolchains, for local copies of specs
 	logger     *slog.Logger
 }
 
@@ -65,7 +65,7 @@ func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string)
 		getenv:     getenv,
 		now:        time.Now,
 		httpClient: ingest.NewHTTPClient,
-		goroot:     ingest.Goroot,
+		env:        ingest.DetectEnv,
 		logger:     slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	root := newCmdRoot(f)

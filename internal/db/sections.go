@@ -2,7 +2,9 @@ package db
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -249,4 +251,35 @@ func (d *DB) Subsections(ctx context.Context, s SectionRow) ([]SectionRow, error
 		out = append(out, r)
 	}
 	return out, d.classify(rows.Err(), "read subsections from")
+}
+
+// TextHash is the content hash stored with each section's text.
+func TextHash(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}
+
+// SectionTexts maps each section id of the scope's one document (its latest
+// complete version unless the scope names one) to the hash of its text, so
+// a new ingest can tell what changed. Errors: apperr.NotFound when nothing
+// is stored for the scope.
+func (d *DB) SectionTexts(ctx context.Context, sc Scope) (map[string]string, error) {
+	v, err := d.oneDocument(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := d.query(ctx, `SELECT section_id, content_hash FROM sections WHERE snapshot_id = ?`, v.snapshotID)
+	if err != nil {
+		return nil, d.classify(err, "read sections from")
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, h string
+		if err := rows.Scan(&id, &h); err != nil {
+			return nil, d.classify(err, "read sections from")
+		}
+		out[id] = h
+	}
+	return out, d.classify(rows.Err(), "read sections from")
 }

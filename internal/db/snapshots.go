@@ -2,9 +2,7 @@ package db
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -199,9 +197,8 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 	}
 	defer stmt.Close()
 	for i, s := range sections {
-		sum := sha256.Sum256([]byte(s.Text))
 		if _, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
-			s.Text, utf8.RuneCountInString(s.Text), hex.EncodeToString(sum[:]), s.SourcePolicy); err != nil {
+			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy); err != nil {
 			return fmt.Errorf("section %q: %w", s.SectionID, err)
 		}
 	}

@@ -40,25 +40,38 @@ var (
 // subsections are sections of their own. Headings without an id get one made
 // from their title. Errors: apperr.InvalidArgument when src is not the spec.
 func ParseGoSpec(src []byte) (Parsed, error) {
-	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(src))
+	p, err := parseHTMLPage(src, goPreset())
 	if err != nil {
-		return Parsed{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse HTML")
+		return Parsed{}, err
 	}
-	version := goSpecVersion(doc)
-	if version == "" {
+	if p.Version == "" {
 		return Parsed{}, apperr.New(apperr.InvalidArgument,
 			"pass the Go specification: go_spec.html from the Go distribution or https://go.dev/ref/spec",
 			`no "Language version go1.N" in the document`)
 	}
-	b := newSectionBuilder(GoCanonical, db.FullText)
+	if len(p.Sections) == 0 {
+		return Parsed{}, apperr.New(apperr.InvalidArgument, "pass the Go specification HTML", "no h2/h3/h4 headings found")
+	}
+	return p, nil
+}
+
+// parseHTMLPage splits one HTML page at its h2–h4 headings, leaving out the
+// elements spec.Skip selects. The version is the Go spec's "Language version"
+// when the page states one. A page without headings gives no sections; the
+// caller decides whether that is an error.
+func parseHTMLPage(src []byte, spec SourceSpec) (Parsed, error) {
+	doc, err := goquery.NewDocumentFromReader(bytes.NewReader(src))
+	if err != nil {
+		return Parsed{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse HTML")
+	}
+	for _, sel := range spec.Skip {
+		doc.Find(sel).Remove()
+	}
+	b := newSectionBuilder(spec.CanonicalURL, spec.SourcePolicy)
 	for _, n := range doc.Nodes {
 		b.walk(n, false)
 	}
-	sections := b.finish()
-	if len(sections) == 0 {
-		return Parsed{}, apperr.New(apperr.InvalidArgument, "pass the Go specification HTML", "no h2/h3/h4 headings found")
-	}
-	return Parsed{Version: version, Sections: sections}, nil
+	return Parsed{Version: goSpecVersion(doc), Sections: b.finish()}, nil
 }
 
 // goSpecVersion reads the version from the metadata comment go_spec.html

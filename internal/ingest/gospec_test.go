@@ -136,23 +136,49 @@ func TestIDFromTitle(t *testing.T) {
 	}
 }
 
-func TestResolveGoSource(t *testing.T) {
+func TestCandidates(t *testing.T) {
 	goroot := t.TempDir()
 	os.MkdirAll(filepath.Join(goroot, "doc"), 0o755)
 	os.WriteFile(filepath.Join(goroot, "doc", "go_spec.html"), []byte("x"), 0o644)
+	local := t.TempDir()
+	os.WriteFile(filepath.Join(local, "spec.html"), []byte("x"), 0o644)
+	book := t.TempDir()
+	os.WriteFile(filepath.Join(book, "print.html"), []byte("x"), 0o644)
+	rust := SourceSpec{Language: "rust", Doc: "reference", Kind: KindMdBook, Entry: "print.html",
+		Local: []string{"${RUSTUP_TOOLCHAIN}/ref", book}, URL: "https://doc.rust-lang.org/reference/"}
 	tests := []struct {
-		arg, goroot string
-		want        Source
+		name string
+		src  SourceSpec
+		from string
+		env  Env
+		want []string // Location.String() of each candidate
 	}{
-		{"https://go.dev/ref/spec", goroot, Source{FromURL, "https://go.dev/ref/spec"}},
-		{"./spec.html", goroot, Source{FromFile, "./spec.html"}},
-		{"", goroot, Source{FromGoroot, filepath.Join(goroot, "doc", "go_spec.html")}},
-		{"", t.TempDir(), EmbeddedGoSpec()},
-		{"", "", EmbeddedGoSpec()},
+		{"URL wins", goPreset(), "https://example.com/ref/spec", Env{Goroot: goroot}, []string{"https://example.com/ref/spec"}},
+		{"file wins", goPreset(), filepath.Join(local, "spec.html"), Env{Goroot: goroot}, []string{filepath.Join(local, "spec.html")}},
+		{"embedded on request", goPreset(), FromEmbedded, Env{}, []string{"embedded:gospec/go_spec.html"}},
+		{"GOROOT, network, built-in", goPreset(), "", Env{Goroot: goroot},
+			[]string{filepath.Join(goroot, "doc", "go_spec.html"), "https://go.dev/ref/spec", "embedded:gospec/go_spec.html"}},
+		{"no Go toolchain", goPreset(), "", Env{}, []string{"https://go.dev/ref/spec", "embedded:gospec/go_spec.html"}},
+		{"GOROOT without the spec", goPreset(), "", Env{Goroot: t.TempDir()}, []string{"https://go.dev/ref/spec", "embedded:gospec/go_spec.html"}},
+		{"folder with its entry", rust, "", Env{}, []string{filepath.Join(book, "print.html"), "https://doc.rust-lang.org/reference/print.html"}},
+		{"folder given with --from", rust, book, Env{}, []string{filepath.Join(book, "print.html")}},
 	}
 	for _, tt := range tests {
-		if got := ResolveGoSource(tt.arg, tt.goroot); got != tt.want {
-			t.Errorf("ResolveGoSource(%q, %q) = %v, want %v", tt.arg, tt.goroot, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			locs, err := Candidates(tt.src, tt.from, tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range locs {
+				got = append(got, l.String())
+			}
+			if strings.Join(got, " | ") != strings.Join(tt.want, " | ") {
+				t.Errorf("got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+	if _, err := Candidates(goPreset(), filepath.Join(local, "nope.html"), Env{}); apperr.CodeOf(err) != apperr.Unavailable {
+		t.Errorf("missing --from file: %v", err)
 	}
 }

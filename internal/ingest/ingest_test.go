@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestGoFromEverySource(t *testing.T) {
 			return
 		}
 		switch r.URL.Path {
-		case "/spec":
+		case "/ref/spec":
 			w.Write(spec)
 		case "/huge":
 			chunk := []byte(strings.Repeat("x", 1<<20))
@@ -48,40 +49,59 @@ func TestGoFromEverySource(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	goroot := t.TempDir()
+	os.MkdirAll(filepath.Join(goroot, "doc"), 0o755)
+	os.WriteFile(filepath.Join(goroot, "doc", "go_spec.html"), spec, 0o644)
 	ctx := context.Background()
-	now := time.Now()
 	store := mustOpenDB(t)
+	goSrc, err := ingest.Resolve(nil, "go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	getter := ingest.HTTPGetter{Client: srv.Client()}
 	steps := []struct {
-		name string
-		src  ingest.Source
-		want db.PublishStatus
+		name   string
+		opts   ingest.Options
+		want   db.PublishStatus
+		source string
+		pages  ingest.PageStats
 	}{
-		{"embedded", ingest.EmbeddedGoSpec(), db.Created},
-		{"same bytes from a file", ingest.Source{Kind: ingest.FromFile, Location: filepath.Join("..", "..", "fixtures", "gospec", "go_spec.html")}, db.Unchanged},
-		{"same bytes from a URL", ingest.Source{Kind: ingest.FromURL, Location: srv.URL + "/spec"}, db.Unchanged},
+		{"embedded", ingest.Options{From: ingest.FromEmbedded}, db.Created, "https://go.dev/ref/spec", ingest.PageStats{Read: 1}},
+		{"same bytes from a file", ingest.Options{From: filepath.Join("..", "..", "fixtures", "gospec", "go_spec.html")}, db.Unchanged,
+			filepath.Join("..", "..", "fixtures", "gospec", "go_spec.html"), ingest.PageStats{Read: 1}},
+		{"same bytes from a URL", ingest.Options{From: srv.URL + "/ref/spec", Getter: getter}, db.Unchanged,
+			srv.URL + "/ref/spec", ingest.PageStats{Fetched: 1}},
+		{"GOROOT first", ingest.Options{Env: ingest.Env{Goroot: goroot}, Getter: getter}, db.Unchanged,
+			filepath.Join(goroot, "doc", "go_spec.html"), ingest.PageStats{Read: 1}},
 	}
 	for _, s := range steps {
-		res, err := ingest.Go(ctx, store, srv.Client(), s.src, now)
+		rep, err := ingest.Ingest(ctx, store, goSrc, s.opts)
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
-		if res.Status != s.want || res.Version != "go1.26" || res.Sections != 165 {
-			t.Errorf("%s: %+v, want %s go1.26 with 165 sections", s.name, res, s.want)
+		if rep.Status != s.want || rep.Version != "go1.26" || rep.Source != s.source || rep.Pages != s.pages {
+			t.Errorf("%s: %+v, want %s go1.26 from %s, pages %+v", s.name, rep, s.want, s.source, s.pages)
+		}
+		if s.want == db.Created && rep.Sections.Added != 165 {
+			t.Errorf("%s: sections %+v", s.name, rep.Sections)
+		}
+		if s.want == db.Unchanged && rep.Sections.Unchanged != 165 {
+			t.Errorf("%s: sections %+v", s.name, rep.Sections)
 		}
 	}
 	failures := []struct {
 		name string
-		src  ingest.Source
+		opts ingest.Options
 		code apperr.Code
 	}{
-		{"missing file", ingest.Source{Kind: ingest.FromFile, Location: filepath.Join(t.TempDir(), "nope.html")}, apperr.Unavailable},
-		{"not the spec", ingest.Source{Kind: ingest.FromFile, Location: filepath.Join("..", "..", "go.mod")}, apperr.InvalidArgument},
-		{"404", ingest.Source{Kind: ingest.FromURL, Location: srv.URL + "/missing"}, apperr.Unavailable},
-		{"too large", ingest.Source{Kind: ingest.FromURL, Location: srv.URL + "/huge"}, apperr.InvalidArgument},
-		{"no server", ingest.Source{Kind: ingest.FromURL, Location: "http://127.0.0.1:1/spec"}, apperr.Unavailable},
+		{"missing file", ingest.Options{From: filepath.Join(t.TempDir(), "nope.html")}, apperr.Unavailable},
+		{"not the spec", ingest.Options{From: filepath.Join("..", "..", "go.mod")}, apperr.InvalidArgument},
+		{"404", ingest.Options{From: srv.URL + "/missing", Getter: getter}, apperr.Unavailable},
+		{"too large", ingest.Options{From: srv.URL + "/huge", Getter: getter}, apperr.InvalidArgument},
+		{"no server", ingest.Options{From: "http://127.0.0.1:1/spec", Getter: getter}, apperr.Unavailable},
 	}
 	for _, f := range failures {
-		_, err := ingest.Go(ctx, store, srv.Client(), f.src, now)
+		_, err := ingest.Ingest(ctx, store, goSrc, f.opts)
 		if apperr.CodeOf(err) != f.code {
 			t.Errorf("%s: err = %v, want %s", f.name, err, f.code)
 		}
@@ -108,7 +128,7 @@ func BenchmarkIngestGoSpec(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.StartTimer()
-		if _, err := ingest.Go(ctx, store, nil, ingest.EmbeddedGoSpec(), time.Now()); err != nil {
+		if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
 			b.Fatal(err)
 		}
 		b.StopTimer()

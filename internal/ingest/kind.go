@@ -51,6 +51,9 @@ type SourceSpec struct {
 	ChapterPattern string `json:"chapter_pattern,omitempty" jsonschema:"html-chapters: regular expression that chapter links' href must match"`
 	// Skip lists CSS selectors of elements that hold no document text.
 	Skip []string `json:"skip,omitempty" jsonschema:"CSS selectors of elements to leave out (navigation, sidebars)"`
+	// Embedded names a copy compiled into langspec, tried when neither a
+	// local copy nor the network works. Presets only.
+	Embedded string `json:"-"`
 }
 
 // Page is one file of a document as read.

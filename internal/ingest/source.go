@@ -2,61 +2,15 @@ package ingest
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/langspec/langspec/fixtures"
 	"github.com/langspec/langspec/internal/apperr"
 )
-
-// SourceKind says where a document is read from.
-type SourceKind string
-
-const (
-	FromFile     SourceKind = "file"
-	FromURL      SourceKind = "url"
-	FromGoroot   SourceKind = "goroot"   // the spec shipped with the local Go toolchain
-	FromEmbedded SourceKind = "embedded" // the snapshot compiled into langspec
-)
-
-// Source is one place to read a document from.
-type Source struct {
-	Kind     SourceKind
-	Location string // file path or URL; for FromEmbedded, the name inside the binary
-}
-
-// MaxSourceBytes bounds what is read from a file or URL: the Go spec is about
-// 300 KB, so anything near this is not a specification.
-const MaxSourceBytes = 32 << 20
-
-// ResolveGoSource picks the source for `langspec ingest go [arg]`: arg when
-// given (a URL when it has an http(s) scheme, otherwise a file), else the spec
-// in the Go toolchain at goroot when it exists, else the embedded snapshot.
-func ResolveGoSource(arg, goroot string) Source {
-	switch {
-	case strings.HasPrefix(arg, "http://"), strings.HasPrefix(arg, "https://"):
-		return Source{Kind: FromURL, Location: arg}
-	case arg != "":
-		return Source{Kind: FromFile, Location: arg}
-	}
-	if goroot != "" {
-		p := filepath.Join(goroot, "doc", "go_spec.html")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
-			return Source{Kind: FromGoroot, Location: p}
-		}
-	}
-	return EmbeddedGoSpec()
-}
-
-// EmbeddedGoSpec is the snapshot compiled into the binary.
-func EmbeddedGoSpec() Source { return Source{Kind: FromEmbedded, Location: fixtures.GoSpecPath} }
 
 // Goroot asks the go command for GOROOT, as `go env GOROOT` would answer; ""
 // when there is no go command (a release binary on a machine without Go).
@@ -73,31 +27,9 @@ func Goroot(ctx context.Context) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Read returns the source's bytes; a nil client means NewHTTPClient. Errors: apperr.Unavailable when it cannot
-// be read, apperr.InvalidArgument when it is larger than MaxSourceBytes.
-func (s Source) Read(ctx context.Context, client *http.Client) ([]byte, error) {
-	switch s.Kind {
-	case FromEmbedded:
-		return fixtures.GoSpec.ReadFile(s.Location)
-	case FromURL:
-		return fetch(ctx, client, s.Location)
-	default:
-		return readFile(s.Location)
-	}
-}
-
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		hint := "check the path"
-		if errors.Is(err, os.ErrNotExist) {
-			hint = "check the path; with no path, langspec uses the spec in your Go toolchain or its built-in copy"
-		}
-		return nil, apperr.Wrap(err, apperr.Unavailable, hint, "cannot read %s", path)
-	}
-	defer f.Close()
-	return readLimited(f, path)
-}
+// MaxSourceBytes bounds what is read from one file or page: the largest
+// specification page (the Rust Reference's print.html) is under 5 MB.
+const MaxSourceBytes = 32 << 20
 
 func readLimited(r io.Reader, name string) ([]byte, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxSourceBytes+1))
@@ -113,6 +45,17 @@ func readLimited(r io.Reader, name string) ([]byte, error) {
 
 // userAgent says who is asking, as polite crawlers do.
 const userAgent = "langspec (+https://github.com/langspec/langspec)"
+
+// HTTPGetter fetches with a plain net/http client. Until the robust
+// fetcher is in, it is the Getter the CLI uses.
+type HTTPGetter struct{ Client *http.Client }
+
+// Get fetches url once. Errors: apperr.Unavailable, apperr.InvalidArgument
+// when the body is over MaxSourceBytes.
+func (g HTTPGetter) Get(ctx context.Context, url string) ([]byte, bool, error) {
+	b, err := fetch(ctx, g.Client, url)
+	return b, false, err
+}
 
 func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -139,10 +82,3 @@ func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error)
 // NewHTTPClient is the client ingest uses: bounded in time, so a stalled
 // server cannot hang an ingest.
 func NewHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }
-
-func (s Source) String() string {
-	if s.Kind == FromEmbedded {
-		return "built-in snapshot"
-	}
-	return fmt.Sprintf("%s %s", s.Kind, s.Location)
-}

@@ -24,7 +24,7 @@ func goSpecStore(tb testing.TB) *db.DB {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { store.Close() })
-	if _, err := ingest.Go(ctx, store, nil, ingest.EmbeddedGoSpec(), time.Now()); err != nil {
+	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
 		tb.Fatal(err)
 	}
 	return store

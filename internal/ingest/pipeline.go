@@ -1,0 +1,222 @@
+package ingest
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+)
+
+// Options are what one ingest run needs besides the source.
+type Options struct {
+	From   string // --from: a file, folder or URL that replaces the source's own locations
+	Env    Env
+	Getter Getter // for URLs; nil means the network is not used
+	Now    func() time.Time
+	// Progress is told about each page as it is read; it may be nil.
+	Progress func(rel string, failed bool)
+}
+
+// Report is what an ingest did, for the summary line.
+type Report struct {
+	Language  string           `json:"language"`
+	Doc       string           `json:"doc"`
+	Version   string           `json:"version"`
+	Status    db.PublishStatus `json:"status"`
+	Source    string           `json:"source"` // where it was read from
+	Pages     PageStats        `json:"pages"`
+	Sections  SectionStats     `json:"sections"`
+	Failed    []FailedPage     `json:"failed_pages,omitempty"`
+	Elapsed   time.Duration    `json:"elapsed_ns"`
+	Attempted []string         `json:"attempted,omitempty"` // locations tried before the one used
+}
+
+// SectionStats compares the sections read with the latest version stored
+// before this run.
+type SectionStats struct {
+	Added     int `json:"added"`
+	Changed   int `json:"changed"`
+	Unchanged int `json:"unchanged"`
+	Removed   int `json:"removed"`
+}
+
+// FailedPage is a page that could not be read, with the reason.
+type FailedPage struct {
+	Page  string `json:"page"`
+	Error string `json:"error"`
+}
+
+// Ingest reads src from the first of its locations that works, splits it
+// into sections and publishes them. A document with pages that failed is
+// stored as incomplete: the previous complete version stays current.
+func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Report, error) {
+	start := time.Now()
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	rep := Report{Language: src.Language, Doc: src.Doc}
+	read, err := readerFor(src.Kind)
+	if err != nil {
+		return rep, err
+	}
+	locs, err := Candidates(src, opts.From, opts.Env)
+	if err != nil {
+		return rep, err
+	}
+	var doc Document
+	var loc Location
+	var hash string
+	for _, l := range locs {
+		if l.Kind == AtURL && opts.Getter == nil {
+			continue
+		}
+		rep.Pages = PageStats{}
+		doc, hash, err = readAt(ctx, src, l, read, opts, &rep.Pages)
+		if err == nil {
+			loc = l
+			break
+		}
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		rep.Attempted = append(rep.Attempted, fmt.Sprintf("%s: %v", l, err))
+	}
+	if err != nil {
+		return rep, err
+	}
+	rep.Source = sourceOf(src, loc)
+	rep.Version = firstNonEmpty(src.Version, doc.Version, loc.Version, now().UTC().Format(time.DateOnly))
+	for _, f := range doc.Failed {
+		rep.Failed = append(rep.Failed, FailedPage{Page: f.Rel, Error: f.Err.Error()})
+	}
+	if rep.Sections, err = compareSections(ctx, store, src, doc.Sections); err != nil {
+		return rep, err
+	}
+	res, err := store.Publish(ctx, db.Snapshot{
+		Language: src.Language, Doc: src.Doc, DisplayName: src.DisplayName, Version: rep.Version,
+		SourceURL: rep.Source, FetchedAt: now(), ContentHash: hash, Incomplete: len(doc.Failed) > 0,
+	}, doc.Sections)
+	rep.Status, rep.Version = res.Status, res.Version
+	rep.Elapsed = time.Since(start)
+	return rep, err
+}
+
+// readAt reads the whole document at one location.
+func readAt(ctx context.Context, src SourceSpec, loc Location, read kindReader, opts Options, stats *PageStats) (Document, string, error) {
+	var inner PageReader
+	switch loc.Kind {
+	case AtFolder:
+		d, err := openDirReader(loc.Base)
+		if err != nil {
+			return Document{}, "", err
+		}
+		defer d.Close()
+		inner = d
+	case AtURL:
+		u, err := newURLReader(loc.Base, opts.Getter, stats)
+		if err != nil {
+			return Document{}, "", err
+		}
+		inner = u
+	case AtEmbedded:
+		inner = embeddedReader{dir: loc.Base}
+	}
+	h := sha256.New()
+	cr := &countingReader{inner: inner, stats: stats, local: loc.Kind != AtURL, entry: loc.Entry, hash: h, progress: opts.Progress}
+	src.Entry = loc.Entry
+	doc, err := read(ctx, src, cr)
+	if err != nil {
+		return doc, "", err
+	}
+	if len(doc.Sections) == 0 {
+		return doc, "", apperr.New(apperr.InvalidArgument, "check that --from is the document you meant",
+			"%s has no sections a %s reader recognises", loc, src.Kind)
+	}
+	return doc, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sourceOf is the source_url stored with a version: the canonical address
+// for the built-in copy, else where it was read.
+func sourceOf(src SourceSpec, loc Location) string {
+	if loc.Kind == AtEmbedded {
+		return src.CanonicalURL
+	}
+	return loc.String()
+}
+
+// compareSections counts sections added, changed, unchanged and removed
+// against the latest complete version stored.
+func compareSections(ctx context.Context, store *db.DB, src SourceSpec, sections []db.Section) (SectionStats, error) {
+	var st SectionStats
+	old, err := store.SectionTexts(ctx, db.Scope{Language: src.Language, Doc: src.Doc})
+	if apperr.CodeOf(err) == apperr.NotFound {
+		st.Added = len(sections)
+		return st, nil
+	}
+	if err != nil {
+		return st, err
+	}
+	seen := map[string]bool{}
+	for _, s := range sections {
+		seen[s.SectionID] = true
+		prev, ok := old[s.SectionID]
+		switch {
+		case !ok:
+			st.Added++
+		case prev != db.TextHash(s.Text):
+			st.Changed++
+		default:
+			st.Unchanged++
+		}
+	}
+	for id := range old {
+		if !seen[id] {
+			st.Removed++
+		}
+	}
+	return st, nil
+}
+
+// readerFor returns the reader of a kind.
+func readerFor(k Kind) (kindReader, error) {
+	switch k {
+	case KindHTML:
+		return readHTML, nil
+	}
+	return nil, apperr.New(apperr.InvalidArgument, "kinds: "+strings.Join(kindNames(), ", "),
+		"unknown source kind %q", k)
+}
+
+func kindNames() []string {
+	return []string{string(KindHTML), string(KindHTMLChapters), string(KindMdBook), string(KindEcmarkup),
+		string(KindSphinx), string(KindMarkdown)}
+}
+
+// readHTML reads one page split at h2–h4 headings: the Go spec, and any
+// document of the same shape.
+func readHTML(ctx context.Context, src SourceSpec, r PageReader) (Document, error) {
+	page, err := r.Read(ctx, src.Entry)
+	if err != nil {
+		return Document{}, err
+	}
+	parsed, err := parseHTMLPage(page.Body, src)
+	if err != nil {
+		return Document{}, err
+	}
+	return Document{Version: parsed.Version, Sections: parsed.Sections}, nil
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}

@@ -1,0 +1,117 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/langspec/langspec/fixtures"
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+)
+
+// Presets are the documents langspec knows out of the box. The config file
+// adds sources and overrides these by language and doc.
+func Presets() []SourceSpec {
+	return []SourceSpec{
+		goPreset(),
+		{
+			Language: "rust", Doc: "reference", DisplayName: "The Rust Reference", Kind: KindMdBook,
+			Local:        []string{"${RUSTUP_TOOLCHAIN}/share/doc/rust/html/reference"},
+			URL:          "https://doc.rust-lang.org/reference/",
+			Entry:        "print.html",
+			CanonicalURL: "https://doc.rust-lang.org/reference/",
+			SourcePolicy: db.FullText, // MIT OR Apache-2.0
+		},
+		{
+			Language: "java", Doc: "jls", DisplayName: "The Java Language Specification, Java SE 21 Edition", Kind: KindHTMLChapters,
+			URL:            "https://docs.oracle.com/javase/specs/jls/se21/html/",
+			Entry:          "index.html",
+			CanonicalURL:   "https://docs.oracle.com/javase/specs/jls/se21/html/",
+			ChapterPattern: `^jls-\d+\.html$`,
+			// © Oracle, no licence to redistribute: excerpts with a link.
+			SourcePolicy: db.ExcerptOnly,
+		},
+		{
+			Language: "ecmascript", Doc: "ecma262", DisplayName: "ECMAScript Language Specification (ECMA-262)", Kind: KindEcmarkup,
+			URL:          "https://tc39.es/ecma262/",
+			Entry:        "index.html",
+			CanonicalURL: "https://tc39.es/ecma262/",
+			// Ecma's copyright notice allows copies of the whole document
+			// for reference, not reuse of parts: excerpts with a link.
+			SourcePolicy: db.ExcerptOnly,
+		},
+		{
+			Language: "python", Doc: "reference", DisplayName: "The Python Language Reference", Kind: KindSphinx,
+			Local:        []string{"/usr/share/doc/python3/html/reference", "/usr/share/doc/python3-doc/html/reference"},
+			URL:          "https://docs.python.org/3/reference/",
+			Entry:        "index.html",
+			CanonicalURL: "https://docs.python.org/3/reference/",
+			SourcePolicy: db.FullText, // PSF documentation licence
+		},
+		{
+			Language: "typescript", Doc: "handbook", DisplayName: "The TypeScript Handbook", Kind: KindMarkdown,
+			URL:          "https://raw.githubusercontent.com/microsoft/TypeScript-Website/v2/packages/documentation/copy/en/handbook-v2/",
+			Entry:        "handbook.txt",
+			CanonicalURL: "https://www.typescriptlang.org",
+			SourcePolicy: db.FullText, // CC BY 4.0
+		},
+	}
+}
+
+func goPreset() SourceSpec {
+	return SourceSpec{
+		Language: GoLanguage, Doc: GoDoc, DisplayName: GoDisplayName, Kind: KindHTML,
+		Local:        []string{"${GOROOT}/doc/go_spec.html"},
+		URL:          GoCanonical,
+		CanonicalURL: GoCanonical,
+		SourcePolicy: db.FullText, // CC BY 3.0
+		Embedded:     fixtures.GoSpecPath,
+	}
+}
+
+// Resolve picks the source for a language (and doc, when the language has
+// several) from presets overridden by configured sources: a configured
+// source with the same language and doc replaces the preset. Errors:
+// apperr.NotFound naming what is known.
+func Resolve(configured []SourceSpec, language, doc string) (SourceSpec, error) {
+	all := Merge(Presets(), configured)
+	var matches []SourceSpec
+	for _, s := range all {
+		if s.Language == language && (doc == "" || s.Doc == doc) {
+			matches = append(matches, s)
+		}
+	}
+	switch {
+	case len(matches) == 1:
+		return matches[0], nil
+	case len(matches) > 1:
+		var docs []string
+		for _, m := range matches {
+			docs = append(docs, m.Doc)
+		}
+		return SourceSpec{}, apperr.New(apperr.InvalidArgument, "name one with --doc: "+strings.Join(docs, ", "),
+			"%s has %d documents", language, len(matches))
+	}
+	var names []string
+	for _, s := range all {
+		names = append(names, s.Language+"/"+s.Doc)
+	}
+	return SourceSpec{}, apperr.New(apperr.NotFound, "known sources: "+strings.Join(names, ", ")+"; add one in langspec.json",
+		"no source for %q", strings.TrimSuffix(language+"/"+doc, "/"))
+}
+
+// Merge overlays configured sources on presets by (language, doc), keeping
+// presets' order and appending new sources.
+func Merge(presets, configured []SourceSpec) []SourceSpec {
+	out := slices.Clone(presets)
+	for _, c := range configured {
+		i := slices.IndexFunc(out, func(s SourceSpec) bool { return s.Language == c.Language && s.Doc == c.Doc })
+		if i >= 0 {
+			c.Embedded = out[i].Embedded
+			out[i] = c
+		} else {
+			out = append(out, c)
+		}
+	}
+	return out
+}
