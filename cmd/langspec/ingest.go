@@ -19,6 +19,7 @@ type ingestOptions struct {
 	doc      string
 	from     string // file, folder or URL; "" tries local copies, then the network
 	jsonOut  bool
+	keep     int // after a successful ingest, keep this many versions per doc; 0 keeps all
 }
 
 func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) *cobra.Command {
@@ -63,12 +64,17 @@ rust: the Reference rustup installs with each toolchain), then the network.
 	fl.StringVar(&opts.doc, "doc", "", "document, when the language has several")
 	fl.StringVar(&opts.from, "from", "", `read from this file, folder or URL ("embedded" for the built-in copy)`)
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
+	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
 	return cmd
 }
 
 func runIngest(ctx context.Context, opts *ingestOptions) error {
 	f := opts.f
-	src, err := ingest.Resolve(nil, opts.language, opts.doc)
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	src, err := ingest.Resolve(cfg.Sources, opts.language, opts.doc)
 	if err != nil {
 		return err
 	}
@@ -104,6 +110,13 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 		}
 	} else {
 		printReport(opts.f, rep)
+	}
+	if opts.keep > 0 && len(rep.Failed) == 0 {
+		removed, err := store.Prune(ctx, db.Scope{Language: src.Language, Doc: src.Doc}, opts.keep)
+		if err != nil {
+			return err
+		}
+		printPruned(f, removed, opts.jsonOut)
 	}
 	if len(rep.Failed) > 0 {
 		return apperr.New(apperr.Unavailable, "run the ingest again later; pages already fetched come from the cache",

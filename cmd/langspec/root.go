@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 )
@@ -22,6 +23,7 @@ type factory struct {
 	io         *ioStreams
 	getenv     func(string) string
 	dbPath     string // from --db, LANGSPEC_DB, or the XDG default
+	configFlag string // --config; see config.Path for the fallbacks
 	now        func() time.Time
 	httpClient func() *http.Client
 	env        func(context.Context) ingest.Env // local toolchains, for local copies of specs
@@ -46,6 +48,11 @@ func (f *factory) openStore(ctx context.Context, seed bool) (*db.DB, error) {
 		}
 	}
 	return store, nil
+}
+
+// config reads langspec.json; a missing default file is an empty config.
+func (f *factory) config() (config.Config, error) {
+	return config.Load(config.Path(f.configFlag, f.getenv))
 }
 
 // usageError marks a mistake in the command line: exit code 2.
@@ -120,14 +127,19 @@ with no set-up and no network.`,
 	}
 	root.PersistentFlags().StringVar(&f.dbPath, "db", f.getenv("LANGSPEC_DB"),
 		"database file (env LANGSPEC_DB; default $XDG_DATA_HOME/langspec/langspec.db)")
+	root.PersistentFlags().StringVar(&f.configFlag, "config", "",
+		"config file (env LANGSPEC_CONFIG; default $XDG_CONFIG_HOME/langspec/langspec.json, optional)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(
 		newCmdSearch(f, nil),
 		newCmdSection(f, nil),
 		newCmdPlan(f, nil),
-		newCmdList(f, nil),
 		newCmdIngest(f, nil),
 		newCmdServe(f, nil),
+		newCmdSources(f, nil),
+		newCmdVersions(f, nil),
+		newCmdPrune(f, nil),
+		newCmdConfig(f),
 	)
 	return root
 }

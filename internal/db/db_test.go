@@ -374,13 +374,13 @@ func TestPrune(t *testing.T) {
 	if _, err := d.Publish(ctx, failed, sections(2, "x")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Prune(ctx, "go", 0); apperr.CodeOf(err) != apperr.InvalidArgument {
+	if _, err := d.Prune(ctx, db.Scope{Language: "go"}, 0); apperr.CodeOf(err) != apperr.InvalidArgument {
 		t.Errorf("keep 0: %v", err)
 	}
-	if _, err := d.Prune(ctx, "cobol", 1); apperr.CodeOf(err) != apperr.NotFound {
+	if _, err := d.Prune(ctx, db.Scope{Language: "cobol"}, 1); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("unknown language: %v", err)
 	}
-	removed, err := d.Prune(ctx, "go", 2)
+	removed, err := d.Prune(ctx, db.Scope{Language: "go", Doc: "spec"}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

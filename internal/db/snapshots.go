@@ -417,22 +417,25 @@ func (d *DB) Empty(ctx context.Context) (bool, error) {
 	return n == 0, nil
 }
 
-// Prune keeps the newest keep complete versions of each document of
-// language ("" for every language) and removes the older ones, and every
+// Prune keeps the newest keep complete versions of each document in scope
+// (its Language and Doc; "" for all) and removes the older ones, and every
 // incomplete version, in one transaction. It returns what it removed.
 // Errors: apperr.InvalidArgument for keep < 1, apperr.NotFound for an unknown
 // language.
-func (d *DB) Prune(ctx context.Context, language string, keep int) ([]VersionInfo, error) {
+func (d *DB) Prune(ctx context.Context, sc Scope, keep int) ([]VersionInfo, error) {
 	if keep < 1 {
 		return nil, apperr.New(apperr.InvalidArgument, "keep at least 1 version", "keep %d is out of range", keep)
 	}
-	vs, err := d.Versions(ctx, language)
+	vs, err := d.Versions(ctx, sc.Language)
 	if err != nil {
 		return nil, err
 	}
 	var drop []VersionInfo
 	kept := map[[2]string]int{}
 	for _, v := range vs { // each document's newest first
+		if sc.Doc != "" && v.Doc != sc.Doc {
+			continue
+		}
 		key := [2]string{v.Language, v.Doc}
 		if v.Complete && kept[key] < keep {
 			kept[key]++

@@ -189,13 +189,16 @@ func readerFor(k Kind) (kindReader, error) {
 	case KindHTML:
 		return readHTML, nil
 	}
-	return nil, apperr.New(apperr.InvalidArgument, "kinds: "+strings.Join(kindNames(), ", "),
-		"unknown source kind %q", k)
+	var names []string
+	for _, k := range Kinds() {
+		names = append(names, string(k))
+	}
+	return nil, apperr.New(apperr.InvalidArgument, "kinds: "+strings.Join(names, ", "), "unknown source kind %q", k)
 }
 
-func kindNames() []string {
-	return []string{string(KindHTML), string(KindHTMLChapters), string(KindMdBook), string(KindEcmarkup),
-		string(KindSphinx), string(KindMarkdown)}
+// Kinds lists every document kind.
+func Kinds() []Kind {
+	return []Kind{KindHTML, KindHTMLChapters, KindMdBook, KindEcmarkup, KindSphinx, KindMarkdown}
 }
 
 // readHTML reads one page split at h2–h4 headings: the Go spec, and any

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/config"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+)
+
+type sourcesOptions struct {
+	f       *factory
+	jsonOut bool
+}
+
+// sourceStatus is one row of `langspec sources`.
+type sourceStatus struct {
+	ingest.SourceSpec
+	ReadFrom []ingest.Location `json:"read_from"` // in the order ingest would try them
+	Stored   string            `json:"stored"`    // latest stored version, "" when none
+}
+
+func newCmdSources(f *factory, runF func(context.Context, *sourcesOptions) error) *cobra.Command {
+	opts := &sourcesOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "sources",
+		Short: "List the specifications langspec can ingest, where from, and what is stored",
+		Long: `Sources lists the built-in sources and those in langspec.json, where each
+would be read from (local copies first, then the network), and the latest
+version stored.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runSources(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.jsonOut, "json", false, "print JSON")
+	return cmd
+}
+
+func runSources(ctx context.Context, opts *sourcesOptions) error {
+	f := opts.f
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
+	store, err := f.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	vs, err := store.Versions(ctx, "")
+	if err != nil {
+		return err
+	}
+	env := f.env(ctx)
+	var rows []sourceStatus
+	for _, src := range ingest.Merge(ingest.Presets(), cfg.Sources) {
+		row := sourceStatus{SourceSpec: src}
+		row.ReadFrom, _ = ingest.Candidates(src, "", env) // none found is shown as such
+		for _, v := range vs {
+			if v.Language == src.Language && v.Doc == src.Doc && v.Latest {
+				row.Stored = v.Version
+			}
+		}
+		rows = append(rows, row)
+	}
+	if opts.jsonOut {
+		return writeJSON(f.io.Out, rows)
+	}
+	tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SOURCE\tKIND\tPOLICY\tSTORED\tREAD FROM")
+	for _, r := range rows {
+		from := "(nowhere: pass --from)"
+		if len(r.ReadFrom) > 0 {
+			from = r.ReadFrom[0].String()
+			if r.ReadFrom[0].Kind == ingest.AtFolder {
+				from += " (local)"
+			}
+		}
+		stored := r.Stored
+		if stored == "" {
+			stored = "-"
+		}
+		policy := "full"
+		if r.SourcePolicy == db.ExcerptOnly {
+			policy = "excerpts"
+		}
+		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\n", r.Language, r.Doc, r.Kind, policy, stored, from)
+	}
+	return tw.Flush()
+}
+
+func newCmdConfig(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "The config file: its JSON Schema and where it is read from",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "schema",
+		Short: "Print the JSON Schema of langspec.json",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := config.JSONSchema()
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(f.io.Out, "%s\n", b)
+			return err
+		},
+	}, &cobra.Command{
+		Use:   "path",
+		Short: "Print the config file's path, and check it",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, _ := config.Path(f.configFlag, f.getenv)
+			if _, err := f.config(); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintln(f.io.Out, p)
+			return err
+		},
+	})
+	return cmd
+}

@@ -1,0 +1,256 @@
+// Package config reads langspec.json. One loader serves every section of the
+// file: a section is a field of Config, and both the strict key and type
+// checks and the published JSON Schema follow the struct, so adding a
+// section (mcpServers, categories) is adding a field.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+)
+
+// Config is the whole file.
+type Config struct {
+	// Schema lets editors find the schema; it is not otherwise read.
+	Schema  string              `json:"$schema,omitempty" jsonschema:"URL or path of the JSON Schema (langspec config schema), for editors"`
+	Sources []ingest.SourceSpec `json:"sources,omitempty" jsonschema:"documents to ingest; an entry with the language and doc of a built-in source replaces it"`
+}
+
+// Path picks the file: the --config flag, else LANGSPEC_CONFIG, else
+// $XDG_CONFIG_HOME/langspec/langspec.json (~/.config when unset). explicit
+// reports whether the user named it: only then is a missing file an error.
+func Path(flag string, getenv func(string) string) (path string, explicit bool) {
+	if flag != "" {
+		return flag, true
+	}
+	if p := getenv("LANGSPEC_CONFIG"); p != "" {
+		return p, true
+	}
+	dir := getenv("XDG_CONFIG_HOME")
+	if !filepath.IsAbs(dir) {
+		home := getenv("HOME")
+		if home == "" {
+			return "", false
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "langspec", "langspec.json"), false
+}
+
+// Load reads and checks the file at path. A missing file is an empty Config
+// unless explicit. Errors: apperr.InvalidArgument naming the JSON path of
+// an unknown key, a wrong type or an invalid value; apperr.Unavailable when
+// the file cannot be read.
+func Load(path string, explicit bool) (Config, error) {
+	if path == "" {
+		return Config{}, nil
+	}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) && !explicit {
+		return Config{}, nil
+	}
+	if err != nil {
+		return Config{}, apperr.Wrap(err, apperr.Unavailable, "check --config or LANGSPEC_CONFIG", "cannot read config %s", path)
+	}
+	return Parse(b, path)
+}
+
+// Parse checks and decodes the bytes of a config file named name.
+func Parse(b []byte, name string) (Config, error) {
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return Config{}, apperr.Wrap(err, apperr.InvalidArgument, "fix the JSON syntax", "%s: %s", name, jsonError(b, err))
+	}
+	if err := checkShape(raw, reflect.TypeFor[Config](), "$"); err != nil {
+		return Config{}, apperr.New(apperr.InvalidArgument, "see: langspec config schema", "%s: %v", name, err)
+	}
+	var c Config
+	if err := json.Unmarshal(b, &c); err != nil { // the shape is checked, so this cannot fail but on overflow
+		return Config{}, apperr.Wrap(err, apperr.InvalidArgument, "see: langspec config schema", "%s: %v", name, err)
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, apperr.New(apperr.InvalidArgument, "see: langspec config schema", "%s: %v", name, err)
+	}
+	return c, nil
+}
+
+// jsonError adds the line and column to a syntax error.
+func jsonError(b []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line := 1 + bytes.Count(b[:se.Offset], []byte("\n"))
+		col := int(se.Offset) - bytes.LastIndexByte(b[:se.Offset], '\n') - 1
+		return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	}
+	return err.Error()
+}
+
+// checkShape walks a decoded JSON value against the Go type it will fill,
+// reporting the first unknown key or wrong type with its JSON path.
+func checkShape(v any, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want an object, got %s", path, jsonType(v))
+		}
+		fields := jsonFields(t)
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			f, ok := fields[k]
+			if !ok {
+				return fmt.Errorf("%s: unknown key %q; known keys: %s", path, k, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
+			}
+			if err := checkShape(obj[k], f.Type, path+"."+k); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		arr, ok := v.([]any)
+		if !ok {
+			return fmt.Errorf("%s: want an array, got %s", path, jsonType(v))
+		}
+		for i, e := range arr {
+			if err := checkShape(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s: want an object, got %s", path, jsonType(v))
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if err := checkShape(obj[k], t.Elem(), path+"."+k); err != nil {
+				return err
+			}
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return fmt.Errorf("%s: want a string, got %s", path, jsonType(v))
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return fmt.Errorf("%s: want true or false, got %s", path, jsonType(v))
+		}
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		if _, ok := v.(json.Number); !ok {
+			return fmt.Errorf("%s: want a number, got %s", path, jsonType(v))
+		}
+	}
+	return nil
+}
+
+// jsonFields maps the JSON names of t's fields to the fields; fields tagged
+// "-" are not part of the file.
+func jsonFields(t reflect.Type) map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f
+	}
+	return out
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// validate checks values the shape cannot: required fields, known kinds and
+// policies, usable patterns, no two sources with one name.
+func (c Config) validate() error {
+	seen := map[string]int{}
+	kinds := ingest.Kinds()
+	for i, s := range c.Sources {
+		p := fmt.Sprintf("$.sources[%d]", i)
+		switch {
+		case !idPattern.MatchString(s.Language):
+			return fmt.Errorf("%s.language %q: use lower-case letters, digits, '.', '_' or '-'", p, s.Language)
+		case !idPattern.MatchString(s.Doc):
+			return fmt.Errorf("%s.doc %q: use lower-case letters, digits, '.', '_' or '-'", p, s.Doc)
+		case !slices.Contains(kinds, s.Kind):
+			return fmt.Errorf("%s.kind %q: want one of %v", p, s.Kind, kinds)
+		case s.SourcePolicy != db.FullText && s.SourcePolicy != db.ExcerptOnly:
+			return fmt.Errorf("%s.source_policy %q: want %s or %s", p, s.SourcePolicy, db.FullText, db.ExcerptOnly)
+		case s.CanonicalURL == "":
+			return fmt.Errorf("%s.canonical_url: required, the public address sections are cited by", p)
+		case s.URL == "" && len(s.Local) == 0:
+			return fmt.Errorf("%s: give url or local (or both)", p)
+		}
+		if s.ChapterPattern != "" {
+			if _, err := regexp.Compile(s.ChapterPattern); err != nil {
+				return fmt.Errorf("%s.chapter_pattern: %v", p, err)
+			}
+		}
+		key := s.Language + "/" + s.Doc
+		if j, dup := seen[key]; dup {
+			return fmt.Errorf("%s: %s is already defined at $.sources[%d]", p, key, j)
+		}
+		seen[key] = i
+	}
+	return nil
+}
+
+// JSONSchema is the schema of the file, for `langspec config schema` and
+// editors.
+func JSONSchema() ([]byte, error) {
+	s, err := jsonschema.For[Config](nil)
+	if err != nil {
+		return nil, err
+	}
+	s.Schema = "https://json-schema.org/draft/2020-12/schema"
+	s.Title = "langspec.json"
+	if src := s.Properties["sources"]; src != nil && src.Items != nil {
+		item := src.Items
+		item.Required = []string{"language", "doc", "kind", "canonical_url", "source_policy"}
+		var kinds []any
+		for _, k := range ingest.Kinds() {
+			kinds = append(kinds, string(k))
+		}
+		item.Properties["kind"].Enum = kinds
+		item.Properties["source_policy"].Enum = []any{db.FullText, db.ExcerptOnly}
+	}
+	return json.MarshalIndent(s, "", "  ")
+}
