@@ -29,6 +29,11 @@ func TestCLI(t *testing.T) {
 	defaultDB := filepath.Join(home, ".local", "share", "langspec", "langspec.db")
 	corrupt := filepath.Join(t.TempDir(), "bad.db")
 	os.WriteFile(corrupt, bytes.Repeat([]byte("not a database "), 400), 0o644)
+	badConfig := filepath.Join(t.TempDir(), "langspec.json")
+	os.WriteFile(badConfig, []byte(`{"sources": [{"language": "go", "kindd": "html"}]}`), 0o644)
+	goodConfig := filepath.Join(t.TempDir(), "langspec.json")
+	os.WriteFile(goodConfig, []byte(`{"sources": [{"language": "go", "doc": "spec", "display_name": "Go (mirror)", "kind": "html",
+		"url": "https://mirror.example/spec", "canonical_url": "https://go.dev/ref/spec", "source_policy": "full_text"}]}`), 0o644)
 
 	tests := []struct {
 		name     string
@@ -59,6 +64,19 @@ func TestCLI(t *testing.T) {
 		{name: "plan bad weeks", args: []string{"plan", "--weeks", "13"}, code: 2, err: []string{"13 weeks is out of range"}},
 		{name: "plan unknown focus", args: []string{"plan", "--focus", "Monads"}, code: 2, err: []string{`focus area "Monads"`}},
 		{name: "list", args: []string{"list"}, out: []string{"LANGUAGE", "go1.26 (latest)", "165"}},
+		{name: "versions", args: []string{"versions", "go"}, out: []string{"go1.26 (latest)"}},
+		{name: "versions json", args: []string{"versions", "--json"}, out: []string{`"version": "go1.26"`, `"latest": true`}},
+		{name: "sources", args: []string{"sources"}, out: []string{"go/spec", "rust/reference", "java/jls", "excerpts", "go1.26"}},
+		{name: "sources from config", args: []string{"--config", goodConfig, "sources", "--json"}, out: []string{`"url": "https://mirror.example/spec"`}},
+		{name: "bad config", args: []string{"--config", badConfig, "sources"}, code: 2,
+			err: []string{`$.sources[0]: unknown key "kindd"`, "langspec config schema"}},
+		{name: "bad config from env", env: map[string]string{"HOME": home, "LANGSPEC_CONFIG": badConfig}, args: []string{"ingest", "go"}, code: 2,
+			err: []string{`unknown key "kindd"`}},
+		{name: "missing named config", args: []string{"--config", "/nonexistent/langspec.json", "sources"}, code: 1,
+			err: []string{"cannot read config /nonexistent/langspec.json"}},
+		{name: "config schema", args: []string{"config", "schema"}, out: []string{`"sources"`, `"additionalProperties": false`}},
+		{name: "prune keeps the latest", args: []string{"prune", "go", "--keep", "1"}, out: []string{"pruned nothing"}},
+		{name: "prune keep 0", args: []string{"prune", "go", "--keep", "0"}, code: 2, err: []string{"keep at least 1"}},
 		{name: "list unknown language", args: []string{"list", "--lang", "cobol"}, code: 1,
 			err: []string{`not_found: unknown language "cobol"; hint: available languages: go`}},
 		{name: "section paging", args: []string{"section", "Types", "--with-subsections", "--max-chars", "500"},
