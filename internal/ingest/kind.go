@@ -49,6 +49,10 @@ type SourceSpec struct {
 	// ChapterPattern selects chapter links on an html-chapters index page
 	// (a regular expression matched against each link's href).
 	ChapterPattern string `json:"chapter_pattern,omitempty" jsonschema:"html-chapters: regular expression that chapter links' href must match"`
+	// Files lists a markdown document's files in reading order, relative to
+	// the location. Without it, a local folder is read whole: every .md file
+	// below it, in every subfolder, in path order.
+	Files []string `json:"files,omitempty" jsonschema:"markdown: the files in reading order, relative to the location; default: every .md file below a local folder"`
 	// Skip lists CSS selectors of elements that hold no document text.
 	Skip []string `json:"skip,omitempty" jsonschema:"CSS selectors of elements to leave out (navigation, sidebars)"`
 	// Embedded names a copy compiled into langspec, tried when neither a
@@ -68,6 +72,13 @@ type Page struct {
 // "#fragment", which is ignored.
 type PageReader interface {
 	Read(ctx context.Context, rel string) (Page, error)
+}
+
+// Lister is a PageReader that can also list its files: local folders can, a
+// web server cannot. Files come back "/"-separated, sorted, from every
+// subfolder.
+type Lister interface {
+	List(ctx context.Context, ext string) ([]string, error)
 }
 
 // PageFailure is a page that could not be read; the document is then

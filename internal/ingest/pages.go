@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/langspec/langspec/fixtures"
@@ -60,6 +61,32 @@ func (d *dirReader) Read(ctx context.Context, rel string) (Page, error) {
 }
 
 func (d *dirReader) Close() error { return d.root.Close() }
+
+// List returns every file below the folder whose name ends in ext, in every
+// subfolder, sorted. Symbolic links are left out; reads refuse any that
+// leave the folder anyway (os.Root).
+func (d *dirReader) List(ctx context.Context, ext string) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(d.root.FS(), ".", func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		// Only regular files: a link may point out of the folder, and
+		// reading it would fail the page.
+		if e.Type().IsRegular() && strings.HasSuffix(strings.ToLower(p), ext) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Unavailable, "check the folder", "cannot list %s", d.dir)
+	}
+	slices.Sort(out)
+	return out, nil
+}
 
 // urlReader reads pages below a base URL (a folder URL ending in "/").
 type urlReader struct {
@@ -151,4 +178,13 @@ func (c *countingReader) Read(ctx context.Context, rel string) (Page, error) {
 		c.progress(rel, false)
 	}
 	return p, nil
+}
+
+// List lists through the inner reader when it can list.
+func (c *countingReader) List(ctx context.Context, ext string) ([]string, error) {
+	if l, ok := c.inner.(Lister); ok {
+		return l.List(ctx, ext)
+	}
+	return nil, apperr.New(apperr.InvalidArgument, "list the files in the source's \"files\"",
+		"a web location cannot be listed")
 }
