@@ -87,7 +87,7 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 	ingestOpts := ingest.Options{
 		From:   opts.from,
 		Env:    f.env(ctx),
-		Getter: ingest.HTTPGetter{Client: f.httpClient()},
+		Getter: f.getter(),
 		Now:    f.now,
 	}
 	if io.errTTY && !opts.jsonOut {

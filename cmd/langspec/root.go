@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"path/filepath"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/fetch"
 	"github.com/langspec/langspec/internal/ingest"
 )
 
@@ -25,7 +25,7 @@ type factory struct {
 	dbPath     string // from --db, LANGSPEC_DB, or the XDG default
 	configFlag string // --config; see config.Path for the fallbacks
 	now        func() time.Time
-	httpClient func() *http.Client
+	getter     func() ingest.Getter             // the network, through the fetcher and its HTTP cache
 	env        func(context.Context) ingest.Env // local toolchains, for local copies of specs
 	logger     *slog.Logger
 }
@@ -55,6 +55,28 @@ func (f *factory) config() (config.Config, error) {
 	return config.Load(config.Path(f.configFlag, f.getenv))
 }
 
+// newGetter is the fetcher ingest uses, with its HTTP cache under
+// $XDG_CACHE_HOME/langspec/http (~/.cache when unset); no cache without a
+// home directory.
+func newGetter(getenv func(string) string) ingest.Getter {
+	dir := getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(dir) {
+		if home := getenv("HOME"); home != "" {
+			dir = filepath.Join(home, ".cache")
+		} else {
+			dir = ""
+		}
+	}
+	cacheDir := ""
+	if dir != "" {
+		cacheDir = filepath.Join(dir, "langspec", "http")
+	}
+	return ingest.FetchGetter{Client: fetch.New(fetch.Options{
+		CacheDir:  cacheDir,
+		UserAgent: "langspec/" + buildVersion() + " (+https://github.com/langspec/langspec)",
+	})}
+}
+
 // usageError marks a mistake in the command line: exit code 2.
 type usageError struct{ err error }
 
@@ -68,12 +90,12 @@ func usageErrorf(format string, args ...any) error { return usageError{fmt.Error
 // line on ErrOut.
 func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string) string) int {
 	f := &factory{
-		io:         io,
-		getenv:     getenv,
-		now:        time.Now,
-		httpClient: ingest.NewHTTPClient,
-		env:        ingest.DetectEnv,
-		logger:     slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		io:     io,
+		getenv: getenv,
+		now:    time.Now,
+		getter: func() ingest.Getter { return newGetter(getenv) },
+		env:    ingest.DetectEnv,
+		logger: slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	root := newCmdRoot(f)
 	root.SetArgs(args)

@@ -13,6 +13,7 @@ import (
 	"github.com/langspec/langspec/fixtures"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/fetch"
 	"github.com/langspec/langspec/internal/ingest"
 )
 
@@ -58,7 +59,7 @@ func TestGoFromEverySource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	getter := ingest.HTTPGetter{Client: srv.Client()}
+	getter := ingest.FetchGetter{Client: fetch.New(fetch.Options{CacheDir: t.TempDir(), Retries: -1})}
 	steps := []struct {
 		name   string
 		opts   ingest.Options
@@ -96,7 +97,7 @@ func TestGoFromEverySource(t *testing.T) {
 	}{
 		{"missing file", ingest.Options{From: filepath.Join(t.TempDir(), "nope.html")}, apperr.Unavailable},
 		{"not the spec", ingest.Options{From: filepath.Join("..", "..", "go.mod")}, apperr.InvalidArgument},
-		{"404", ingest.Options{From: srv.URL + "/missing", Getter: getter}, apperr.Unavailable},
+		{"404", ingest.Options{From: srv.URL + "/missing", Getter: getter}, apperr.NotFound},
 		{"too large", ingest.Options{From: srv.URL + "/huge", Getter: getter}, apperr.InvalidArgument},
 		{"no server", ingest.Options{From: "http://127.0.0.1:1/spec", Getter: getter}, apperr.Unavailable},
 	}

@@ -3,13 +3,13 @@ package ingest
 import (
 	"context"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/fetch"
 )
 
 // Goroot asks the go command for GOROOT, as `go env GOROOT` would answer; ""
@@ -43,42 +43,12 @@ func readLimited(r io.Reader, name string) ([]byte, error) {
 	return b, nil
 }
 
-// userAgent says who is asking, as polite crawlers do.
-const userAgent = "langspec (+https://github.com/langspec/langspec)"
+// FetchGetter adapts the robust fetcher (retries, per-host limits, the
+// on-disk HTTP cache) to Getter.
+type FetchGetter struct{ Client *fetch.Client }
 
-// HTTPGetter fetches with a plain net/http client. Until the robust
-// fetcher is in, it is the Getter the CLI uses.
-type HTTPGetter struct{ Client *http.Client }
-
-// Get fetches url once. Errors: apperr.Unavailable, apperr.InvalidArgument
-// when the body is over MaxSourceBytes.
-func (g HTTPGetter) Get(ctx context.Context, url string) ([]byte, bool, error) {
-	b, err := fetch(ctx, g.Client, url)
-	return b, false, err
+// Get fetches url; fromCache reports a 304 answered from the HTTP cache.
+func (g FetchGetter) Get(ctx context.Context, url string) ([]byte, bool, error) {
+	res, err := g.Client.Get(ctx, url)
+	return res.Body, res.FromCache, err
 }
-
-func fetch(ctx context.Context, client *http.Client, url string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, "", "bad URL %q", url)
-	}
-	req.Header.Set("User-Agent", userAgent)
-	if client == nil {
-		client = NewHTTPClient()
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Unavailable, "check the network, or pass a local file",
-			"cannot fetch %s", url)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, apperr.New(apperr.Unavailable, "check the URL, or pass a local file",
-			"fetch %s: %s", url, resp.Status)
-	}
-	return readLimited(resp.Body, url)
-}
-
-// NewHTTPClient is the client ingest uses: bounded in time, so a stalled
-// server cannot hang an ingest.
-func NewHTTPClient() *http.Client { return &http.Client{Timeout: 60 * time.Second} }
