@@ -16,8 +16,9 @@ import (
 // a section, and text up to the next heading is its body.
 //
 // Kinds share it: the Go spec uses it as it is; other kinds set levels,
-// anchor and link, open sections themselves (openSection) or walk several
-// pages into one builder.
+// anchor and link, open sections themselves (openSection), walk documents
+// whose sections are nested elements (walkNested), or walk several pages
+// into one builder.
 type sectionBuilder struct {
 	policy string
 	// levels maps heading elements to section levels; default h2–h4.
@@ -26,13 +27,22 @@ type sectionBuilder struct {
 	anchor func(*html.Node) string
 	// link is the citation URL for an anchor on the page being walked
 	// ("" when the heading has none); set it again for each page.
-	link     func(anchor string) string
+	link func(anchor string) string
+	// blocks adds a kind's own block elements to blockBreak (ecmarkup's
+	// <emu-note>; h2 when headings do not open sections).
+	blocks map[string]string
+	// render, when set, turns the elements it recognises into text itself,
+	// kept as a block with its line breaks: ecmarkup's algorithm steps
+	// keep their numbers, which the generic list walk would lose.
+	render   func(*html.Node) (string, bool)
 	sections []db.Section
 	bodies   []strings.Builder
 	anchors  []string // per section: its own id when the source had one
 	open     []int    // indexes of the enclosing headings, outermost first
+	cur      int      // index of the section text goes to; walkNested moves it back to a parent
 	ids      map[string]bool
 	pending  string // a paragraph or line break owed before the next text
+	bullet   bool   // a list item's "- " was written and no text yet
 }
 
 func newSectionBuilder(baseURL, policy string) *sectionBuilder {
@@ -78,14 +88,31 @@ func (b *sectionBuilder) walk(n *html.Node, inPre bool) {
 			b.heading(n, lvl)
 			return
 		}
+		if b.render != nil {
+			if s, ok := b.render(n); ok {
+				b.breakBefore("\n\n")
+				b.text(s, true)
+				b.breakBefore("\n\n")
+				return
+			}
+		}
 		if n.Data == "br" {
 			b.breakBefore("\n")
 			return
 		}
-		if brk, ok := blockBreak[n.Data]; ok {
+		brk, ok := blockBreak[n.Data]
+		if !ok {
+			brk, ok = b.blocks[n.Data]
+		}
+		if ok {
 			b.breakBefore(brk)
 			if n.Data == "li" {
+				b.bullet = false
 				b.text("- ", true)
+				// A paragraph that opens the item (the JLS wraps every item
+				// in <p>) goes on the bullet's line, not below it.
+				b.bullet = true
+				defer func() { b.bullet = false }()
 			}
 			defer b.breakBefore(brk)
 		}
@@ -96,8 +123,11 @@ func (b *sectionBuilder) walk(n *html.Node, inPre bool) {
 	}
 }
 
+// breakBefore owes brk before the next text unless a bigger break is owed
+// already: more line breaks win, and a tab (between table cells, for kinds
+// that set one in blocks) wins only over nothing.
 func (b *sectionBuilder) breakBefore(brk string) {
-	if len(brk) > len(b.pending) {
+	if b.pending == "" || strings.Count(brk, "\n") > strings.Count(b.pending, "\n") {
 		b.pending = brk
 	}
 }
@@ -106,7 +136,7 @@ func (b *sectionBuilder) text(s string, inPre bool) {
 	if len(b.sections) == 0 {
 		return // text before the first heading is page chrome, not spec
 	}
-	body := &b.bodies[len(b.bodies)-1]
+	body := &b.bodies[b.cur]
 	if !inPre {
 		s = collapseSpace(s)
 		if body.Len() == 0 || b.pending != "" || strings.HasSuffix(body.String(), " ") {
@@ -115,6 +145,10 @@ func (b *sectionBuilder) text(s string, inPre bool) {
 	}
 	if s == "" {
 		return
+	}
+	if b.bullet {
+		b.pending = ""
+		b.bullet = false
 	}
 	if b.pending != "" && body.Len() > 0 {
 		trimmed := strings.TrimRight(body.String(), " \t")
@@ -180,6 +214,7 @@ func (b *sectionBuilder) openSection(level int, title, anchor string) {
 	b.bodies = append(b.bodies, strings.Builder{})
 	b.anchors = append(b.anchors, link)
 	b.open = append(b.open, len(b.sections)-1)
+	b.cur = len(b.sections) - 1
 	b.pending = ""
 }
 
