@@ -80,6 +80,7 @@ func readEcmarkup(ctx context.Context, src SourceSpec, r PageReader) (Document, 
 	return Document{Version: version, Sections: sections}, nil
 }
 
+// firstNonEmpty returns the first string that is not blank.
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if strings.TrimSpace(s) != "" {

@@ -2,11 +2,14 @@ package ingest_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -147,5 +150,82 @@ func BenchmarkParseGoSpec(b *testing.B) {
 		if _, err := ingest.ParseGoSpec(spec); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A multi-page document over HTTP: a first ingest fetches every page; the
+// next is answered from the HTTP cache (304s) and changes nothing; one that
+// loses a chapter is stored as incomplete and never becomes the latest
+// version (the predecessor published such a re-ingest as "latest").
+func TestChaptersOverHTTP(t *testing.T) {
+	dir := filepath.Join("..", "..", "fixtures", "jls")
+	var failChapter atomic.Bool
+	var notModified atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := filepath.Base(r.URL.Path)
+		if failChapter.Load() && name == "jls-4.html" {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		body, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		etag := fmt.Sprintf(`"%x"`, sha256.Sum256(body))
+		if r.Header.Get("If-None-Match") == etag {
+			notModified.Add(1)
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", etag)
+		w.Write(body)
+	}))
+	defer srv.Close()
+	src := ingest.SourceSpec{Language: "java", Doc: "jls", DisplayName: "JLS", Kind: ingest.KindHTMLChapters,
+		URL: srv.URL + "/jls/", Entry: "index.html", CanonicalURL: "https://docs.oracle.com/javase/specs/jls/se21/html/",
+		ChapterPattern: `^jls-\d+\.html$`, SourcePolicy: db.ExcerptOnly}
+	ctx := context.Background()
+	store := mustOpenDB(t)
+	cache := t.TempDir()
+	getter := func() ingest.Getter {
+		return ingest.FetchGetter{Client: fetch.New(fetch.Options{CacheDir: cache, Retries: -1})}
+	}
+	rep, err := ingest.Ingest(ctx, store, src, ingest.Options{Getter: getter()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != db.Created || rep.Version != "se21" || rep.Pages != (ingest.PageStats{Fetched: 3}) || rep.Sections.Added == 0 {
+		t.Fatalf("first ingest: %+v", rep)
+	}
+	sections := rep.Sections.Added
+
+	rep, err = ingest.Ingest(ctx, store, src, ingest.Options{Getter: getter()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != db.Unchanged || rep.Pages != (ingest.PageStats{Cached: 3}) || notModified.Load() != 3 ||
+		rep.Sections.Unchanged != sections {
+		t.Errorf("re-ingest from the cache: %+v (%d 304s)", rep, notModified.Load())
+	}
+
+	failChapter.Store(true)
+	src.Version = "se22" // a new version, with a chapter missing
+	rep, err = ingest.Ingest(ctx, store, src, ingest.Options{Getter: getter()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Status != db.KeptIncomplete || len(rep.Failed) != 1 || rep.Failed[0].Page != "jls-4.html" || rep.Pages.Failed != 1 {
+		t.Fatalf("lost chapter: %+v", rep)
+	}
+	vs, err := store.Versions(ctx, "java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Version != "se22" || vs[0].Complete || vs[0].Latest || vs[1].Version != "se21" || !vs[1].Latest {
+		t.Errorf("versions after a partial fetch: %+v", vs)
+	}
+	if _, err := store.Section(ctx, db.Scope{Language: "java"}, "jls-4.1"); err != nil {
+		t.Errorf("the complete version is not the one read: %v", err)
 	}
 }

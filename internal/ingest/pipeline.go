@@ -188,6 +188,10 @@ func readerFor(k Kind) (kindReader, error) {
 	switch k {
 	case KindHTML:
 		return readHTML, nil
+	case KindHTMLChapters:
+		return readHTMLChapters, nil
+	case KindEcmarkup:
+		return readEcmarkup, nil
 	}
 	var names []string
 	for _, k := range Kinds() {
@@ -213,13 +217,4 @@ func readHTML(ctx context.Context, src SourceSpec, r PageReader) (Document, erro
 		return Document{}, err
 	}
 	return Document{Version: parsed.Version, Sections: parsed.Sections}, nil
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
