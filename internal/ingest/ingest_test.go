@@ -229,3 +229,56 @@ func TestChaptersOverHTTP(t *testing.T) {
 		t.Errorf("the complete version is not the one read: %v", err)
 	}
 }
+
+// Every preset's kind, ingested from its fixture through the same pipeline
+// the CLI uses, with the preset's own settings.
+func TestEveryKindFromFixtures(t *testing.T) {
+	fx := func(p ...string) string { return filepath.Join(append([]string{"..", "..", "fixtures"}, p...)...) }
+	tests := []struct {
+		language, from string
+		version        string // "" when the document states none (the fetch date is used)
+		wantID         string // a section that must be there
+		wantURL        string // its citation URL
+		minSections    int
+	}{
+		{"go", fx("gospec", "go_spec.html"), "go1.26", "Slice_expressions", "https://go.dev/ref/spec#Slice_expressions", 165},
+		{"java", fx("jls"), "se21", "jls-4.1", "https://docs.oracle.com/javase/specs/jls/se21/html/jls-4.html#jls-4.1", 5},
+		{"ecmascript", fx("ecmarkup", "index.html"), "", "", "", 10},
+		{"python", fx("sphinx"), "3.11", "", "", 5},
+		{"typescript", fx("markdown", "handbook-v2"), "2026-11-22", "", "", 3}, // states none: the fetch date
+	}
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	for _, tt := range tests {
+		t.Run(tt.language, func(t *testing.T) {
+			ctx := context.Background()
+			store := mustOpenDB(t)
+			src, err := ingest.Resolve(nil, tt.language, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := ingest.Ingest(ctx, store, src, ingest.Options{From: tt.from, Now: func() time.Time { return now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Status != db.Created || tt.version != "" && rep.Version != tt.version || rep.Version == "" || len(rep.Failed) > 0 ||
+				rep.Sections.Added < tt.minSections {
+				t.Fatalf("%+v", rep)
+			}
+			_, rows, err := store.Outline(ctx, db.Scope{Language: tt.language})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rows {
+				if r.Title == "" || !strings.Contains(r.URL, "#") && r.Level > 1 || r.SourcePolicy != src.SourcePolicy {
+					t.Errorf("section %s: title %q url %q policy %s", r.SectionID, r.Title, r.URL, r.SourcePolicy)
+				}
+			}
+			if tt.wantID != "" {
+				row, err := store.Section(ctx, db.Scope{Language: tt.language}, tt.wantID)
+				if err != nil || row.URL != tt.wantURL {
+					t.Errorf("section %s: %+v %v", tt.wantID, row.URL, err)
+				}
+			}
+		})
+	}
+}

@@ -97,7 +97,7 @@ func Candidates(src SourceSpec, from string, env Env) ([]Location, error) {
 		return []Location{embeddedAt(src.Embedded)}, nil
 	}
 	if from != "" {
-		loc, err := locationOf(from, src.Entry)
+		loc, err := locationOf(from, src)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +125,7 @@ func Candidates(src SourceSpec, from string, env Env) ([]Location, error) {
 		out = append(out, loc)
 	}
 	if src.URL != "" {
-		loc, err := locationOf(src.URL, src.Entry)
+		loc, err := locationOf(src.URL, src)
 		if err != nil {
 			return nil, err
 		}
@@ -142,8 +142,10 @@ func Candidates(src SourceSpec, from string, env Env) ([]Location, error) {
 }
 
 // locationOf reads a --from argument or a source URL: an http(s) URL, a
-// file, or a folder holding entry.
-func locationOf(s, entry string) (Location, error) {
+// file, or a folder holding the entry (a markdown folder needs none: it is
+// read whole).
+func locationOf(s string, src SourceSpec) (Location, error) {
+	entry := src.Entry
 	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
 		if strings.HasSuffix(s, "/") {
 			return Location{Kind: AtURL, Base: s, Entry: entry}, nil
@@ -156,6 +158,9 @@ func locationOf(s, entry string) (Location, error) {
 		return Location{}, apperr.Wrap(err, apperr.Unavailable, "check the path, or pass a URL", "cannot read %s", s)
 	}
 	if st.IsDir() {
+		if src.Kind == KindMarkdown {
+			return Location{Kind: AtFolder, Base: s}, nil
+		}
 		if entry == "" {
 			return Location{}, apperr.New(apperr.InvalidArgument, "pass the file itself", "%s is a folder", s)
 		}

@@ -39,6 +39,21 @@ import (
 // listing instead. Errors: the entry's read error; apperr.InvalidArgument for
 // a missing entry or a bad manifest line; see readMarkdownFiles.
 func readMarkdown(ctx context.Context, src SourceSpec, r PageReader) (Document, error) {
+	// The source's own file list comes first; then, for a local folder
+	// given without an entry, every .md file below it.
+	if len(src.Files) > 0 {
+		return readMarkdownFiles(ctx, src, r, src.Files)
+	}
+	if l, ok := r.(Lister); ok && strings.TrimSpace(src.Entry) == "" {
+		rels, err := l.List(ctx, ".md")
+		if err != nil {
+			return Document{}, err
+		}
+		if len(rels) == 0 {
+			return Document{}, apperr.New(apperr.InvalidArgument, "point --from at a folder of Markdown files", "no .md files found")
+		}
+		return readMarkdownFiles(ctx, src, r, rels)
+	}
 	if strings.TrimSpace(src.Entry) == "" {
 		return Document{}, apperr.New(apperr.InvalidArgument,
 			"set entry to a .md file or to a manifest listing the .md files",
@@ -183,7 +198,7 @@ func parseMarkdownPage(md goldmark.Markdown, src SourceSpec, rel string, raw []b
 	// its own.
 	slugs := newHeadingSlugger()
 	if first := firstBodyElement(root); first != nil && first.Data == "h1" {
-		h1 := nodeText(first)
+		h1 := nodeText(first, nil)
 		if p.title == "" || strings.EqualFold(h1, p.title) {
 			if p.title == "" {
 				p.title = h1
@@ -201,7 +216,7 @@ func parseMarkdownPage(md goldmark.Markdown, src SourceSpec, rel string, raw []b
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
 			if c.Type == html.ElementNode && headingTags[c.Data] {
-				text := nodeText(c)
+				text := nodeText(c, nil)
 				if text == "" {
 					// Nothing to title a section with: its text joins the
 					// section before.
@@ -243,21 +258,6 @@ func firstBodyElement(root *html.Node) *html.Node {
 		}
 	}
 	return nil
-}
-
-func nodeText(n *html.Node) string {
-	var b strings.Builder
-	var visit func(n *html.Node)
-	visit = func(n *html.Node) {
-		if n.Type == html.TextNode {
-			b.WriteString(n.Data)
-		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			visit(c)
-		}
-	}
-	visit(n)
-	return strings.TrimSpace(collapseSpace(b.String()))
 }
 
 // markdownPageURL is where a page is published: the front matter's permalink

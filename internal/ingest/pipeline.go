@@ -130,6 +130,11 @@ func readAt(ctx context.Context, src SourceSpec, loc Location, read kindReader, 
 	h := sha256.New()
 	cr := &countingReader{inner: inner, stats: stats, local: loc.Kind != AtURL, entry: loc.Entry, hash: h, progress: opts.Progress}
 	src.Entry = loc.Entry
+	if opts.From != "" && loc.Kind == AtFolder && loc.Entry == "" {
+		// A folder the user points at is read whole; the source's file
+		// list describes its own URL's layout.
+		src.Files = nil
+	}
 	doc, err := read(ctx, src, cr)
 	if err != nil {
 		return doc, "", err
@@ -192,6 +197,10 @@ func readerFor(k Kind) (kindReader, error) {
 		return readHTMLChapters, nil
 	case KindEcmarkup:
 		return readEcmarkup, nil
+	case KindSphinx:
+		return readSphinx, nil
+	case KindMarkdown:
+		return readMarkdown, nil
 	}
 	var names []string
 	for _, k := range Kinds() {

@@ -50,8 +50,18 @@ func Presets() []SourceSpec {
 		},
 		{
 			Language: "typescript", Doc: "handbook", DisplayName: "The TypeScript Handbook", Kind: KindMarkdown,
-			URL:          "https://raw.githubusercontent.com/microsoft/TypeScript-Website/v2/packages/documentation/copy/en/handbook-v2/",
-			Entry:        "handbook.txt",
+			URL: "https://raw.githubusercontent.com/microsoft/TypeScript-Website/v2/packages/documentation/copy/en/handbook-v2/",
+			// The handbook's chapters in reading order, as the site's sidebar
+			// lists them. Written down here because a web folder cannot be
+			// listed; a local checkout can be read whole with --from.
+			Files: []string{
+				"The Handbook.md", "Basics.md", "Everyday Types.md", "Narrowing.md", "More on Functions.md",
+				"Object Types.md", "Type Manipulation/_Creating Types from Types.md", "Type Manipulation/Generics.md",
+				"Type Manipulation/Keyof Type Operator.md", "Type Manipulation/Typeof Type Operator.md",
+				"Type Manipulation/Indexed Access Types.md", "Type Manipulation/Conditional Types.md",
+				"Type Manipulation/Mapped Types.md", "Type Manipulation/Template Literal Types.md",
+				"Classes.md", "Modules.md",
+			},
 			CanonicalURL: "https://www.typescriptlang.org",
 			SourcePolicy: db.FullText, // CC BY 4.0
 		},

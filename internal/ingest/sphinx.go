@@ -165,15 +165,6 @@ func isSphinxSection(n *html.Node) bool {
 	return false
 }
 
-func hasClass(n *html.Node, class string) bool {
-	for _, c := range strings.Fields(attr(n, "class")) {
-		if c == class {
-			return true
-		}
-	}
-	return false
-}
-
 // sphinxChapters lists the pages the entry page's toctree names, in order,
 // each once, without the entry itself and without links that leave the
 // document (the reference links to ../library/ and the like).
