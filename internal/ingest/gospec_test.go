@@ -144,6 +144,13 @@ func TestCandidates(t *testing.T) {
 	os.WriteFile(filepath.Join(local, "spec.html"), []byte("x"), 0o644)
 	book := t.TempDir()
 	os.WriteFile(filepath.Join(book, "print.html"), []byte("x"), 0o644)
+	docs := t.TempDir()
+	for _, v := range []string{"python3.9", "python3.11"} {
+		os.MkdirAll(filepath.Join(docs, v, "reference"), 0o755)
+		os.WriteFile(filepath.Join(docs, v, "reference", "index.html"), []byte("x"), 0o644)
+	}
+	python := SourceSpec{Language: "python", Doc: "reference", Kind: KindSphinx, Entry: "index.html",
+		Local: []string{filepath.Join(docs, "python3.*", "reference")}}
 	rust := SourceSpec{Language: "rust", Doc: "reference", Kind: KindMdBook, Entry: "print.html",
 		Local: []string{"${RUSTUP_TOOLCHAIN}/ref", book}, URL: "https://doc.rust-lang.org/reference/"}
 	tests := []struct {
@@ -162,6 +169,7 @@ func TestCandidates(t *testing.T) {
 		{"GOROOT without the spec", goPreset(), "", Env{Goroot: t.TempDir()}, []string{"https://go.dev/ref/spec", "embedded:gospec/go_spec.html"}},
 		{"folder with its entry", rust, "", Env{}, []string{filepath.Join(book, "print.html"), "https://doc.rust-lang.org/reference/print.html"}},
 		{"folder given with --from", rust, book, Env{}, []string{filepath.Join(book, "print.html")}},
+		{"a pattern picks the newest", python, "", Env{}, []string{filepath.Join(docs, "python3.11", "reference", "index.html")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

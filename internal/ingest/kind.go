@@ -33,7 +33,8 @@ type SourceSpec struct {
 	// the page itself, or the folder (ending in /) that holds Entry.
 	URL string `json:"url,omitempty" jsonschema:"network location: the page, or the folder (ending in /) holding entry"`
 	// Local lists folders or files to try before the network, in order.
-	// ${GOROOT} and ${RUSTUP_TOOLCHAIN} expand to the local toolchains.
+	// ${GOROOT} and ${RUSTUP_TOOLCHAIN} expand to the local toolchains; a
+	// glob pattern picks its highest-versioned match.
 	Local []string `json:"local,omitempty" jsonschema:"local copies to try first, in order; ${GOROOT} and ${RUSTUP_TOOLCHAIN} expand to the toolchains' folders"`
 	// Entry is the file to start from, relative to a folder location
 	// (print.html, index.html, SUMMARY.md); empty when the location is the

@@ -7,10 +7,12 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
 )
 
 // LocationKind says how a document is read.
@@ -108,6 +110,15 @@ func Candidates(src SourceSpec, from string, env Env) ([]Location, error) {
 		p, ok := expand(l, env)
 		if !ok {
 			continue
+		}
+		if strings.ContainsAny(p, "*?[") {
+			// A pattern picks the last match: python3.13 over python3.11.
+			matches, _ := filepath.Glob(p)
+			if len(matches) == 0 {
+				continue
+			}
+			slices.SortFunc(matches, db.CompareVersionStrings)
+			p = matches[len(matches)-1]
 		}
 		st, err := os.Stat(p)
 		if err != nil {

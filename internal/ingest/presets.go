@@ -42,7 +42,8 @@ func Presets() []SourceSpec {
 		},
 		{
 			Language: "python", Doc: "reference", DisplayName: "The Python Language Reference", Kind: KindSphinx,
-			Local:        []string{"/usr/share/doc/python3/html/reference", "/usr/share/doc/python3-doc/html/reference"},
+			// Debian's python3.N-doc.
+			Local:        []string{"/usr/share/doc/python3.*/html/reference", "/usr/share/doc/python3/html/reference"},
 			URL:          "https://docs.python.org/3/reference/",
 			Entry:        "index.html",
 			CanonicalURL: "https://docs.python.org/3/reference/",
