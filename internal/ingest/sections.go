@@ -16,23 +16,32 @@ import (
 // a section, and text up to the next heading is its body.
 //
 // Kinds share it: the Go spec uses it as it is; other kinds set levels,
-// anchor and link, open sections themselves (openSection) or walk several
-// pages into one builder.
+// anchor, derive, link and breaks, open sections themselves (openSection) or
+// walk several pages into one builder.
 type sectionBuilder struct {
 	policy string
 	// levels maps heading elements to section levels; default h2–h4.
 	levels map[string]int
 	// anchor finds a heading's own anchor; default headingAnchor.
 	anchor func(*html.Node) string
+	// derive makes an id from the title of a heading without an anchor;
+	// default idFromTitle. It is made unique after.
+	derive func(title string) string
 	// link is the citation URL for an anchor on the page being walked
 	// ("" when the heading has none); set it again for each page.
-	link     func(anchor string) string
+	link func(anchor string) string
+	// breaks maps block elements to the break they put around their text;
+	// default blockBreak. A kind may add some (table cells, say).
+	breaks   map[string]string
 	sections []db.Section
 	bodies   []strings.Builder
 	anchors  []string // per section: its own id when the source had one
 	open     []int    // indexes of the enclosing headings, outermost first
 	ids      map[string]bool
 	pending  string // a paragraph or line break owed before the next text
+	// marker is set right after a list item's "- ": the item's first
+	// paragraph starts on the marker's line, not after a break.
+	marker bool
 }
 
 func newSectionBuilder(baseURL, policy string) *sectionBuilder {
@@ -40,7 +49,9 @@ func newSectionBuilder(baseURL, policy string) *sectionBuilder {
 		policy: policy,
 		levels: headingLevel,
 		anchor: headingAnchor,
+		derive: idFromTitle,
 		link:   func(anchor string) string { return withAnchor(baseURL, anchor) },
+		breaks: blockBreak,
 		ids:    map[string]bool{},
 	}
 }
@@ -82,10 +93,12 @@ func (b *sectionBuilder) walk(n *html.Node, inPre bool) {
 			b.breakBefore("\n")
 			return
 		}
-		if brk, ok := blockBreak[n.Data]; ok {
+		if brk, ok := b.breaks[n.Data]; ok {
 			b.breakBefore(brk)
 			if n.Data == "li" {
 				b.text("- ", true)
+				b.marker = len(b.sections) > 0
+				defer func() { b.marker = false }() // an empty item keeps the breaks after it
 			}
 			defer b.breakBefore(brk)
 		}
@@ -96,8 +109,12 @@ func (b *sectionBuilder) walk(n *html.Node, inPre bool) {
 	}
 }
 
+// breakBefore owes brk before the next text unless a stronger break is
+// already owed: more line breaks win, then the longer string, so a
+// separator inside a line (a tab between cells) never hides a row's "\n".
 func (b *sectionBuilder) breakBefore(brk string) {
-	if len(brk) > len(b.pending) {
+	nb, np := strings.Count(brk, "\n"), strings.Count(b.pending, "\n")
+	if nb > np || nb == np && len(brk) > len(b.pending) {
 		b.pending = brk
 	}
 }
@@ -115,6 +132,9 @@ func (b *sectionBuilder) text(s string, inPre bool) {
 	}
 	if s == "" {
 		return
+	}
+	if b.marker {
+		b.pending, b.marker = "", false
 	}
 	if b.pending != "" && body.Len() > 0 {
 		trimmed := strings.TrimRight(body.String(), " \t")
@@ -160,7 +180,7 @@ func (b *sectionBuilder) openSection(level int, title, anchor string) {
 	}
 	id := anchor
 	if id == "" || b.ids[id] {
-		id = b.uniqueID(idFromTitle(title))
+		id = b.uniqueID(b.derive(title))
 	}
 	b.ids[id] = true
 	s := db.Section{SectionID: id, Level: level, Title: title, Path: title, SourcePolicy: b.policy}
