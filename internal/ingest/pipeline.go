@@ -193,6 +193,8 @@ func readerFor(k Kind) (kindReader, error) {
 	switch k {
 	case KindHTML:
 		return readHTML, nil
+	case KindMdBook:
+		return readMdBook, nil
 	case KindHTMLChapters:
 		return readHTMLChapters, nil
 	case KindEcmarkup:

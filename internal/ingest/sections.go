@@ -16,7 +16,7 @@ import (
 // a section, and text up to the next heading is its body.
 //
 // Kinds share it: the Go spec uses it as it is; other kinds set levels,
-// anchor and link, open sections themselves (openSection), walk documents
+// anchor, derive and link, open sections themselves (openSection), walk documents
 // whose sections are nested elements (walkNested), or walk several pages
 // into one builder.
 type sectionBuilder struct {
@@ -25,6 +25,9 @@ type sectionBuilder struct {
 	levels map[string]int
 	// anchor finds a heading's own anchor; default headingAnchor.
 	anchor func(*html.Node) string
+	// derive makes an id from the title of a heading without an anchor;
+	// default idFromTitle.
+	derive func(title string) string
 	// link is the citation URL for an anchor on the page being walked
 	// ("" when the heading has none); set it again for each page.
 	link func(anchor string) string
@@ -50,6 +53,7 @@ func newSectionBuilder(baseURL, policy string) *sectionBuilder {
 		policy: policy,
 		levels: headingLevel,
 		anchor: headingAnchor,
+		derive: idFromTitle,
 		link:   func(anchor string) string { return withAnchor(baseURL, anchor) },
 		ids:    map[string]bool{},
 	}
@@ -194,7 +198,7 @@ func (b *sectionBuilder) openSection(level int, title, anchor string) {
 	}
 	id := anchor
 	if id == "" || b.ids[id] {
-		id = b.uniqueID(idFromTitle(title))
+		id = b.uniqueID(b.derive(title))
 	}
 	b.ids[id] = true
 	s := db.Section{SectionID: id, Level: level, Title: title, Path: title, SourcePolicy: b.policy}
