@@ -282,3 +282,60 @@ func TestEveryKindFromFixtures(t *testing.T) {
 		})
 	}
 }
+
+// The quality bar on the real Go spec of the local toolchain: ids unique,
+// titles present, and every citation's anchor is an id in the page.
+func TestRealGoSpecAnchors(t *testing.T) {
+	goroot := ingest.Goroot(context.Background())
+	page, err := os.ReadFile(filepath.Join(goroot, "doc", "go_spec.html"))
+	if goroot == "" || err != nil {
+		t.Skip("no Go spec in GOROOT")
+	}
+	parsed, err := ingest.ParseGoSpec(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, s := range parsed.Sections {
+		if ids[s.SectionID] || s.Title == "" {
+			t.Errorf("section %q: duplicate id or empty title", s.SectionID)
+		}
+		ids[s.SectionID] = true
+		_, anchor, ok := strings.Cut(s.URL, "#")
+		if !ok || !strings.Contains(string(page), `id="`+anchor+`"`) {
+			t.Errorf("section %s: URL %s has no anchor in the page", s.SectionID, s.URL)
+		}
+	}
+	t.Logf("%s: %d sections", parsed.Version, len(parsed.Sections))
+}
+
+// BenchmarkIngestRustReference is the whole pipeline on the Rust Reference
+// of the local rustup toolchain: read print.html (4.4 MB), split it, store
+// it in a new database.
+func BenchmarkIngestRustReference(b *testing.B) {
+	ctx := context.Background()
+	env := ingest.DetectEnv(ctx)
+	src, err := ingest.Resolve(nil, "rust", "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	locs, err := ingest.Candidates(src, "", env)
+	if err != nil || locs[0].Kind != ingest.AtFolder {
+		b.Skip("no local Rust Reference")
+	}
+	for b.Loop() {
+		b.StopTimer()
+		store, err := db.Open(ctx, filepath.Join(b.TempDir(), "langspec.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		rep, err := ingest.Ingest(ctx, store, src, ingest.Options{Env: env})
+		if err != nil || rep.Sections.Added < 700 {
+			b.Fatal(rep, err)
+		}
+		b.StopTimer()
+		store.Close()
+		b.StartTimer()
+	}
+}
