@@ -148,7 +148,7 @@ func TestReadEcmarkupSkipsAndCollisions(t *testing.T) {
 </div>`
 	src := ecmaSource()
 	src.Skip = []string{"div.aside", "[[bad selector"}
-	doc, err := readEcmarkup(context.Background(), src, chaptersMemReader{"index.html": page})
+	doc, err := readEcmarkup(context.Background(), src, memPages{"index.html": page})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,12 +170,12 @@ func TestReadEcmarkupSkipsAndCollisions(t *testing.T) {
 		t.Errorf("version = %q, want es2025", doc.Version)
 	}
 
-	if _, err := readEcmarkup(context.Background(), src, chaptersMemReader{"index.html": "<p>not a spec</p>"}); apperr.CodeOf(err) != apperr.InvalidArgument {
+	if _, err := readEcmarkup(context.Background(), src, memPages{"index.html": "<p>not a spec</p>"}); apperr.CodeOf(err) != apperr.InvalidArgument {
 		t.Errorf("page without clauses: err = %v, want invalid_argument", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := readEcmarkup(ctx, src, chaptersMemReader{"index.html": page}); err != context.Canceled {
+	if _, err := readEcmarkup(ctx, src, memPages{"index.html": page}); err != context.Canceled {
 		t.Errorf("cancelled: err = %v", err)
 	}
 }
@@ -213,19 +213,4 @@ func TestStepNumber(t *testing.T) {
 			t.Errorf("stepNumber(%d, %d) = %q, want %q", tt.i, tt.depth, got, tt.want)
 		}
 	}
-}
-
-// chaptersMemReader serves pages from memory, for markup too small to be a
-// fixture file.
-type chaptersMemReader map[string]string
-
-func (m chaptersMemReader) Read(ctx context.Context, rel string) (Page, error) {
-	if err := ctx.Err(); err != nil {
-		return Page{}, err
-	}
-	body, ok := m[rel]
-	if !ok {
-		return Page{}, apperr.New(apperr.Unavailable, "", "no page %s", rel)
-	}
-	return Page{Location: "mem:" + rel, Rel: rel, Body: []byte(body)}, nil
 }

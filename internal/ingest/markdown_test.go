@@ -17,7 +17,7 @@ var tsHandbook = SourceSpec{
 }
 
 func markdownFixture() PageReader {
-	return sphinxDirReader{filepath.Join("..", "..", "fixtures", "markdown")}
+	return newFSReader(filepath.Join("..", "..", "fixtures", "markdown"))
 }
 
 func TestReadMarkdownFixture(t *testing.T) {
@@ -107,7 +107,7 @@ func TestReadMarkdownFixture(t *testing.T) {
 func TestReadMarkdownUniqueIDs(t *testing.T) {
 	// "Examples" three times in a.md and once in b.md; "Setup" only in a.md
 	// but b.md's page slug is "setup".
-	pages := sphinxmdPages{
+	pages := memPages{
 		"list.txt":     "a.md\nsub/setup.md\n",
 		"a.md":         "---\ntitle: A\n---\n## Examples\none\n## Examples\ntwo\n### Examples\nthree\n## Setup\nfour\n",
 		"sub/setup.md": "# Setup guide\n\n## Examples\nfive\n",
@@ -143,7 +143,7 @@ func TestReadMarkdownEntries(t *testing.T) {
 	tests := []struct {
 		name      string
 		src       SourceSpec
-		pages     sphinxmdPages
+		pages     memPages
 		wantIDs   []string
 		wantTitle string // of the first section
 		wantURL   string // of the first section
@@ -153,64 +153,64 @@ func TestReadMarkdownEntries(t *testing.T) {
 		{
 			name:    "single file, title from # heading, URL from the path",
 			src:     SourceSpec{Entry: "guide/Getting Started.md", CanonicalURL: "https://example.org/"},
-			pages:   sphinxmdPages{"guide/Getting Started.md": "# Getting started\n\nHello.\n\n## Install\n\n```sh\n# not a heading\n```\n"},
+			pages:   memPages{"guide/Getting Started.md": "# Getting started\n\nHello.\n\n## Install\n\n```sh\n# not a heading\n```\n"},
 			wantIDs: []string{"getting-started", "install"}, wantTitle: "Getting started",
 			wantURL: "https://example.org/guide/Getting%20Started.html",
 		},
 		{
 			name:    "no title anywhere: the file name",
 			src:     SourceSpec{Entry: "notes.md"},
-			pages:   sphinxmdPages{"notes.md": "Just text.\n\n## Part\n"},
+			pages:   memPages{"notes.md": "Just text.\n\n## Part\n"},
 			wantIDs: []string{"notes", "part"}, wantTitle: "notes", wantURL: "notes.html",
 		},
 		{
 			name:  "front matter title and the same # heading: one section",
 			src:   SourceSpec{Entry: "a.md", CanonicalURL: "https://example.org"},
-			pages: sphinxmdPages{"a.md": "---\ntitle: 'Modules'\npermalink: docs/modules.html\n---\n# Modules\n\nIntro.\n\n# Another top\n"},
+			pages: memPages{"a.md": "---\ntitle: 'Modules'\npermalink: docs/modules.html\n---\n# Modules\n\nIntro.\n\n# Another top\n"},
 			// A second "#" heading sits below the page title, as a "##" would.
 			wantIDs: []string{"modules", "another-top"}, wantTitle: "Modules", wantURL: "https://example.org/docs/modules.html",
 		},
 		{
 			name:     "manifest lists a missing file",
 			src:      SourceSpec{Entry: "docs/list.txt"},
-			pages:    sphinxmdPages{"docs/list.txt": "# comment\n\n a.md \nmissing.md\na.md\n", "docs/a.md": "## A\n"},
+			pages:    memPages{"docs/list.txt": "# comment\n\n a.md \nmissing.md\na.md\n", "docs/a.md": "## A\n"},
 			wantIDs:  []string{"a", "a#a"},
 			wantFail: []string{"docs/missing.md"}, wantTitle: "a", wantURL: "docs/a.html",
 		},
 		{
 			name:     "every file missing",
 			src:      SourceSpec{Entry: "list.txt"},
-			pages:    sphinxmdPages{"list.txt": "x.md\ny.md\n"},
+			pages:    memPages{"list.txt": "x.md\ny.md\n"},
 			wantCode: apperr.Unavailable,
 		},
 		{
 			name:     "the single file missing",
 			src:      SourceSpec{Entry: "x.md"},
-			pages:    sphinxmdPages{},
+			pages:    memPages{},
 			wantCode: apperr.Unavailable,
 		},
 		{
 			name:     "manifest missing",
 			src:      SourceSpec{Entry: "list.txt"},
-			pages:    sphinxmdPages{},
+			pages:    memPages{},
 			wantCode: apperr.Unavailable,
 		},
 		{
 			name:     "manifest line outside the folder",
 			src:      SourceSpec{Entry: "list.txt"},
-			pages:    sphinxmdPages{"list.txt": "../secret.md\n"},
+			pages:    memPages{"list.txt": "../secret.md\n"},
 			wantCode: apperr.InvalidArgument,
 		},
 		{
 			name:     "manifest line not Markdown",
 			src:      SourceSpec{Entry: "list.txt"},
-			pages:    sphinxmdPages{"list.txt": "a.md\nlogo.png\n"},
+			pages:    memPages{"list.txt": "a.md\nlogo.png\n"},
 			wantCode: apperr.InvalidArgument,
 		},
 		{
 			name:     "empty manifest",
 			src:      SourceSpec{Entry: "list.txt"},
-			pages:    sphinxmdPages{"list.txt": "# nothing yet\n"},
+			pages:    memPages{"list.txt": "# nothing yet\n"},
 			wantCode: apperr.InvalidArgument,
 		},
 		{
@@ -254,7 +254,7 @@ func TestReadMarkdownEntries(t *testing.T) {
 }
 
 func TestReadMarkdownFilesAndContext(t *testing.T) {
-	pages := sphinxmdPages{"a.md": "## A\n", "deep/er/b.md": "## B\n"}
+	pages := memPages{"a.md": "## A\n", "deep/er/b.md": "## B\n"}
 	src := SourceSpec{CanonicalURL: "u/", SourcePolicy: db.FullText, Version: "5.9"}
 	t.Run("the caller's listing, subfolders included", func(t *testing.T) {
 		doc, err := readMarkdownFiles(t.Context(), src, pages, []string{"a.md", "deep/er/b.md"})
@@ -390,7 +390,7 @@ func TestTwoslashBlocks(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := readMarkdown(t.Context(), SourceSpec{Entry: "a.md", SourcePolicy: db.FullText},
-				sphinxmdPages{"a.md": "## Code\n\n" + tt.block + "\n"})
+				memPages{"a.md": "## Code\n\n" + tt.block + "\n"})
 			if err != nil {
 				t.Fatal(err)
 			}

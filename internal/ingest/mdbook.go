@@ -109,22 +109,12 @@ func (c bookChapter) key() string { return strings.TrimSuffix(c.page, ".html") }
 // printIDs); when the table of contents cannot be matched with the stretches,
 // sections are cited on print.html itself, whose ids are then the real ones.
 func readMdBookPrint(ctx context.Context, src SourceSpec, entry string, r PageReader) (Document, error) {
-	page, err := r.Read(ctx, entry)
-	if err != nil {
-		return Document{}, fmt.Errorf("read %s: %w", entry, err)
-	}
-	root, err := html.Parse(bytes.NewReader(page.Body))
-	if err != nil {
-		return Document{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse %s", entry)
-	}
-	var doc Document
-	chapters, failed, err := bookTOC(ctx, r, entry, root)
+	e, err := readBookEntry(ctx, r, entry)
 	if err != nil {
 		return Document{}, err
 	}
-	doc.Failed = failed
-
-	content := bookContent(root)
+	doc, chapters := Document{Failed: e.failed}, e.chapters
+	content := bookContent(e.root)
 	doc.Version = mdBookVersion(content)
 	if err := pruneBookChrome(content, src.Skip); err != nil {
 		return Document{}, err
@@ -152,25 +142,38 @@ func readMdBookPrint(ctx context.Context, src SourceSpec, entry string, r PageRe
 	return doc, nil
 }
 
+// bookEntry is a book's entry page with the table of contents found in or
+// beside it.
+type bookEntry struct {
+	page     Page
+	root     *html.Node
+	chapters []bookChapter
+	failed   []PageFailure
+}
+
+func readBookEntry(ctx context.Context, r PageReader, entry string) (bookEntry, error) {
+	var e bookEntry
+	var err error
+	if e.page, err = r.Read(ctx, entry); err != nil {
+		return e, fmt.Errorf("read %s: %w", entry, err)
+	}
+	if e.root, err = html.Parse(bytes.NewReader(e.page.Body)); err != nil {
+		return e, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse %s", entry)
+	}
+	e.chapters, e.failed, err = bookTOC(ctx, r, entry, e.root)
+	return e, err
+}
+
 // readMdBookChapters reads the chapter pages the table of contents links to,
 // in its order. A page that cannot be read is recorded in Document.Failed and
 // the others are still read; only the entry page itself, a missing table of
 // contents or a cancelled ctx stop the whole document.
 func readMdBookChapters(ctx context.Context, src SourceSpec, entry string, r PageReader) (Document, error) {
-	first, err := r.Read(ctx, entry)
-	if err != nil {
-		return Document{}, fmt.Errorf("read %s: %w", entry, err)
-	}
-	root, err := html.Parse(bytes.NewReader(first.Body))
-	if err != nil {
-		return Document{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse %s", entry)
-	}
-	var doc Document
-	chapters, failed, err := bookTOC(ctx, r, entry, root)
+	e, err := readBookEntry(ctx, r, entry)
 	if err != nil {
 		return Document{}, err
 	}
-	doc.Failed = failed
+	doc, chapters := Document{Failed: e.failed}, e.chapters
 	if len(chapters) == 0 {
 		return Document{}, apperr.New(apperr.InvalidArgument, "use entry print.html, or SUMMARY.md for the sources",
 			"no table of contents found in or beside %s", entry)
@@ -181,7 +184,7 @@ func readMdBookChapters(ctx context.Context, src SourceSpec, entry string, r Pag
 		if err := ctx.Err(); err != nil {
 			return Document{}, err
 		}
-		body := first.Body
+		body := e.page.Body
 		if ch.read != path.Clean(entry) {
 			p, err := r.Read(ctx, ch.read)
 			if err != nil {

@@ -22,24 +22,6 @@ import (
 	"github.com/langspec/langspec/internal/db"
 )
 
-// fsReader reads a document's pages from a file system: a fixture folder
-// (os.DirFS) or pages written in the test (fstest.MapFS).
-type fsReader struct{ fsys fs.FS }
-
-func newFSReader(dir string) fsReader { return fsReader{os.DirFS(dir)} }
-
-func (d fsReader) Read(ctx context.Context, rel string) (Page, error) {
-	if err := ctx.Err(); err != nil {
-		return Page{}, err
-	}
-	rel, _, _ = strings.Cut(rel, "#")
-	b, err := fs.ReadFile(d.fsys, rel)
-	if err != nil {
-		return Page{}, apperr.Wrap(err, apperr.Unavailable, "check the path", "cannot read %s", rel)
-	}
-	return Page{Location: rel, Rel: rel, Body: b}, nil
-}
-
 const rustCanonical = "https://doc.rust-lang.org/reference/"
 
 func rustSpec(entry string) SourceSpec {

@@ -16,37 +16,6 @@ import (
 	"github.com/langspec/langspec/internal/db"
 )
 
-// sphinxDirReader reads pages from a folder, as a local copy of a document
-// would be read.
-type sphinxDirReader struct{ dir string }
-
-func (d sphinxDirReader) Read(_ context.Context, rel string) (Page, error) {
-	rel, _, _ = strings.Cut(rel, "#")
-	local, err := filepath.Localize(rel)
-	if err != nil {
-		return Page{}, apperr.Wrap(err, apperr.InvalidArgument, "", "bad page path %q", rel)
-	}
-	p := filepath.Join(d.dir, local)
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return Page{}, apperr.Wrap(err, apperr.Unavailable, "", "cannot read %s", p)
-	}
-	return Page{Location: p, Rel: rel, Body: b}, nil
-}
-
-// sphinxmdPages is an in-memory document: rel → content. Both the sphinx and
-// the markdown tests use it for small inline cases.
-type sphinxmdPages map[string]string
-
-func (m sphinxmdPages) Read(_ context.Context, rel string) (Page, error) {
-	rel, _, _ = strings.Cut(rel, "#")
-	body, ok := m[rel]
-	if !ok {
-		return Page{}, apperr.New(apperr.Unavailable, "", "no page %q", rel)
-	}
-	return Page{Location: "mem:" + rel, Rel: rel, Body: []byte(body)}, nil
-}
-
 // sphinxFailReader fails the pages in fail and reads the rest through r.
 type sphinxFailReader struct {
 	r    PageReader
@@ -66,7 +35,7 @@ var pythonRef = SourceSpec{
 }
 
 func sphinxFixture() PageReader {
-	return sphinxDirReader{filepath.Join("..", "..", "fixtures", "sphinx")}
+	return newFSReader(filepath.Join("..", "..", "fixtures", "sphinx"))
 }
 
 func TestReadSphinxFixture(t *testing.T) {
@@ -199,7 +168,7 @@ func TestReadSphinxFailures(t *testing.T) {
 		}
 	})
 	t.Run("chapter without sections", func(t *testing.T) {
-		pages := sphinxmdPages{
+		pages := memPages{
 			"index.html": `<div role="main"><section id="top"><h1>Top</h1><div class="toctree-wrapper"><ul>
 				<li class="toctree-l1"><a class="reference internal" href="a.html">A</a></li>
 				<li class="toctree-l1"><a class="reference internal" href="b.html">B</a></li></ul></div></section></div>`,
@@ -225,7 +194,7 @@ func TestReadSphinxFailures(t *testing.T) {
 		}
 	})
 	t.Run("no sections anywhere", func(t *testing.T) {
-		_, err := readSphinx(t.Context(), SourceSpec{Entry: "index.html"}, sphinxmdPages{"index.html": "<p>hello</p>"})
+		_, err := readSphinx(t.Context(), SourceSpec{Entry: "index.html"}, memPages{"index.html": "<p>hello</p>"})
 		if apperr.CodeOf(err) != apperr.InvalidArgument {
 			t.Errorf("err = %v, want invalid_argument", err)
 		}
@@ -292,7 +261,7 @@ y = 2</pre></div>
 		t.Run(tt.name, func(t *testing.T) {
 			src := tt.src
 			src.Entry, src.CanonicalURL, src.SourcePolicy = "index.html", "u/", db.FullText
-			doc, err := readSphinx(t.Context(), src, sphinxmdPages{"index.html": tt.page})
+			doc, err := readSphinx(t.Context(), src, memPages{"index.html": tt.page})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -356,7 +325,7 @@ func TestReadSphinxFullReference(t *testing.T) {
 		t.Skip("LANGSPEC_PYTHON_REFERENCE is not set")
 	}
 	start := time.Now()
-	doc, err := readSphinx(t.Context(), pythonRef, sphinxDirReader{dir})
+	doc, err := readSphinx(t.Context(), pythonRef, newFSReader(dir))
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatal(err)
