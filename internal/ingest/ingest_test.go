@@ -339,3 +339,16 @@ func BenchmarkIngestRustReference(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// Without a Getter the network is not used: a source with no local copy
+// says so instead of publishing nothing.
+func TestIngestWithoutNetwork(t *testing.T) {
+	src, err := ingest.Resolve(nil, "java", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ingest.Ingest(context.Background(), mustOpenDB(t), src, ingest.Options{})
+	if apperr.CodeOf(err) != apperr.Unavailable || !strings.Contains(err.Error(), "java/jls has no local copy") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -72,6 +72,8 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 	var doc Document
 	var loc Location
 	var hash string
+	err = apperr.New(apperr.Unavailable, "pass a local copy with --from",
+		"%s/%s has no local copy and the network is not in use", src.Language, src.Doc)
 	for _, l := range locs {
 		if l.Kind == AtURL && opts.Getter == nil {
 			continue
