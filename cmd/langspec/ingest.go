@@ -90,17 +90,20 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 		Getter: f.getter(),
 		Now:    f.now,
 	}
+	var bar *progressbar.ProgressBar
 	if io.errTTY && !opts.jsonOut {
-		bar := progressbar.NewOptions(-1,
+		bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(io.ErrOut),
 			progressbar.OptionSetDescription("reading "+src.Language+"/"+src.Doc),
 			progressbar.OptionShowCount(),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetRenderBlankState(true))
 		ingestOpts.Progress = func(string, bool) { bar.Add(1) }
-		defer bar.Finish()
 	}
 	rep, err := ingest.Ingest(ctx, store, src, ingestOpts)
+	if bar != nil {
+		bar.Finish() // clears the line before the summary is printed
+	}
 	if err != nil {
 		return err
 	}
