@@ -17,6 +17,17 @@ const (
 	Unavailable     Code = "unavailable"      // a source could not be read or fetched
 	CorruptDatabase Code = "corrupt_database" // the --db file is not a usable langspec store
 	Internal        Code = "internal"
+
+	// Vault codes (internal/vault). Each names one rule a file operation broke,
+	// so a model can tell "fix the path" from "the file is not there".
+	PathOutsideVault    Code = "path_outside_vault"    // absolute, drive or UNC path, a ".." segment, or a symbolic link
+	InvalidPath         Code = "invalid_path"          // a name the vault will not store: bad characters, length, reserved name
+	AlreadyExists       Code = "already_exists"        // create of a path that is taken
+	ExtensionNotAllowed Code = "extension_not_allowed" // artifacts/ holds only .md and .json
+	AppendOnly          Code = "append_only"           // daily logs only grow
+	MatchCountMismatch  Code = "match_count_mismatch"  // replace found a different number of matches than expected
+	FileTooLarge        Code = "file_too_large"        // over the read or write size cap
+	IsADirectory        Code = "is_a_directory"        // a file operation named a folder
 )
 
 // Error is an error meant to be shown as it is.

@@ -1,0 +1,278 @@
+package vault
+
+import (
+	"path"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/apperr"
+)
+
+const (
+	// maxPathBytes bounds a user path before normalisation, so a 5000-byte
+	// "a/////…" is refused up front rather than after work proportional to it.
+	maxPathBytes = 1024
+	// maxSegmentBytes is NAME_MAX on Linux, macOS and NTFS (in UTF-16 units
+	// there, which 255 bytes never exceeds).
+	maxSegmentBytes = 255
+	// tempPrefix marks the vault's own temporary files. Users may not name a
+	// file with it, so a model can neither collide with nor read a write in
+	// flight, and List hides such files.
+	tempPrefix = ".langspec-tmp-"
+
+	artifactsDir = "artifacts"
+	dailyDir     = "daily"
+)
+
+// topFolders are the folders the vault manages. Their names are canonical in
+// lower case: "Notes/x.md" means "notes/x.md" on every platform, so a
+// case-sensitive file system does not grow a second "Notes" beside "notes".
+var topFolders = [...]string{artifactsDir, "drafts", "notes", ".system"}
+
+// hintPath is the hint for every path that is not a plain relative path.
+const hintPath = `use a path relative to the vault root with "/" between names, such as notes/todo.md; no leading "/", drive letter, ".." or symbolic link`
+
+// Clean validates a user path and returns its canonical form: relative,
+// "/"-separated, with no empty or "." segments and with the managed folder
+// names (artifacts, drafts, notes, .system, artifacts/daily) in lower case.
+// The vault root itself ("", ".") is refused: file operations need a name.
+//
+// Errors: path_outside_vault for absolute, drive-letter and UNC paths and any
+// ".." segment, even one that would stay inside (no resolution is attempted,
+// so there is nothing to get wrong); invalid_path for everything else
+// (empty, too long, characters outside the allowed set, reserved names).
+func Clean(p string) (string, error) {
+	return cleanPath(p, false)
+}
+
+// cleanPath is Clean; allowRoot lets List name the vault root as "" or ".".
+func cleanPath(p string, allowRoot bool) (string, error) {
+	if p == "" {
+		if allowRoot {
+			return "", nil
+		}
+		return "", apperr.New(apperr.InvalidPath, "name a file, such as notes/todo.md", "empty path")
+	}
+	if len(p) > maxPathBytes {
+		return "", apperr.New(apperr.InvalidPath, "use a path of at most "+strconv.Itoa(maxPathBytes)+" bytes",
+			"path %s is %d bytes long", quote(p), len(p))
+	}
+	if !utf8.ValidString(p) {
+		return "", apperr.New(apperr.InvalidPath, "use UTF-8 names", "path %s is not valid UTF-8", quote(p))
+	}
+	// Control characters first: "a\x00b" is a bad name, whatever else it is.
+	for _, r := range p {
+		if isControl(r) {
+			return "", apperr.New(apperr.InvalidPath, "remove control characters (newline, tab, NUL…) from the name",
+				"path %s contains control character U+%04X", quote(p), r)
+		}
+	}
+	if p[0] == '/' || p[0] == '\\' {
+		// Also catches UNC (\\server\share) and Windows root-relative (\x) paths.
+		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s is absolute", quote(p))
+	}
+	if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
+		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s starts with a drive letter", quote(p))
+	}
+	// Backslash is a separator on Windows; treating it as one everywhere means
+	// "a\..\b" is seen as the ".." it is, whatever the host.
+	var segs []string
+	for _, s := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
+		switch s {
+		case "", ".":
+			continue
+		case "..":
+			return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s contains a \"..\" segment", quote(p))
+		}
+		if err := checkSegment(p, s); err != nil {
+			return "", err
+		}
+		segs = append(segs, s)
+	}
+	if len(segs) == 0 {
+		if allowRoot {
+			return "", nil
+		}
+		return "", apperr.New(apperr.InvalidPath, "name a file, such as notes/todo.md", "path %s names the vault root, not a file", quote(p))
+	}
+	for _, top := range topFolders {
+		if strings.EqualFold(segs[0], top) {
+			segs[0] = top
+		}
+	}
+	if len(segs) > 1 && segs[0] == artifactsDir && strings.EqualFold(segs[1], dailyDir) {
+		segs[1] = dailyDir
+	}
+	return strings.Join(segs, "/"), nil
+}
+
+// checkSegment validates one name between separators; p is the whole user
+// path, for the message.
+func checkSegment(p, s string) error {
+	if len(s) > maxSegmentBytes {
+		return apperr.New(apperr.InvalidPath, "use names of at most "+strconv.Itoa(maxSegmentBytes)+" bytes",
+			"path %s has a %d-byte name", quote(p), len(s))
+	}
+	for _, r := range s {
+		if !allowedRune(r) {
+			return apperr.New(apperr.InvalidPath,
+				`use letters, digits, spaces and ASCII punctuation other than < > : " | ? *`,
+				"path %s contains character U+%04X, which is not allowed in a name", quote(p), r)
+		}
+	}
+	// Windows strips trailing dots and spaces, so "x.md." and "x.md " alias
+	// "x.md"; a leading space is allowed there but only ever a mistake.
+	if last := s[len(s)-1]; last == '.' || last == ' ' || s[0] == ' ' {
+		return apperr.New(apperr.InvalidPath, "remove leading spaces and trailing dots or spaces from names",
+			"path %s has a name %s that starts with a space or ends with a dot or space", quote(p), quote(s))
+	}
+	if len(s) >= len(tempPrefix) && strings.EqualFold(s[:len(tempPrefix)], tempPrefix) {
+		return apperr.New(apperr.InvalidPath, "choose a name that does not start with "+tempPrefix,
+			"path %s uses a name reserved for the vault's temporary files", quote(p))
+	}
+	if isReservedName(s) {
+		return apperr.New(apperr.InvalidPath, "choose another name; CON, PRN, AUX, NUL, COM0-9 and LPT0-9 are device names on Windows",
+			"path %s uses the reserved device name %s", quote(p), quote(s))
+	}
+	return nil
+}
+
+// allowedRune is an allow-list rather than a deny-list of look-alikes: ASCII
+// printables minus the Windows-forbidden <>:"|?* (":" also stops drive
+// letters and NTFS alternate streams), and beyond ASCII only letters, marks
+// and decimal digits. That leaves out every look-alike separator and dot
+// (∕ ⁄ ／ ⧸ ＼ ․ ． …: all punctuation or symbols), non-ASCII spaces, format
+// characters such as bidi controls and zero-width joiners (which HFS+
+// ignored), and default-ignorable letters and marks such as U+3164 and
+// variation selectors. Fullwidth forms and presentation ligatures are letters
+// that some systems fold to ASCII ("ａrtifacts", "ﬁ"), so they are out too.
+func allowedRune(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= 0x20 && r < 0x7f && !strings.ContainsRune(`<>:"|?*/\`, r)
+	}
+	switch {
+	case r >= 0xFB00 && r <= 0xFB4F: // Alphabetic Presentation Forms (ligatures)
+		return false
+	case r >= 0xFF00 && r <= 0xFFEF: // Halfwidth and Fullwidth Forms
+		return false
+	case unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r),
+		unicode.Is(unicode.Variation_Selector, r),
+		r == 0x034F: // combining grapheme joiner: a default-ignorable mark
+		return false
+	}
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)
+}
+
+// isControl reports C0, DEL and C1 controls.
+func isControl(r rune) bool {
+	return r < 0x20 || (r >= 0x7f && r <= 0x9f)
+}
+
+func isASCIILetter(c byte) bool {
+	return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
+}
+
+// isReservedName reports Windows device names, which Windows treats as the
+// device whatever the extension ("nul.txt") and with trailing spaces. Refused
+// on every host: cheap, and the vault may be synced to Windows.
+func isReservedName(s string) bool {
+	stem, _, _ := strings.Cut(s, ".")
+	stem = strings.TrimRight(stem, " ")
+	switch strings.ToUpper(stem) {
+	case "CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$", "CLOCK$":
+		return true
+	}
+	if len(stem) == 4 {
+		u := strings.ToUpper(stem[:3])
+		if (u == "COM" || u == "LPT") && stem[3] >= '0' && stem[3] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// writeOp names a write for rules, results and the op log.
+type writeOp string
+
+const (
+	opCreate    writeOp = "create"
+	opOverwrite writeOp = "overwrite"
+	opAppend    writeOp = "append"
+	opReplace   writeOp = "replace"
+)
+
+// checkWriteRules applies the folder rules to a canonical path. Clean has
+// already folded the managed folder names to lower case, so "Artifacts/Daily"
+// and "artifacts//./daily" reach here as "artifacts/daily".
+func checkWriteRules(p, canon string, op writeOp) error {
+	segs := strings.Split(canon, "/")
+	if len(segs) == 1 {
+		for _, top := range topFolders {
+			if segs[0] == top {
+				return apperr.New(apperr.IsADirectory, "name a file inside it, such as "+top+"/x.md",
+					"path %s is a vault folder", quote(p))
+			}
+		}
+	}
+	if segs[0] != artifactsDir {
+		return nil
+	}
+	if len(segs) >= 2 && segs[1] == dailyDir {
+		if len(segs) == 2 {
+			return apperr.New(apperr.IsADirectory, "name a daily log, such as artifacts/daily/2026-11-22.md",
+				"path %s is the daily log folder", quote(p))
+		}
+		if len(segs) > 3 || !isDailyName(segs[2]) {
+			return apperr.New(apperr.InvalidPath, "daily logs are artifacts/daily/YYYY-MM-DD.md, for a real date",
+				"path %s is not a daily log name", quote(p))
+		}
+		if op == opOverwrite || op == opReplace {
+			return apperr.New(apperr.AppendOnly, "daily logs only grow: use append to add to "+canon,
+				"path %s is a daily log; %s is not allowed", quote(p), op)
+		}
+		return nil
+	}
+	ext := path.Ext(canon)
+	if !strings.EqualFold(ext, ".md") && !strings.EqualFold(ext, ".json") {
+		return apperr.New(apperr.ExtensionNotAllowed, "artifacts/ holds only .md and .json files; write other files under drafts/ or notes/",
+			"path %s has extension %s", quote(p), quote(ext))
+	}
+	return nil
+}
+
+// isDailyName reports "YYYY-MM-DD.md" for a date that exists. Lower-case
+// ".md" only, so one date has one spelling on case-sensitive systems too.
+func isDailyName(name string) bool {
+	date, ok := strings.CutSuffix(name, ".md")
+	if !ok || len(date) != len("2006-01-02") {
+		return false
+	}
+	for i := 0; i < len(date); i++ {
+		if i == 4 || i == 7 {
+			if date[i] != '-' {
+				return false
+			}
+		} else if date[i] < '0' || date[i] > '9' {
+			return false
+		}
+	}
+	_, err := time.Parse(time.DateOnly, date) // refuses 2026-02-30
+	return err == nil
+}
+
+// quote renders a user path for a message: ASCII-only, so look-alikes show as
+// \u2215 and control characters as escapes, and cut short when long.
+func quote(p string) string {
+	const max = 120
+	if len(p) <= max {
+		return strconv.QuoteToASCII(p)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	return strconv.QuoteToASCII(p[:cut]) + "… (" + strconv.Itoa(len(p)) + " bytes)"
+}
