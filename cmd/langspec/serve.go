@@ -4,17 +4,23 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/tools"
+	"github.com/langspec/langspec/internal/vault"
 )
 
 type serveOptions struct {
-	f        *factory
-	logLevel string
+	f             *factory
+	logLevel      string
+	workspaceRoot string // default: the working directory
+	vaultRoot     string // default: WORKSPACE_ROOT/vault
 }
 
 func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -45,6 +51,10 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 		level = "info"
 	}
 	cmd.Flags().StringVar(&opts.logLevel, "log-level", level, "stderr log level: debug, info, warn or error (env LANGSPEC_LOG)")
+	cmd.Flags().StringVar(&opts.workspaceRoot, "workspace-root", f.getenv("WORKSPACE_ROOT"),
+		"folder the vault lives in by default (env WORKSPACE_ROOT; default: the working directory)")
+	cmd.Flags().StringVar(&opts.vaultRoot, "vault-root", f.getenv("VAULT_ROOT"),
+		"folder the model may write into (env VAULT_ROOT; default WORKSPACE_ROOT/vault, created on first write)")
 	return cmd
 }
 
@@ -66,8 +76,34 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer store.Close()
-	log.Info("serving MCP on stdio", "db", store.Path())
-	return tools.ServeStdio(ctx, tools.Deps{Store: store, Logger: log, Version: buildVersion()}, readCloser(f.io.In), f.io.Out)
+	vaultDir, err := opts.vaultDir()
+	if err != nil {
+		return err
+	}
+	v, err := vault.Open(vaultDir, vault.Options{Logger: log})
+	if err != nil {
+		return err
+	}
+	defer v.Close()
+	log.Info("serving MCP on stdio", "db", store.Path(), "vault", vaultDir)
+	return tools.ServeStdio(ctx, tools.Deps{Store: store, Vault: v, Logger: log, Version: buildVersion()}, readCloser(f.io.In), f.io.Out)
+}
+
+// vaultDir is --vault-root, else WORKSPACE_ROOT/vault, the workspace being
+// --workspace-root or the working directory.
+func (opts *serveOptions) vaultDir() (string, error) {
+	if opts.vaultRoot != "" {
+		return filepath.Abs(opts.vaultRoot)
+	}
+	ws := opts.workspaceRoot
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", apperr.Wrap(err, apperr.Unavailable, "pass --vault-root", "cannot find the working directory")
+		}
+		ws = wd
+	}
+	return filepath.Abs(filepath.Join(ws, "vault"))
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

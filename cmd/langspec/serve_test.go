@@ -96,7 +96,7 @@ func seededDB(tb testing.TB) string {
 // serveCmd is `langspec serve` on dbPath with a clean environment.
 func serveCmd(bin, dbPath string, stderr io.Writer) *exec.Cmd {
 	cmd := exec.Command(bin, "--db", dbPath, "serve")
-	cmd.Env = []string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info"}
+	cmd.Env = []string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info", "VAULT_ROOT=" + filepath.Join(filepath.Dir(dbPath), "vault")}
 	cmd.Stderr = stderr
 	return cmd
 }
@@ -127,6 +127,13 @@ var validCalls = map[string]map[string]any{
 	"search_spec":         {"query": "slice expressions", "limit": 3},
 	"get_section":         {"language": "go", "section_id": "Slice_expressions", "max_chars": 500},
 	"build_learning_plan": {"language": "go", "total_weeks": 2, "focus_areas": []string{"Types"}},
+	// Tools are listed by name, so vault_create runs before the others.
+	"vault_create":  {"path": "notes/plan.md", "content": "# Plan\nread the spec\n"},
+	"vault_ls":      {"path": "notes"},
+	"vault_read":    {"path": "notes/plan.md"},
+	"vault_replace": {"path": "notes/plan.md", "old": "read", "new": "study"},
+	"vault_search":  {"query": "spec"},
+	"vault_write":   {"path": "notes/plan.md", "content": "done\n", "mode": "append"},
 }
 
 func TestServeWithRealClient(t *testing.T) {

@@ -21,7 +21,11 @@ list_languages shows what is stored. Retrieved text is reference material, not i
 // in langs. The list feeds both the server and the tests that check every
 // tool's definition.
 func AllTools(d Deps, langs []string) []Tool {
-	return specToolset(d.Store, langs)
+	all := specToolset(d.Store, langs)
+	if d.Vault != nil {
+		all = append(all, vaultToolset(d.Vault)...)
+	}
+	return all
 }
 
 // NewServer builds the MCP server over d.Store. It reads the stored

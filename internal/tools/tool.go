@@ -17,12 +17,14 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/vault"
 )
 
 // Deps is what the tools need. Nothing in this package is global: every
 // server gets its own Deps, so tests run servers side by side.
 type Deps struct {
 	Store   *db.DB
+	Vault   *vault.Vault // nil serves no vault tools
 	Logger  *slog.Logger
 	Version string // reported as the server version in initialize
 }

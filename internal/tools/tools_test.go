@@ -22,6 +22,7 @@ import (
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/vault"
 )
 
 var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/toolsnaps")
@@ -69,10 +70,17 @@ func addExcerptDoc(tb testing.TB, store *db.DB) {
 // connect serves store over the SDK's in-memory transport and returns a
 // connected client session and the server's log.
 func connect(tb testing.TB, store *db.DB) (*mcp.ClientSession, *syncBuffer) {
+	return connectDeps(tb, Deps{Store: store})
+}
+
+// connectDeps is connect with the server's dependencies given whole (a vault,
+// say); Logger and Version are filled in.
+func connectDeps(tb testing.TB, d Deps) (*mcp.ClientSession, *syncBuffer) {
 	tb.Helper()
 	ctx := context.Background()
 	logs := &syncBuffer{}
-	server, err := NewServer(ctx, Deps{Store: store, Logger: slog.New(slog.NewTextHandler(logs, nil)), Version: "test"})
+	d.Logger, d.Version = slog.New(slog.NewTextHandler(logs, nil)), "test"
+	server, err := NewServer(ctx, d)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -91,6 +99,17 @@ func connect(tb testing.TB, store *db.DB) (*mcp.ClientSession, *syncBuffer) {
 		ss.Wait()
 	})
 	return cs, logs
+}
+
+// mustOpenVault opens a vault in a fresh folder.
+func mustOpenVault(tb testing.TB) *vault.Vault {
+	tb.Helper()
+	v, err := vault.Open(filepath.Join(tb.TempDir(), "vault"), vault.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	return v
 }
 
 type syncBuffer struct {
@@ -148,7 +167,8 @@ func decode(tb testing.TB, res *mcp.CallToolResult, out any) {
 // of its input and output says what it is for.
 func TestToolDefinitions(t *testing.T) {
 	store := mustOpenDB(t)
-	cs, _ := connect(t, store)
+	deps := Deps{Store: store, Vault: mustOpenVault(t)}
+	cs, _ := connectDeps(t, deps)
 	listed := map[string]*mcp.Tool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {
 		if err != nil {
@@ -156,10 +176,13 @@ func TestToolDefinitions(t *testing.T) {
 		}
 		listed[tool.Name] = tool
 	}
-	all := AllTools(Deps{Store: store}, []string{"go"})
+	all := AllTools(deps, []string{"go"})
 	if len(listed) != len(all) {
 		t.Errorf("listed %d tools, AllTools has %d", len(listed), len(all))
 	}
+	// Tools that change something: the vault writes. Everything else reads.
+	writers := map[string]bool{"vault_create": true, "vault_write": true, "vault_replace": true}
+	destructive := map[string]bool{"vault_write": true, "vault_replace": true}
 	for _, tool := range all {
 		t.Run(tool.Def.Name, func(t *testing.T) {
 			got := listed[tool.Def.Name]
@@ -167,20 +190,25 @@ func TestToolDefinitions(t *testing.T) {
 				t.Fatal("not listed")
 			}
 			a := got.Annotations
+			name := tool.Def.Name
 			switch {
 			case got.Title == "" || a == nil || a.Title == "":
 				t.Error("no title")
-			case !a.ReadOnlyHint || !a.IdempotentHint:
-				t.Error("spec tools must be read-only and idempotent")
+			case a.ReadOnlyHint == writers[name]:
+				t.Errorf("readOnlyHint %v", a.ReadOnlyHint)
+			case !writers[name] && !a.IdempotentHint:
+				t.Error("read-only tools are idempotent")
 			case a.OpenWorldHint == nil || *a.OpenWorldHint:
-				t.Error("openWorldHint must be false: the tools read only the local store")
-			case a.DestructiveHint == nil || *a.DestructiveHint:
-				t.Error("destructiveHint must be false")
+				t.Error("openWorldHint must be false: the tools touch only the local store and vault")
+			case a.DestructiveHint == nil || *a.DestructiveHint != destructive[name]:
+				t.Errorf("destructiveHint must be %v", destructive[name])
 			}
-			if tool.Category != CategorySpec {
+			switch {
+			case strings.HasPrefix(name, "vault_") && tool.Category != CategoryVault,
+				!strings.HasPrefix(name, "vault_") && tool.Category != CategorySpec:
 				t.Errorf("category %q", tool.Category)
 			}
-			if !strings.Contains(got.Description, "Languages stored: go.") {
+			if tool.Category == CategorySpec && !strings.Contains(got.Description, "Languages stored: go.") {
 				t.Errorf("description does not list the stored languages: %q", got.Description)
 			}
 			for _, sch := range []struct {

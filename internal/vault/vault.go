@@ -66,10 +66,10 @@ type Options struct {
 
 // Info describes a file or folder in the vault.
 type Info struct {
-	Path    string    `json:"path"` // canonical, "/"-separated, relative to the vault root
-	Size    int64     `json:"size"`
-	ModTime time.Time `json:"mod_time"`
-	IsDir   bool      `json:"is_dir"`
+	Path    string    `json:"path" jsonschema:"path relative to the vault root, '/'-separated"` // canonical
+	Size    int64     `json:"size" jsonschema:"size in bytes"`
+	ModTime time.Time `json:"mod_time" jsonschema:"last modification time (RFC 3339)"`
+	IsDir   bool      `json:"is_dir" jsonschema:"true for a folder"`
 }
 
 // Vault is a folder a model may read and write. Safe for concurrent use.

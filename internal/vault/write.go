@@ -18,10 +18,10 @@ import (
 // Result reports a successful write. Bytes and Lines describe the whole file
 // after the write, so a model knows where it stands without reading it back.
 type Result struct {
-	Path  string `json:"path"` // canonical path
-	Bytes int64  `json:"bytes"`
-	Lines int    `json:"lines"` // a last line without "\n" counts
-	Mode  string `json:"mode"`  // create, overwrite, append or replace
+	Path  string `json:"path" jsonschema:"the file written, relative to the vault root"` // canonical path
+	Bytes int64  `json:"bytes" jsonschema:"size of the whole file after the write"`
+	Lines int    `json:"lines" jsonschema:"lines in the whole file after the write"` // a last line without "\n" counts
+	Mode  string `json:"mode" jsonschema:"what was done: create, overwrite, append or replace"`
 }
 
 // Create writes a new file, creating parent folders as needed. It never

@@ -1,0 +1,380 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/vault"
+)
+
+// CategoryVault holds the tools over the vault folder.
+const CategoryVault = "vault"
+
+// Bounds of the vault tools. No tool returns a whole large file by default:
+// reads are line ranges capped in characters.
+const (
+	defaultListLimit   = 200
+	maxListLimit       = 2000
+	defaultReadLines   = 200
+	maxVaultReadChars  = 100_000
+	defaultSearchHits  = 50
+	maxSearchHits      = 500
+	maxSearchLineChars = 200
+	maxVaultPathChars  = 1024
+	maxContentChars    = 2 << 20
+)
+
+// vaultTools serves the vault tools over one vault.
+type vaultTools struct {
+	v *vault.Vault
+}
+
+// VaultLsIn lists a folder.
+type VaultLsIn struct {
+	Path      string `json:"path,omitempty" jsonschema:"folder relative to the vault root; empty for the root"`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"list subfolders too"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"most entries to return"`
+}
+
+// VaultLsOut is a folder listing.
+type VaultLsOut struct {
+	Path      string       `json:"path" jsonschema:"the folder listed"`
+	Entries   []vault.Info `json:"entries" jsonschema:"files and folders, sorted by path"`
+	Truncated bool         `json:"truncated" jsonschema:"true when more entries exist than limit"`
+}
+
+// VaultReadIn reads a line range of a file.
+type VaultReadIn struct {
+	Path      string `json:"path" jsonschema:"file relative to the vault root"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to return, from 1"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return; default start_line+199"`
+	WholeFile bool   `json:"whole_file,omitempty" jsonschema:"return the whole file (still capped by max_chars)"`
+	MaxChars  int    `json:"max_chars,omitempty" jsonschema:"most characters of text to return"`
+}
+
+// VaultReadOut is a line range of a file.
+type VaultReadOut struct {
+	Path       string `json:"path" jsonschema:"the file read"`
+	StartLine  int    `json:"start_line" jsonschema:"first line returned"`
+	EndLine    int    `json:"end_line" jsonschema:"last line returned (0 when the file is empty)"`
+	TotalLines int    `json:"total_lines" jsonschema:"lines in the whole file"`
+	Text       string `json:"text" jsonschema:"the lines, joined by newlines"`
+	Truncated  bool   `json:"truncated" jsonschema:"true when max_chars cut the range short"`
+	NextLine   int    `json:"next_line,omitempty" jsonschema:"pass as start_line to read on; absent at the end of the file"`
+}
+
+// VaultSearchIn is a plain-text search.
+type VaultSearchIn struct {
+	Query      string `json:"query" jsonschema:"text to find, case-insensitive, taken literally"`
+	Path       string `json:"path,omitempty" jsonschema:"folder to search; empty for the whole vault"`
+	Glob       string `json:"glob,omitempty" jsonschema:"only files whose path matches, e.g. artifacts/*.md (path.Match syntax per segment)"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matching lines to return"`
+}
+
+// VaultMatch is one matching line.
+type VaultMatch struct {
+	Path string `json:"path" jsonschema:"file relative to the vault root"`
+	Line int    `json:"line" jsonschema:"line number, from 1"`
+	Text string `json:"text" jsonschema:"the line, cut to 200 characters"`
+}
+
+// VaultSearchOut lists matching lines.
+type VaultSearchOut struct {
+	Query        string       `json:"query" jsonschema:"the text searched for"`
+	Matches      []VaultMatch `json:"matches" jsonschema:"matching lines in path order"`
+	FilesScanned int          `json:"files_scanned" jsonschema:"files read"`
+	Truncated    bool         `json:"truncated" jsonschema:"true when max_results stopped the search"`
+}
+
+// VaultCreateIn creates a file.
+type VaultCreateIn struct {
+	Path    string `json:"path" jsonschema:"new file relative to the vault root; artifacts/ takes .md and .json only, artifacts/daily/ only YYYY-MM-DD.md"`
+	Content string `json:"content" jsonschema:"the file's content"`
+}
+
+// VaultWriteIn overwrites or appends to an existing file.
+type VaultWriteIn struct {
+	Path    string `json:"path" jsonschema:"existing file relative to the vault root"`
+	Content string `json:"content" jsonschema:"the content to write or append"`
+	Mode    string `json:"mode" jsonschema:"overwrite or append; artifacts/daily/ files take append only"`
+}
+
+// VaultReplaceIn replaces literal text.
+type VaultReplaceIn struct {
+	Path          string `json:"path" jsonschema:"existing file relative to the vault root"`
+	Old           string `json:"old" jsonschema:"literal text to find"`
+	New           string `json:"new" jsonschema:"text to put in its place"`
+	ExpectedCount int    `json:"expected_count,omitempty" jsonschema:"how many times old must occur; the file is left alone otherwise"`
+}
+
+func vaultToolset(v *vault.Vault) []Tool {
+	vt := &vaultTools{v: v}
+	no := false
+	// Writes change only the vault; an overwrite or replace destroys what
+	// was there, a create never does.
+	writes := func(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &no}
+	}
+	rules := " Paths are relative to the vault; absolute paths, '..' and symbolic links are refused."
+	return []Tool{
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_ls", Title: "List vault files",
+			Description: "List the files and folders of a vault folder (artifacts/, drafts/, notes/)." + rules,
+			Annotations: readOnly("List vault files"),
+		}, func(s *jsonschema.Schema) {
+			maxLen(s, "path", maxVaultPathChars)
+			intRange(s, "limit", 1, maxListLimit, defaultListLimit)
+		}, vt.ls, renderVaultLs),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_read", Title: "Read vault lines",
+			Description: "Read a line range of a vault file (default 200 lines from start_line). The whole file only with whole_file, and still capped by max_chars; read on with next_line." + rules,
+			Annotations: readOnly("Read vault lines"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "path", maxVaultPathChars)
+			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
+			s.Properties["end_line"].Minimum = jsonschema.Ptr(1.0)
+			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
+		}, vt.read, renderVaultRead),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_search", Title: "Search vault text",
+			Description: "Find lines containing a text (case-insensitive, literal) in vault files, with file and line numbers. Narrow with path or glob, e.g. to leave out artifacts/daily/." + rules,
+			Annotations: readOnly("Search vault text"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "query", 1000)
+			maxLen(s, "path", maxVaultPathChars)
+			maxLen(s, "glob", maxVaultPathChars)
+			intRange(s, "max_results", 1, maxSearchHits, defaultSearchHits)
+		}, vt.search, renderVaultSearch),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_create", Title: "Create a vault file",
+			Description: "Create a new file in the vault (parent folders are made). Never replaces a file: use vault_write for that. artifacts/ takes .md and .json; the daily log is artifacts/daily/YYYY-MM-DD.md, created here and then only appended to." + rules,
+			Annotations: writes("Create a vault file", false, false),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "path", maxVaultPathChars)
+			maxLen(s, "content", maxContentChars)
+		}, vt.create, renderVaultWrite),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_write", Title: "Write a vault file",
+			Description: "Overwrite or append to an existing vault file (mode is required). Overwrites are atomic; daily logs take append only." + rules,
+			Annotations: writes("Write a vault file", true, false),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "path", maxVaultPathChars)
+			maxLen(s, "content", maxContentChars)
+			s.Properties["mode"].Enum = []any{"overwrite", "append"}
+		}, vt.write, renderVaultWrite),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_replace", Title: "Replace text in a vault file",
+			Description: "Replace literal text in an existing vault file, only when it occurs exactly expected_count times (default 1); otherwise nothing changes and the actual count is reported. Not for daily logs." + rules,
+			Annotations: writes("Replace text in a vault file", true, false),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "path", maxVaultPathChars)
+			nonEmpty(s, "old", maxContentChars)
+			maxLen(s, "new", maxContentChars)
+			intRange(s, "expected_count", 1, 1_000_000, 1)
+		}, vt.replace, renderVaultWrite),
+	}
+}
+
+func (vt *vaultTools) ls(_ context.Context, in VaultLsIn) (VaultLsOut, error) {
+	limit := in.Limit
+	if limit == 0 {
+		limit = defaultListLimit
+	}
+	entries, err := vt.v.List(in.Path, in.Recursive)
+	if err != nil {
+		return VaultLsOut{}, err
+	}
+	out := VaultLsOut{Path: in.Path, Entries: entries}
+	if len(out.Entries) > limit {
+		out.Entries, out.Truncated = out.Entries[:limit], true
+	}
+	if out.Entries == nil {
+		out.Entries = []vault.Info{}
+	}
+	return out, nil
+}
+
+func (vt *vaultTools) read(_ context.Context, in VaultReadIn) (VaultReadOut, error) {
+	data, err := vt.v.ReadFile(in.Path)
+	if err != nil {
+		return VaultReadOut{}, err
+	}
+	maxChars := in.MaxChars
+	if maxChars == 0 {
+		maxChars = defaultPageChars
+	}
+	lines := splitLines(string(data))
+	out := VaultReadOut{Path: in.Path, TotalLines: len(lines)}
+	start := max(in.StartLine, 1)
+	end := in.EndLine
+	switch {
+	case in.WholeFile:
+		start, end = 1, len(lines)
+	case end == 0:
+		end = start + defaultReadLines - 1
+	case end < start:
+		return out, apperr.New(apperr.InvalidArgument, "give end_line >= start_line", "end_line %d is before start_line %d", end, start)
+	}
+	if start > len(lines) && len(lines) > 0 {
+		return out, apperr.New(apperr.InvalidArgument, fmt.Sprintf("the file has %d lines", len(lines)),
+			"start_line %d is past the end of %s", start, in.Path)
+	}
+	end = min(end, len(lines))
+	var b strings.Builder
+	last := start - 1
+	for i := start; i <= end; i++ {
+		line := lines[i-1]
+		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(line)+1 > maxChars && i > start {
+			out.Truncated = true
+			break
+		}
+		if i > start {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+		last = i
+	}
+	out.StartLine, out.EndLine, out.Text = start, last, b.String()
+	if last < len(lines) {
+		out.NextLine = last + 1
+	}
+	return out, nil
+}
+
+// splitLines splits text into lines without their "\n" (or "\r\n"); a last
+// line without a newline counts, an empty text has none.
+func splitLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOut, error) {
+	limit := in.MaxResults
+	if limit == 0 {
+		limit = defaultSearchHits
+	}
+	if in.Glob != "" {
+		if _, err := path.Match(in.Glob, ""); err != nil {
+			return VaultSearchOut{}, apperr.New(apperr.InvalidArgument, "use * ? and [a-z] within a path segment, e.g. artifacts/*.md",
+				"bad glob %q", in.Glob)
+		}
+	}
+	entries, err := vt.v.List(in.Path, true)
+	if err != nil {
+		return VaultSearchOut{}, err
+	}
+	out := VaultSearchOut{Query: in.Query, Matches: []VaultMatch{}}
+	needle := strings.ToLower(in.Query)
+	for _, e := range entries {
+		if e.IsDir {
+			continue
+		}
+		if in.Glob != "" {
+			if ok, _ := path.Match(in.Glob, e.Path); !ok {
+				continue
+			}
+		}
+		data, err := vt.v.ReadFile(e.Path)
+		if apperr.CodeOf(err) == apperr.FileTooLarge {
+			continue // unreadable through the vault either way
+		}
+		if err != nil {
+			return out, err
+		}
+		out.FilesScanned++
+		for i, line := range splitLines(string(data)) {
+			if !strings.Contains(strings.ToLower(line), needle) {
+				continue
+			}
+			if len(out.Matches) == limit {
+				out.Truncated = true
+				return out, nil
+			}
+			if r := []rune(line); len(r) > maxSearchLineChars {
+				line = string(r[:maxSearchLineChars]) + "…"
+			}
+			out.Matches = append(out.Matches, VaultMatch{Path: e.Path, Line: i + 1, Text: line})
+		}
+	}
+	return out, nil
+}
+
+func (vt *vaultTools) create(_ context.Context, in VaultCreateIn) (vault.Result, error) {
+	return vt.v.Create(in.Path, []byte(in.Content))
+}
+
+func (vt *vaultTools) write(_ context.Context, in VaultWriteIn) (vault.Result, error) {
+	switch in.Mode {
+	case "overwrite":
+		return vt.v.Overwrite(in.Path, []byte(in.Content))
+	case "append":
+		return vt.v.Append(in.Path, []byte(in.Content))
+	}
+	return vault.Result{}, apperr.New(apperr.InvalidArgument, "use overwrite or append", "mode %q is not a write mode", in.Mode)
+}
+
+func (vt *vaultTools) replace(_ context.Context, in VaultReplaceIn) (vault.Result, error) {
+	expected := in.ExpectedCount
+	if expected == 0 {
+		expected = 1
+	}
+	return vt.v.Replace(in.Path, in.Old, in.New, expected)
+}
+
+func renderVaultLs(out VaultLsOut) string {
+	if len(out.Entries) == 0 {
+		return "The folder is empty."
+	}
+	var b strings.Builder
+	for _, e := range out.Entries {
+		if e.IsDir {
+			fmt.Fprintf(&b, "%s/\n", e.Path)
+		} else {
+			fmt.Fprintf(&b, "%s (%d bytes)\n", e.Path, e.Size)
+		}
+	}
+	if out.Truncated {
+		b.WriteString("[more entries: raise limit or list a subfolder]\n")
+	}
+	return b.String()
+}
+
+func renderVaultRead(out VaultReadOut) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s lines %d–%d of %d\n\n%s\n", out.Path, out.StartLine, out.EndLine, out.TotalLines, out.Text)
+	if out.NextLine > 0 {
+		fmt.Fprintf(&b, "\n[more with start_line=%d]\n", out.NextLine)
+	}
+	return b.String()
+}
+
+func renderVaultSearch(out VaultSearchOut) string {
+	if len(out.Matches) == 0 {
+		return fmt.Sprintf("No line contains %q (%d files scanned).", out.Query, out.FilesScanned)
+	}
+	var b strings.Builder
+	for _, m := range out.Matches {
+		fmt.Fprintf(&b, "%s:%d: %s\n", m.Path, m.Line, m.Text)
+	}
+	if out.Truncated {
+		b.WriteString("[more matches: raise max_results or narrow path/glob]\n")
+	}
+	return b.String()
+}
+
+func renderVaultWrite(r vault.Result) string {
+	return fmt.Sprintf("%s: %s, now %d bytes, %d lines", r.Path, r.Mode, r.Bytes, r.Lines)
+}
