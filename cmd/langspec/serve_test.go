@@ -129,6 +129,7 @@ var validCalls = map[string]map[string]any{
 	"build_learning_plan": {"language": "go", "total_weeks": 2, "focus_areas": []string{"Types"}},
 	// Tools are listed by name, so vault_create runs before the others.
 	"vault_create":  {"path": "notes/plan.md", "content": "# Plan\nread the spec\n"},
+	"vault_find":    {"query": "plan", "scope": map[string]any{"relative_dir": "notes"}},
 	"vault_ls":      {"path": "notes"},
 	"vault_read":    {"path": "notes/plan.md"},
 	"vault_replace": {"path": "notes/plan.md", "old": "read", "new": "study"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -93,6 +94,25 @@ type VaultSearchOut struct {
 	Truncated    bool         `json:"truncated" jsonschema:"true when max_results stopped the search"`
 }
 
+// VaultFindScope narrows vault_find.
+type VaultFindScope struct {
+	RelativeDir string `json:"relative_dir,omitempty" jsonschema:"folder to search, e.g. notes; empty for the whole vault"`
+	Glob        string `json:"glob,omitempty" jsonschema:"only files matching, e.g. artifacts/*.md or *.json"`
+}
+
+// VaultFindBudget bounds vault_find.
+type VaultFindBudget struct {
+	TimeMS        int `json:"time_ms,omitempty" jsonschema:"time budget in milliseconds"`
+	MaxCandidates int `json:"max_candidates,omitempty" jsonschema:"most candidate lines"`
+}
+
+// VaultFindIn is a thorough vault search.
+type VaultFindIn struct {
+	Query  string          `json:"query" jsonschema:"words to find; matched after normalising width, case and white space, then again ignoring separators"`
+	Scope  VaultFindScope  `json:"scope,omitzero" jsonschema:"where to look; leave out artifacts/daily/ by naming another folder or a glob"`
+	Budget VaultFindBudget `json:"budget,omitzero" jsonschema:"limits of the search"`
+}
+
 // VaultCreateIn creates a file.
 type VaultCreateIn struct {
 	Path    string `json:"path" jsonschema:"new file relative to the vault root; artifacts/ takes .md and .json only, artifacts/daily/ only YYYY-MM-DD.md"`
@@ -152,6 +172,17 @@ func vaultToolset(v *vault.Vault) []Tool {
 			maxLen(s, "glob", maxVaultPathChars)
 			intRange(s, "max_results", 1, maxSearchHits, defaultSearchHits)
 		}, vt.search, renderVaultSearch),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_find", Title: "Find in the vault",
+			Description: "Find a topic across vault files so nothing is missed: a normalized match (full/half width, case, white space), then a loose match ignoring separators, then a judgement of the candidates (shortage, bias to one file) with next_actions (fill_gaps, verify_coverage, reduce_file_bias, vault_completed)." + rules,
+			Annotations: readOnly("Find in the vault"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "query", 1000)
+			intRange(s.Properties["budget"], "time_ms", 1, 600_000, vault.DefaultFindTimeMS)
+			intRange(s.Properties["budget"], "max_candidates", 1, 2000, vault.DefaultFindMaxCandidates)
+			maxLen(s.Properties["scope"], "relative_dir", maxVaultPathChars)
+			maxLen(s.Properties["scope"], "glob", maxVaultPathChars)
+		}, vt.find, renderVaultFind),
 		newTool(CategoryVault, mcp.Tool{
 			Name: "vault_create", Title: "Create a vault file",
 			Description: "Create a new file in the vault (parent folders are made). Never replaces a file: use vault_write for that. artifacts/ takes .md and .json; the daily log is artifacts/daily/YYYY-MM-DD.md, created here and then only appended to." + rules,
@@ -282,10 +313,8 @@ func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOu
 		if e.IsDir {
 			continue
 		}
-		if in.Glob != "" {
-			if ok, _ := path.Match(in.Glob, e.Path); !ok {
-				continue
-			}
+		if in.Glob != "" && !vault.MatchGlob(in.Glob, e.Path) {
+			continue
 		}
 		data, err := vt.v.ReadFile(e.Path)
 		if apperr.CodeOf(err) == apperr.FileTooLarge {
@@ -310,6 +339,14 @@ func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOu
 		}
 	}
 	return out, nil
+}
+
+func (vt *vaultTools) find(_ context.Context, in VaultFindIn) (vault.FindResult, error) {
+	return vt.v.Find(vault.FindRequest{
+		Query: in.Query, Dir: in.Scope.RelativeDir, Glob: in.Scope.Glob,
+		TimeBudget:    time.Duration(in.Budget.TimeMS) * time.Millisecond,
+		MaxCandidates: in.Budget.MaxCandidates,
+	})
 }
 
 func (vt *vaultTools) create(_ context.Context, in VaultCreateIn) (vault.Result, error) {
@@ -372,6 +409,25 @@ func renderVaultSearch(out VaultSearchOut) string {
 	if out.Truncated {
 		b.WriteString("[more matches: raise max_results or narrow path/glob]\n")
 	}
+	return b.String()
+}
+
+func renderVaultFind(r vault.FindResult) string {
+	var b strings.Builder
+	st := r.Stats
+	fmt.Fprintf(&b, "%d candidates for %q (%d normalized, %d loose) in %d of %d files",
+		len(r.Candidates), r.Query, st.NormalizedHits, st.LooseHits, st.FilesWithHits, st.FilesScanned)
+	if r.CutoffReason != "" {
+		fmt.Fprintf(&b, "; cut short: %s", r.CutoffReason)
+	}
+	b.WriteByte('\n')
+	for _, c := range r.Candidates {
+		fmt.Fprintf(&b, "%s:%d [%s] %s\n", c.Path, c.Line, c.Stage, c.Text)
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	fmt.Fprintf(&b, "next_actions: %s\n", strings.Join(r.NextActions, ", "))
 	return b.String()
 }
 

@@ -1,0 +1,196 @@
+package vault
+
+import (
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/textnorm"
+)
+
+// Find budgets and thresholds, from the design (seed 002 §6.1.1).
+const (
+	DefaultFindTimeMS        = 60_000
+	DefaultFindMaxCandidates = 200
+	// LowCandidates: fewer candidates than this is a shortage worth filling.
+	LowCandidates = 3
+	// BiasShare of candidates in one file, with at least BiasMinCandidates
+	// in all, means the search leans on one file.
+	BiasShare         = 0.8
+	BiasMinCandidates = 5
+	maxCandidateChars = 200
+)
+
+// Next actions Find proposes.
+const (
+	ActionVerifyCoverage = "verify_coverage"
+	ActionFillGaps       = "fill_gaps"
+	ActionReduceFileBias = "reduce_file_bias"
+	ActionCompleted      = "vault_completed"
+)
+
+// Stages of Find, in the order they run.
+const (
+	StageNormal = "normalized" // NFKC, case-folded, white space unified
+	StageLoose  = "loose"      // the same without separators
+)
+
+// FindRequest is one Find.
+type FindRequest struct {
+	Query         string
+	Dir           string // scope.relative_dir: "" for the whole vault
+	Glob          string // scope.glob, matched against the path (path.Match)
+	TimeBudget    time.Duration
+	MaxCandidates int
+}
+
+// Candidate is one matching line.
+type Candidate struct {
+	Path  string `json:"path" jsonschema:"file relative to the vault root"`
+	Line  int    `json:"line" jsonschema:"line number, from 1"`
+	Stage string `json:"stage" jsonschema:"the stage that found it: normalized or loose"`
+	Text  string `json:"text" jsonschema:"the line, cut to 200 characters"`
+}
+
+// FindStats sums up a Find.
+type FindStats struct {
+	FilesScanned   int     `json:"files_scanned" jsonschema:"files read"`
+	NormalizedHits int     `json:"normalized_hits" jsonschema:"lines matched in stage 0 (normalized)"`
+	LooseHits      int     `json:"loose_hits" jsonschema:"further lines matched in stage 1 (loose)"`
+	FilesWithHits  int     `json:"files_with_hits" jsonschema:"files holding at least one candidate"`
+	TopFile        string  `json:"top_file,omitempty" jsonschema:"the file holding the most candidates"`
+	TopFileShare   float64 `json:"top_file_share" jsonschema:"share of candidates in top_file, 0 to 1"`
+}
+
+// FindResult is the answer to a Find.
+type FindResult struct {
+	Query        string      `json:"query" jsonschema:"the query as given"`
+	Normalized   string      `json:"normalized" jsonschema:"the query in normal form"`
+	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, in path and line order"`
+	Stats        FindStats   `json:"stats" jsonschema:"what was scanned and matched"`
+	Warnings     []string    `json:"warnings" jsonschema:"shortage or bias found by the integration step"`
+	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"time_budget or candidate_cap, only when the search was cut short"`
+	NextActions  []string    `json:"next_actions" jsonschema:"what to do next: verify_coverage, fill_gaps, reduce_file_bias or vault_completed"`
+}
+
+// Find looks for query in the vault's text files in two stages — a
+// normalized match, then a loose match for the lines the first missed —
+// and then judges the candidates together (stage 1.5): too few is a
+// shortage (fill_gaps), most of them in one file is a bias
+// (reduce_file_bias), enough and spread out is vault_completed once the
+// files read are checked (verify_coverage). Errors: apperr.InvalidArgument
+// for an empty query or bad glob; the List and ReadFile codes.
+func (v *Vault) Find(req FindRequest) (FindResult, error) {
+	res := FindResult{Query: req.Query, Normalized: textnorm.Normal(req.Query), Candidates: []Candidate{}, Warnings: []string{}}
+	loose := textnorm.Loose(req.Query)
+	if res.Normalized == "" {
+		return res, apperr.New(apperr.InvalidArgument, "give the words to find", "empty query")
+	}
+	if req.Glob != "" {
+		if _, err := path.Match(req.Glob, ""); err != nil {
+			return res, apperr.New(apperr.InvalidArgument, "use * ? and [a-z] within a path segment, e.g. notes/*.md", "bad glob %q", req.Glob)
+		}
+	}
+	if req.TimeBudget <= 0 {
+		req.TimeBudget = DefaultFindTimeMS * time.Millisecond
+	}
+	if req.MaxCandidates <= 0 {
+		req.MaxCandidates = DefaultFindMaxCandidates
+	}
+	deadline := time.Now().Add(req.TimeBudget)
+	entries, err := v.List(req.Dir, true)
+	if err != nil {
+		return res, err
+	}
+	perFile := map[string]int{}
+scan:
+	for _, e := range entries {
+		if e.IsDir || req.Glob != "" && !MatchGlob(req.Glob, e.Path) {
+			continue
+		}
+		if time.Now().After(deadline) {
+			res.CutoffReason = "time_budget"
+			break
+		}
+		data, err := v.ReadFile(e.Path)
+		if apperr.CodeOf(err) == apperr.FileTooLarge {
+			continue
+		}
+		if err != nil {
+			return res, err
+		}
+		res.Stats.FilesScanned++
+		for i, line := range strings.Split(string(data), "\n") {
+			stage := ""
+			switch {
+			case strings.Contains(textnorm.Normal(line), res.Normalized):
+				stage = StageNormal
+				res.Stats.NormalizedHits++
+			case loose != "" && strings.Contains(textnorm.Loose(line), loose):
+				stage = StageLoose
+				res.Stats.LooseHits++
+			default:
+				continue
+			}
+			if len(res.Candidates) == req.MaxCandidates {
+				res.CutoffReason = "candidate_cap"
+				break scan
+			}
+			line = strings.TrimRight(line, "\r")
+			if r := []rune(line); len(r) > maxCandidateChars {
+				line = string(r[:maxCandidateChars]) + "…"
+			}
+			res.Candidates = append(res.Candidates, Candidate{Path: e.Path, Line: i + 1, Stage: stage, Text: line})
+			perFile[e.Path]++
+		}
+	}
+	res.Stats.FilesWithHits = len(perFile)
+	for _, p := range slices.Sorted(maps.Keys(perFile)) {
+		if perFile[p] > perFile[res.Stats.TopFile] {
+			res.Stats.TopFile = p
+		}
+	}
+	if n := len(res.Candidates); n > 0 {
+		res.Stats.TopFileShare = float64(perFile[res.Stats.TopFile]) / float64(n)
+	}
+	res.Warnings, res.NextActions = judge(res)
+	return res, nil
+}
+
+// judge is stage 1.5: it reads the candidates as a whole.
+func judge(res FindResult) (warnings, actions []string) {
+	n := len(res.Candidates)
+	warnings, actions = []string{}, []string{}
+	switch {
+	case n == 0:
+		warnings = append(warnings, "shortage: no candidates")
+		actions = append(actions, ActionFillGaps)
+	case n < LowCandidates:
+		warnings = append(warnings, "shortage: fewer than 3 candidates")
+		actions = append(actions, ActionFillGaps, ActionVerifyCoverage)
+	case n >= BiasMinCandidates && res.Stats.TopFileShare >= BiasShare:
+		warnings = append(warnings, "bias: most candidates are in "+res.Stats.TopFile)
+		actions = append(actions, ActionReduceFileBias)
+	case res.CutoffReason != "":
+		actions = append(actions, ActionVerifyCoverage)
+	default:
+		actions = append(actions, ActionCompleted)
+	}
+	return warnings, actions
+}
+
+// MatchGlob matches a glob against the whole path, or against any tail of
+// it when the glob has no "/" ("*.md" finds notes/a.md).
+func MatchGlob(glob, p string) bool {
+	if ok, _ := path.Match(glob, p); ok {
+		return true
+	}
+	if !strings.Contains(glob, "/") {
+		ok, _ := path.Match(glob, path.Base(p))
+		return ok
+	}
+	return false
+}

@@ -1,0 +1,84 @@
+package vault
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/langspec/langspec/internal/apperr"
+)
+
+func TestFind(t *testing.T) {
+	e := newEnv(t, Options{})
+	files := map[string]string{
+		"notes/claims.md":               "# 保険金の請求\n支払いの対象外となる場合があります。\n医療・保険の手続き\n",
+		"notes/policy.md":               "## 免責事項\n支払い の 対象外 の例\nＰｒｅ－ａｕｔｈｏｒｉｓａｔｉｏｎ is required\n",
+		"drafts/flow.md":                "pre authorisation step\npreauthorisation again\n",
+		"artifacts/daily/2026-11-22.md": "- 対象外 noted\n",
+	}
+	for p, c := range files {
+		if _, err := e.v.Create(p, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 6 {
+		if _, err := e.v.Create(fmt.Sprintf("drafts/bias%d.md", i), []byte("alpha\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.v.Create("notes/many.md", []byte(strings.Repeat("beta\n", 9))); err != nil {
+		t.Fatal(err)
+	}
+	e.v.Create("notes/one.md", []byte("beta\n"))
+	tests := []struct {
+		name    string
+		req     FindRequest
+		want    []string // path:line:stage of every candidate, sorted
+		actions []string
+		cutoff  string
+	}{
+		{"normalized and loose, Japanese", FindRequest{Query: "支払いの対象外", Dir: "notes"},
+			[]string{"notes/claims.md:2:normalized", "notes/policy.md:2:loose"}, []string{ActionFillGaps, ActionVerifyCoverage}, ""},
+		{"width and case", FindRequest{Query: "pre-authorisation"},
+			[]string{"drafts/flow.md:1:loose", "drafts/flow.md:2:loose", "notes/policy.md:3:normalized"}, []string{ActionCompleted}, ""},
+		{"middle dot", FindRequest{Query: "医療保険"}, []string{"notes/claims.md:3:loose"}, []string{ActionFillGaps, ActionVerifyCoverage}, ""},
+		{"scope leaves the daily log out", FindRequest{Query: "対象外", Glob: "notes/*.md"},
+			[]string{"notes/claims.md:2:normalized", "notes/policy.md:2:normalized"}, []string{ActionFillGaps, ActionVerifyCoverage}, ""},
+		{"nothing found", FindRequest{Query: "zzqq"}, nil, []string{ActionFillGaps}, ""},
+		{"bias to one file", FindRequest{Query: "beta"}, nil, []string{ActionReduceFileBias}, ""},
+		{"spread out", FindRequest{Query: "alpha"}, nil, []string{ActionCompleted}, ""},
+		{"candidate cap", FindRequest{Query: "alpha", MaxCandidates: 2}, nil, []string{ActionFillGaps, ActionVerifyCoverage}, "candidate_cap"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := e.v.Find(tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, c := range res.Candidates {
+				got = append(got, fmt.Sprintf("%s:%d:%s", c.Path, c.Line, c.Stage))
+			}
+			slices.Sort(got)
+			if tt.want != nil && !slices.Equal(got, tt.want) {
+				t.Errorf("candidates %v, want %v", got, tt.want)
+			}
+			if !slices.Equal(res.NextActions, tt.actions) || res.CutoffReason != tt.cutoff {
+				t.Errorf("next %v cutoff %q, want %v %q (stats %+v)", res.NextActions, res.CutoffReason, tt.actions, tt.cutoff, res.Stats)
+			}
+			if res.NextActions == nil || res.Warnings == nil || res.Candidates == nil {
+				t.Error("lists must be empty, not null")
+			}
+		})
+	}
+	if _, err := e.v.Find(FindRequest{Query: "  "}); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Errorf("empty query: %v", err)
+	}
+	if _, err := e.v.Find(FindRequest{Query: "x", Glob: "["}); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Errorf("bad glob: %v", err)
+	}
+	if _, err := e.v.Find(FindRequest{Query: "x", Dir: "../outside"}); apperr.CodeOf(err) != apperr.PathOutsideVault {
+		t.Errorf("escape: %v", err)
+	}
+}
