@@ -28,6 +28,11 @@ const (
 	MatchCountMismatch  Code = "match_count_mismatch"  // replace found a different number of matches than expected
 	FileTooLarge        Code = "file_too_large"        // over the read or write size cap
 	IsADirectory        Code = "is_a_directory"        // a file operation named a folder
+
+	// PathOutsideManuals is path_outside_vault for the read-only manuals
+	// folder (internal/manuals): its own code, so a model told to fix a
+	// manual path is not sent to look in its vault.
+	PathOutsideManuals Code = "path_outside_manuals" // absolute path, a ".." segment, or a symbolic link
 )
 
 // Error is an error meant to be shown as it is.
