@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/manuals"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
 )
@@ -21,6 +22,7 @@ type serveOptions struct {
 	logLevel      string
 	workspaceRoot string // default: the working directory
 	vaultRoot     string // default: WORKSPACE_ROOT/vault
+	manualsRoot   string // default: WORKSPACE_ROOT/manuals
 }
 
 func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -55,6 +57,8 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 		"folder the vault lives in by default (env WORKSPACE_ROOT; default: the working directory)")
 	cmd.Flags().StringVar(&opts.vaultRoot, "vault-root", f.getenv("VAULT_ROOT"),
 		"folder the model may write into (env VAULT_ROOT; default WORKSPACE_ROOT/vault, created on first write)")
+	cmd.Flags().StringVar(&opts.manualsRoot, "manuals-root", f.getenv("MANUALS_ROOT"),
+		"folder of manuals, one subfolder per manual id (env MANUALS_ROOT; default WORKSPACE_ROOT/manuals)")
 	return cmd
 }
 
@@ -76,7 +80,11 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer store.Close()
-	vaultDir, err := opts.vaultDir()
+	vaultDir, err := opts.root(opts.vaultRoot, "vault")
+	if err != nil {
+		return err
+	}
+	manualsDir, err := opts.root(opts.manualsRoot, "manuals")
 	if err != nil {
 		return err
 	}
@@ -85,25 +93,31 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer v.Close()
-	log.Info("serving MCP on stdio", "db", store.Path(), "vault", vaultDir)
-	return tools.ServeStdio(ctx, tools.Deps{Store: store, Vault: v, Logger: log, Version: buildVersion()}, readCloser(f.io.In), f.io.Out)
+	lib, err := manuals.Open(manualsDir)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	log.Info("serving MCP on stdio", "db", store.Path(), "vault", vaultDir, "manuals", manualsDir)
+	return tools.ServeStdio(ctx, tools.Deps{Store: store, Vault: v, Manuals: lib, Logger: log, Version: buildVersion()},
+		readCloser(f.io.In), f.io.Out)
 }
 
-// vaultDir is --vault-root, else WORKSPACE_ROOT/vault, the workspace being
-// --workspace-root or the working directory.
-func (opts *serveOptions) vaultDir() (string, error) {
-	if opts.vaultRoot != "" {
-		return filepath.Abs(opts.vaultRoot)
+// root is a root folder: its flag or variable when set, else WORKSPACE_ROOT/name,
+// the workspace being --workspace-root or the working directory.
+func (opts *serveOptions) root(set, name string) (string, error) {
+	if set != "" {
+		return filepath.Abs(set)
 	}
 	ws := opts.workspaceRoot
 	if ws == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			return "", apperr.Wrap(err, apperr.Unavailable, "pass --vault-root", "cannot find the working directory")
+			return "", apperr.Wrap(err, apperr.Unavailable, "pass --workspace-root", "cannot find the working directory")
 		}
 		ws = wd
 	}
-	return filepath.Abs(filepath.Join(ws, "vault"))
+	return filepath.Abs(filepath.Join(ws, name))
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

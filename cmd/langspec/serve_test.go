@@ -96,7 +96,9 @@ func seededDB(tb testing.TB) string {
 // serveCmd is `langspec serve` on dbPath with a clean environment.
 func serveCmd(bin, dbPath string, stderr io.Writer) *exec.Cmd {
 	cmd := exec.Command(bin, "--db", dbPath, "serve")
-	cmd.Env = []string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info", "VAULT_ROOT=" + filepath.Join(filepath.Dir(dbPath), "vault")}
+	manualsDir, _ := filepath.Abs(filepath.Join("..", "..", "fixtures", "manuals"))
+	cmd.Env = []string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info",
+		"VAULT_ROOT=" + filepath.Join(filepath.Dir(dbPath), "vault"), "MANUALS_ROOT=" + manualsDir}
 	cmd.Stderr = stderr
 	return cmd
 }
@@ -122,6 +124,8 @@ func (l *lockedBuffer) String() string {
 // validCalls holds one good call of every tool. A tool added without an
 // entry here fails TestServeWithRealClient.
 var validCalls = map[string]map[string]any{
+	"bridge_copy_file":    {"manual_id": "ops-en", "path": "alerts/thresholds.json"},
+	"bridge_copy_section": {"manual_id": "ops-en", "path": "runbooks/db/failover.md", "node_id": "database-failover/faq"},
 	"list_languages":      {},
 	"list_versions":       {"language": "go"},
 	"search_spec":         {"query": "slice expressions", "limit": 3},

@@ -13,11 +13,11 @@ import (
 // SourceRef describes what was copied, for the copied file's metadata and
 // the tool result. NodeID is empty for a whole file.
 type SourceRef struct {
-	ManualID  string `json:"manual_id"`
-	Path      string `json:"path"`
-	NodeID    string `json:"node_id,omitempty"`
-	LineStart int    `json:"line_start"`
-	LineEnd   int    `json:"line_end"`
+	ManualID  string `json:"manual_id" jsonschema:"the manual copied from"`
+	Path      string `json:"path" jsonschema:"the file within the manual"`
+	NodeID    string `json:"node_id,omitempty" jsonschema:"the section copied; absent for a whole file or a line range"`
+	LineStart int    `json:"line_start" jsonschema:"first line copied, from 1"`
+	LineEnd   int    `json:"line_end" jsonschema:"last line copied"`
 }
 
 // Source renders "manual_id/path#node_id", or "manual_id/path" for a whole

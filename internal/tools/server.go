@@ -25,6 +25,9 @@ func AllTools(d Deps, langs []string) []Tool {
 	if d.Vault != nil {
 		all = append(all, vaultToolset(d.Vault)...)
 	}
+	if d.Vault != nil && d.Manuals != nil {
+		all = append(all, bridgeToolset(d.Manuals, d.Vault)...)
+	}
 	return all
 }
 

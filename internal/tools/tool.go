@@ -17,6 +17,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/manuals"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -24,7 +25,8 @@ import (
 // server gets its own Deps, so tests run servers side by side.
 type Deps struct {
 	Store   *db.DB
-	Vault   *vault.Vault // nil serves no vault tools
+	Vault   *vault.Vault     // nil serves no vault tools
+	Manuals *manuals.Library // with Vault, serves the bridge tools
 	Logger  *slog.Logger
 	Version string // reported as the server version in initialize
 }

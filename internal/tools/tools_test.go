@@ -167,7 +167,7 @@ func decode(tb testing.TB, res *mcp.CallToolResult, out any) {
 // of its input and output says what it is for.
 func TestToolDefinitions(t *testing.T) {
 	store := mustOpenDB(t)
-	deps := Deps{Store: store, Vault: mustOpenVault(t)}
+	deps := Deps{Store: store, Vault: mustOpenVault(t), Manuals: mustOpenManuals(t)}
 	cs, _ := connectDeps(t, deps)
 	listed := map[string]*mcp.Tool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {
@@ -181,7 +181,8 @@ func TestToolDefinitions(t *testing.T) {
 		t.Errorf("listed %d tools, AllTools has %d", len(listed), len(all))
 	}
 	// Tools that change something: the vault writes. Everything else reads.
-	writers := map[string]bool{"vault_create": true, "vault_write": true, "vault_replace": true}
+	writers := map[string]bool{"vault_create": true, "vault_write": true, "vault_replace": true,
+		"bridge_copy_section": true, "bridge_copy_file": true}
 	destructive := map[string]bool{"vault_write": true, "vault_replace": true}
 	for _, tool := range all {
 		t.Run(tool.Def.Name, func(t *testing.T) {
@@ -203,10 +204,15 @@ func TestToolDefinitions(t *testing.T) {
 			case a.DestructiveHint == nil || *a.DestructiveHint != destructive[name]:
 				t.Errorf("destructiveHint must be %v", destructive[name])
 			}
+			wantCategory := CategorySpec
 			switch {
-			case strings.HasPrefix(name, "vault_") && tool.Category != CategoryVault,
-				!strings.HasPrefix(name, "vault_") && tool.Category != CategorySpec:
-				t.Errorf("category %q", tool.Category)
+			case strings.HasPrefix(name, "vault_"):
+				wantCategory = CategoryVault
+			case strings.HasPrefix(name, "bridge_"):
+				wantCategory = CategoryBridge
+			}
+			if tool.Category != wantCategory {
+				t.Errorf("category %q, want %q", tool.Category, wantCategory)
 			}
 			if tool.Category == CategorySpec && !strings.Contains(got.Description, "Languages stored: go.") {
 				t.Errorf("description does not list the stored languages: %q", got.Description)

@@ -1,0 +1,158 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/vault"
+)
+
+// CategoryBridge holds the tools that copy manuals into the vault.
+const CategoryBridge = "bridge"
+
+// bridgeTools copy manual text into the vault inside the server: the text
+// never passes through the model, which sees only where it went.
+type bridgeTools struct {
+	lib *manuals.Library
+	v   *vault.Vault
+	now func() time.Time
+}
+
+// BridgeCopySectionIn copies a section or a line range.
+type BridgeCopySectionIn struct {
+	ManualID  string `json:"manual_id" jsonschema:"the manual, a folder name under MANUALS_ROOT"`
+	Path      string `json:"path" jsonschema:"the .md file within the manual"`
+	NodeID    string `json:"node_id,omitempty" jsonschema:"the section to copy (with all its subsections); or give start_line and end_line"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line of a range to copy, from 1"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line of the range"`
+	Dest      string `json:"dest,omitempty" jsonschema:"new vault file to write; default drafts/<manual_id>/<path without .md>/<node_id or lines>.md"`
+}
+
+// BridgeCopyFileIn copies a whole manual file.
+type BridgeCopyFileIn struct {
+	ManualID string `json:"manual_id" jsonschema:"the manual, a folder name under MANUALS_ROOT"`
+	Path     string `json:"path" jsonschema:"the .md or .json file within the manual"`
+	Dest     string `json:"dest,omitempty" jsonschema:"new vault file to write; default drafts/<manual_id>/<path>"`
+}
+
+// BridgeOut reports a copy without its text.
+type BridgeOut struct {
+	Destination     string            `json:"destination" jsonschema:"the vault file written"`
+	Bytes           int64             `json:"bytes" jsonschema:"bytes written, metadata included"`
+	Lines           int               `json:"lines" jsonschema:"lines written, metadata included"`
+	Source          manuals.SourceRef `json:"source" jsonschema:"what was copied"`
+	SourceManualIDs []string          `json:"source_manual_ids" jsonschema:"recorded in the copied file's metadata"`
+}
+
+func bridgeToolset(lib *manuals.Library, v *vault.Vault) []Tool {
+	bt := &bridgeTools{lib: lib, v: v, now: time.Now}
+	no := false
+	ann := func(title string) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &no, OpenWorldHint: &no}
+	}
+	return []Tool{
+		newTool(CategoryBridge, mcp.Tool{
+			Name: "bridge_copy_section", Title: "Copy a manual section into the vault",
+			Description: "Copy a section of a Markdown manual (the heading and everything under it) or a line range into a new vault file, without returning its text. The copy starts with metadata naming its source (source_manual_ids, source, source_lines).",
+			Annotations: ann("Copy a manual section into the vault"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "manual_id", maxNameChars)
+			nonEmpty(s, "path", maxVaultPathChars)
+			maxLen(s, "node_id", maxPathChars)
+			maxLen(s, "dest", maxVaultPathChars)
+			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
+			s.Properties["end_line"].Minimum = jsonschema.Ptr(1.0)
+		}, bt.copySection, renderBridge),
+		newTool(CategoryBridge, mcp.Tool{
+			Name: "bridge_copy_file", Title: "Copy a manual file into the vault",
+			Description: "Copy a whole manual file (.md, or .json wrapped with its source) into a new vault file, without returning its text, so later edits happen in the vault.",
+			Annotations: ann("Copy a manual file into the vault"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "manual_id", maxNameChars)
+			nonEmpty(s, "path", maxVaultPathChars)
+			maxLen(s, "dest", maxVaultPathChars)
+		}, bt.copyFile, renderBridge),
+	}
+}
+
+func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (BridgeOut, error) {
+	ref := manuals.SourceRef{ManualID: in.ManualID, Path: in.Path}
+	var text, label string
+	switch {
+	case in.NodeID != "" && (in.StartLine != 0 || in.EndLine != 0):
+		return BridgeOut{}, apperr.New(apperr.InvalidArgument, "give node_id, or start_line and end_line", "both a section and a line range")
+	case in.NodeID != "":
+		t, n, err := bt.lib.Section(in.ManualID, in.Path, in.NodeID)
+		if err != nil {
+			return BridgeOut{}, err
+		}
+		text, label = t, n.NodeID
+		ref.NodeID, ref.LineStart, ref.LineEnd = n.NodeID, n.LineStart, n.LineEnd
+	case in.StartLine > 0 && in.EndLine >= in.StartLine:
+		t, err := bt.lib.Lines(in.ManualID, in.Path, in.StartLine, in.EndLine)
+		if err != nil {
+			return BridgeOut{}, err
+		}
+		text, label = t, fmt.Sprintf("L%d-L%d", in.StartLine, in.EndLine)
+		ref.LineStart, ref.LineEnd = in.StartLine, in.EndLine
+	default:
+		return BridgeOut{}, apperr.New(apperr.InvalidArgument, "give node_id (see the manual's table of contents), or start_line <= end_line",
+			"nothing to copy")
+	}
+	dest := in.Dest
+	if dest == "" {
+		dest = path.Join("drafts", in.ManualID, strings.TrimSuffix(in.Path, path.Ext(in.Path)), label+".md")
+	}
+	return bt.write(dest, manuals.SectionCopy(text, ref, bt.now()), ref)
+}
+
+func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeOut, error) {
+	raw, err := bt.lib.Read(in.ManualID, in.Path)
+	if err != nil {
+		return BridgeOut{}, err
+	}
+	ref := manuals.SourceRef{ManualID: in.ManualID, Path: in.Path, LineStart: 1, LineEnd: lineCount(raw)}
+	var data []byte
+	if strings.EqualFold(path.Ext(in.Path), ".json") {
+		if data, err = manuals.JSONCopy(raw, ref, bt.now()); err != nil {
+			return BridgeOut{}, err
+		}
+	} else {
+		data = manuals.SectionCopy(string(raw), ref, bt.now())
+	}
+	dest := in.Dest
+	if dest == "" {
+		dest = path.Join("drafts", in.ManualID, in.Path)
+	}
+	return bt.write(dest, data, ref)
+}
+
+// write creates dest; a copy never replaces a vault file.
+func (bt *bridgeTools) write(dest string, data []byte, ref manuals.SourceRef) (BridgeOut, error) {
+	res, err := bt.v.Create(dest, data)
+	if err != nil {
+		return BridgeOut{}, err
+	}
+	return BridgeOut{Destination: res.Path, Bytes: res.Bytes, Lines: res.Lines, Source: ref,
+		SourceManualIDs: []string{ref.ManualID}}, nil
+}
+
+func lineCount(b []byte) int {
+	n := strings.Count(string(b), "\n")
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+func renderBridge(o BridgeOut) string {
+	return fmt.Sprintf("copied %s (lines %s) to %s: %d bytes, %d lines", o.Source.Source(), o.Source.Lines(), o.Destination, o.Bytes, o.Lines)
+}
