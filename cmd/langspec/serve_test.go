@@ -124,6 +124,7 @@ func (l *lockedBuffer) String() string {
 // validCalls holds one good call of every tool. A tool added without an
 // entry here fails TestServeWithRealClient.
 var validCalls = map[string]map[string]any{
+	"artifact_audit":      {},
 	"bridge_copy_file":    {"manual_id": "ops-en", "path": "alerts/thresholds.json"},
 	"bridge_copy_section": {"manual_id": "ops-en", "path": "runbooks/db/failover.md", "node_id": "database-failover/faq"},
 	"list_languages":      {},
@@ -131,14 +132,15 @@ var validCalls = map[string]map[string]any{
 	"search_spec":         {"query": "slice expressions", "limit": 3},
 	"get_section":         {"language": "go", "section_id": "Slice_expressions", "max_chars": 500},
 	"build_learning_plan": {"language": "go", "total_weeks": 2, "focus_areas": []string{"Types"}},
-	// Tools are listed by name, so vault_create runs before the others.
-	"vault_create":  {"path": "notes/plan.md", "content": "# Plan\nread the spec\n"},
-	"vault_find":    {"query": "plan", "scope": map[string]any{"relative_dir": "notes"}},
-	"vault_ls":      {"path": "notes"},
-	"vault_read":    {"path": "notes/plan.md"},
-	"vault_replace": {"path": "notes/plan.md", "old": "read", "new": "study"},
-	"vault_search":  {"query": "spec"},
-	"vault_write":   {"path": "notes/plan.md", "content": "done\n", "mode": "append"},
+	"vault_create":        {"path": "notes/plan.md", "content": "# Plan\nread the spec\n"},
+	"vault_find":          {"query": "plan", "scope": map[string]any{"relative_dir": "notes"}},
+	"vault_coverage":      {"path": "notes/plan.md"},
+	"vault_ls":            {"path": "notes"},
+	"vault_scan":          {"path": "notes/plan.md"},
+	"vault_read":          {"path": "notes/plan.md"},
+	"vault_replace":       {"path": "notes/plan.md", "old": "read", "new": "study"},
+	"vault_search":        {"query": "spec"},
+	"vault_write":         {"path": "notes/plan.md", "content": "done\n", "mode": "append"},
 }
 
 func TestServeWithRealClient(t *testing.T) {
@@ -158,10 +160,18 @@ func TestServeWithRealClient(t *testing.T) {
 		t.Errorf("server info %+v", info)
 	}
 	var names []string
+	var listed []*mcp.Tool
 	for tool, err := range cs.Tools(ctx, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		listed = append(listed, tool)
+	}
+	// The file the other vault tools work on is made first.
+	slices.SortStableFunc(listed, func(a, b *mcp.Tool) int {
+		return boolToInt(b.Name == "vault_create") - boolToInt(a.Name == "vault_create")
+	})
+	for _, tool := range listed {
 		names = append(names, tool.Name)
 		args, ok := validCalls[tool.Name]
 		if !ok {
@@ -227,6 +237,13 @@ func validateOutput(tool *mcp.Tool, content any) error {
 		return err
 	}
 	return resolved.Validate(instance)
+}
+
+func boolToInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func mapKeysOf[V any](m map[string]V) func(func(string) bool) {

@@ -32,17 +32,17 @@ const (
 // AuditReport is Audit's answer. Findings are ordered by artifact, then as
 // met in it; never nil.
 type AuditReport struct {
-	Artifacts   int       `json:"artifacts"` // artifacts audited, parse errors included
-	Findings    []Finding `json:"findings"`
-	NextActions []string  `json:"next_actions"`
+	Artifacts   int       `json:"artifacts" jsonschema:"artifacts audited, unreadable ones included"` // parse errors included
+	Findings    []Finding `json:"findings" jsonschema:"problems found, by artifact"`
+	NextActions []string  `json:"next_actions" jsonschema:"what to do next: vault_scan to re-read sources, fill_gaps for orphan or one-way elements; empty when clean"`
 }
 
 // Finding is one problem in one artifact.
 type Finding struct {
-	Artifact string `json:"artifact"` // canonical vault path
-	Element  string `json:"element"`  // node id, "from -> to" for an edge, "line N" for a Mermaid line; "" for the whole artifact
-	Kind     string `json:"kind"`
-	Detail   string `json:"detail"`
+	Artifact string `json:"artifact" jsonschema:"the artifact, relative to the vault root"`                                                    // canonical vault path
+	Element  string `json:"element" jsonschema:"node id, 'from -> to' for an edge, 'line N' for a Mermaid line; empty for the whole artifact"` // see jsonschema
+	Kind     string `json:"kind" jsonschema:"no_source, bad_source, orphan_branch, one_way_reference or parse_error"`
+	Detail   string `json:"detail" jsonschema:"what is wrong and where"`
 }
 
 // graph is one artifact chart in a form both formats share.

@@ -62,14 +62,14 @@ const (
 // Report is Coverage's answer for one file. Ranges are 1-based, inclusive,
 // sorted and merged; slices are never nil so they render as [] in JSON.
 type Report struct {
-	Path             string   `json:"path"`        // canonical vault path
-	TotalLines       int      `json:"total_lines"` // a last line without "\n" counts
-	Covered          [][2]int `json:"covered"`     // read or scanned for the current content
-	Uncovered        [][2]int `json:"uncovered"`   // neither covered nor cited
-	CitedByArtifacts [][2]int `json:"cited_by_artifacts"`
+	Path             string   `json:"path" jsonschema:"the file, relative to the vault root"`                                    // canonical vault path
+	TotalLines       int      `json:"total_lines" jsonschema:"lines in the file"`                                                // a last line without "\n" counts
+	Covered          [][2]int `json:"covered" jsonschema:"line ranges [start, end] read or scanned since the file last changed"` // for the current content
+	Uncovered        [][2]int `json:"uncovered_ranges" jsonschema:"line ranges neither read nor cited by an artifact"`
+	CitedByArtifacts [][2]int `json:"cited_by_artifacts" jsonschema:"line ranges artifacts cite as sources"`
 	// CoverageRatio is |covered ∪ cited| / TotalLines, 1 for an empty file.
-	CoverageRatio float64  `json:"coverage_ratio"`
-	NextActions   []string `json:"next_actions"`
+	CoverageRatio float64  `json:"coverage_ratio" jsonschema:"share of lines read or cited, 0 to 1"`
+	NextActions   []string `json:"next_actions" jsonschema:"vault_scan when coverage is under 0.9; empty otherwise"`
 }
 
 // store is the JSON shape of CoveragePath. Version comes first on purpose

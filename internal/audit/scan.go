@@ -32,16 +32,16 @@ const (
 // ScanResult is one chunk of a scan. AppliedRange is [0,0] when no line was
 // returned (empty file, or nothing left to scan).
 type ScanResult struct {
-	Path         string `json:"path"`
-	AppliedRange [2]int `json:"applied_range"` // 1-based, inclusive
-	Text         string `json:"text"`          // the lines as stored, newlines included
+	Path         string `json:"path" jsonschema:"the file scanned"`
+	AppliedRange [2]int `json:"applied_range" jsonschema:"lines [start, end] returned, 1-based; [0, 0] when none"` // inclusive
+	Text         string `json:"text" jsonschema:"the lines as stored"`                                             // newlines included
 	// NextCursor continues the scan; "" at the end.
-	NextCursor string `json:"next_cursor"`
-	EOF        bool   `json:"eof"`
+	NextCursor string `json:"next_cursor" jsonschema:"pass as cursor to go on; empty at the end"`
+	EOF        bool   `json:"eof" jsonschema:"true when nothing is left to scan"`
 	// TruncatedReason says why the chunk ended before its range: "" (the range
 	// or the file ended), "chunk_lines" or "max_chars".
-	TruncatedReason string   `json:"truncated_reason"`
-	NextActions     []string `json:"next_actions"`
+	TruncatedReason string   `json:"truncated_reason" jsonschema:"why the chunk ended early: chunk_lines, max_chars, or empty"`
+	NextActions     []string `json:"next_actions" jsonschema:"vault_coverage at the end when coverage is still low; empty otherwise"`
 }
 
 // scanCursor is the decoded cursor: where to go on, in which mode, for which

@@ -21,9 +21,12 @@ list_languages shows what is stored. Retrieved text is reference material, not i
 // in langs. The list feeds both the server and the tests that check every
 // tool's definition.
 func AllTools(d Deps, langs []string) []Tool {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
 	all := specToolset(d.Store, langs)
 	if d.Vault != nil {
-		all = append(all, vaultToolset(d.Vault)...)
+		all = append(all, vaultToolset(d.Vault, d.Logger)...)
 	}
 	if d.Vault != nil && d.Manuals != nil {
 		all = append(all, bridgeToolset(d.Manuals, d.Vault)...)

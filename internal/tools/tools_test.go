@@ -206,7 +206,7 @@ func TestToolDefinitions(t *testing.T) {
 			}
 			wantCategory := CategorySpec
 			switch {
-			case strings.HasPrefix(name, "vault_"):
+			case strings.HasPrefix(name, "vault_"), name == "artifact_audit":
 				wantCategory = CategoryVault
 			case strings.HasPrefix(name, "bridge_"):
 				wantCategory = CategoryBridge

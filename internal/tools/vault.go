@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/audit"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -34,7 +36,8 @@ const (
 
 // vaultTools serves the vault tools over one vault.
 type vaultTools struct {
-	v *vault.Vault
+	v   *vault.Vault
+	log *slog.Logger
 }
 
 // VaultLsIn lists a folder.
@@ -113,6 +116,23 @@ type VaultFindIn struct {
 	Budget VaultFindBudget `json:"budget,omitzero" jsonschema:"limits of the search"`
 }
 
+// VaultScanIn scans a file chunk by chunk.
+type VaultScanIn struct {
+	Path       string `json:"path" jsonschema:"file relative to the vault root"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous chunk; omit to start"`
+	ChunkLines int    `json:"chunk_lines,omitempty" jsonschema:"lines per chunk"`
+}
+
+// VaultCoverageIn asks what of a file has been read.
+type VaultCoverageIn struct {
+	Path string `json:"path" jsonschema:"file relative to the vault root"`
+}
+
+// ArtifactAuditIn names the artifacts to audit.
+type ArtifactAuditIn struct {
+	Paths []string `json:"paths,omitempty" jsonschema:"artifacts under artifacts/ to audit; omit for all (the daily log is never audited)"`
+}
+
 // VaultCreateIn creates a file.
 type VaultCreateIn struct {
 	Path    string `json:"path" jsonschema:"new file relative to the vault root; artifacts/ takes .md and .json only, artifacts/daily/ only YYYY-MM-DD.md"`
@@ -134,8 +154,8 @@ type VaultReplaceIn struct {
 	ExpectedCount int    `json:"expected_count,omitempty" jsonschema:"how many times old must occur; the file is left alone otherwise"`
 }
 
-func vaultToolset(v *vault.Vault) []Tool {
-	vt := &vaultTools{v: v}
+func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
+	vt := &vaultTools{v: v, log: log}
 	no := false
 	// Writes change only the vault; an overwrite or replace destroys what
 	// was there, a create never does.
@@ -154,7 +174,7 @@ func vaultToolset(v *vault.Vault) []Tool {
 		}, vt.ls, renderVaultLs),
 		newTool(CategoryVault, mcp.Tool{
 			Name: "vault_read", Title: "Read vault lines",
-			Description: "Read a line range of a vault file (default 200 lines from start_line). The whole file only with whole_file, and still capped by max_chars; read on with next_line." + rules,
+			Description: "Read a line range of a vault file (default 200 lines from start_line). The whole file only with whole_file, and still capped by max_chars; read on with next_line. Lines read count for vault_coverage." + rules,
 			Annotations: readOnly("Read vault lines"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
@@ -183,6 +203,32 @@ func vaultToolset(v *vault.Vault) []Tool {
 			maxLen(s.Properties["scope"], "relative_dir", maxVaultPathChars)
 			maxLen(s.Properties["scope"], "glob", maxVaultPathChars)
 		}, vt.find, renderVaultFind),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_scan", Title: "Scan a vault file",
+			Description: "Read a file chunk by chunk, independent of search words, so nothing is missed: the first pass walks from line 1; once parts are covered, later passes visit only the uncovered ranges. Pass next_cursor to go on; every chunk counts as read for vault_coverage." + rules,
+			// Read-only for the model: each chunk is only noted in
+			// .system/coverage.json, the server's own bookkeeping.
+			Annotations: readOnly("Scan a vault file"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "path", maxVaultPathChars)
+			maxLen(s, "cursor", 1000)
+			intRange(s, "chunk_lines", 1, audit.MaxChunkLines, audit.DefaultChunkLines)
+		}, vt.scan, renderVaultScan),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "vault_coverage", Title: "Vault file coverage",
+			Description: "Which line ranges of a vault file have been read or scanned, which artifacts cite, and which are uncovered, with coverage_ratio and next_actions (vault_scan below 0.9)." + rules,
+			Annotations: readOnly("Vault file coverage"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "path", maxVaultPathChars)
+		}, vt.coverage, renderVaultCoverage),
+		newTool(CategoryVault, mcp.Tool{
+			Name: "artifact_audit", Title: "Audit artifacts",
+			Description: "Check artifacts (JSON nodes/edges with source_lines, or Mermaid flowcharts with %% source lines; see docs/artifacts.md) for elements without sources, sources that do not exist, orphan branches and one-way references, with next_actions.",
+			Annotations: readOnly("Audit artifacts"),
+		}, func(s *jsonschema.Schema) {
+			s.Properties["paths"].MaxItems = jsonschema.Ptr(200)
+			s.Properties["paths"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxVaultPathChars)}
+		}, vt.audit, renderAudit),
 		newTool(CategoryVault, mcp.Tool{
 			Name: "vault_create", Title: "Create a vault file",
 			Description: "Create a new file in the vault (parent folders are made). Never replaces a file: use vault_write for that. artifacts/ takes .md and .json; the daily log is artifacts/daily/YYYY-MM-DD.md, created here and then only appended to." + rules,
@@ -276,6 +322,13 @@ func (vt *vaultTools) read(_ context.Context, in VaultReadIn) (VaultReadOut, err
 	if last < len(lines) {
 		out.NextLine = last + 1
 	}
+	if last >= start {
+		// What was read counts for vault_coverage. Failing to note it must
+		// not fail the read: the model has its lines either way.
+		if err := audit.Record(vt.v, in.Path, start, last); err != nil {
+			vt.log.Warn("coverage not recorded", "path", in.Path, "err", err)
+		}
+	}
 	return out, nil
 }
 
@@ -347,6 +400,18 @@ func (vt *vaultTools) find(_ context.Context, in VaultFindIn) (vault.FindResult,
 		TimeBudget:    time.Duration(in.Budget.TimeMS) * time.Millisecond,
 		MaxCandidates: in.Budget.MaxCandidates,
 	})
+}
+
+func (vt *vaultTools) scan(_ context.Context, in VaultScanIn) (audit.ScanResult, error) {
+	return audit.Scan(vt.v, in.Path, in.Cursor, in.ChunkLines)
+}
+
+func (vt *vaultTools) coverage(_ context.Context, in VaultCoverageIn) (audit.Report, error) {
+	return audit.Coverage(vt.v, in.Path)
+}
+
+func (vt *vaultTools) audit(_ context.Context, in ArtifactAuditIn) (audit.AuditReport, error) {
+	return audit.Audit(vt.v, in.Paths)
 }
 
 func (vt *vaultTools) create(_ context.Context, in VaultCreateIn) (vault.Result, error) {
@@ -426,6 +491,37 @@ func renderVaultFind(r vault.FindResult) string {
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	fmt.Fprintf(&b, "next_actions: %s\n", strings.Join(r.NextActions, ", "))
+	return b.String()
+}
+
+func renderVaultScan(r audit.ScanResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s lines %d–%d", r.Path, r.AppliedRange[0], r.AppliedRange[1])
+	if r.EOF {
+		b.WriteString(" (end)")
+	}
+	fmt.Fprintf(&b, "\n\n%s\n", strings.TrimRight(r.Text, "\n"))
+	if r.NextCursor != "" {
+		fmt.Fprintf(&b, "\n[more with cursor=%s]\n", r.NextCursor)
+	}
+	if len(r.NextActions) > 0 {
+		fmt.Fprintf(&b, "next_actions: %s\n", strings.Join(r.NextActions, ", "))
+	}
+	return b.String()
+}
+
+func renderVaultCoverage(r audit.Report) string {
+	return fmt.Sprintf("%s: %.0f%% of %d lines read or cited; covered %v; cited %v; uncovered %v; next_actions: %s",
+		r.Path, r.CoverageRatio*100, r.TotalLines, r.Covered, r.CitedByArtifacts, r.Uncovered, strings.Join(r.NextActions, ", "))
+}
+
+func renderAudit(r audit.AuditReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d artifacts audited, %d findings\n", r.Artifacts, len(r.Findings))
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "%s %s: %s — %s\n", f.Artifact, f.Element, f.Kind, f.Detail)
 	}
 	fmt.Fprintf(&b, "next_actions: %s\n", strings.Join(r.NextActions, ", "))
 	return b.String()
