@@ -72,6 +72,10 @@ func TestVaultTools(t *testing.T) {
 		{"search by glob", "vault_search", map[string]any{"query": "line 45", "glob": "drafts/*.md", "max_results": 1},
 			[]string{"drafts/long.md:45:", "more matches"}, false},
 		{"bad glob", "vault_search", map[string]any{"query": "x", "glob": "["}, []string{"bad glob"}, true},
+		{"find across files", "vault_find", map[string]any{"query": "ＳＬＩＣＥＳ", "scope": map[string]any{"relative_dir": "notes"}},
+			[]string{"1 candidates", "notes/topic.md:2 [normalized] Slices view arrays.", "shortage", "next_actions: fill_gaps, verify_coverage"}, false},
+		{"find leaves the daily log out by glob", "vault_find", map[string]any{"query": "slices", "scope": map[string]any{"glob": "notes/*.md"}},
+			[]string{"in 1 of 1 files"}, false},
 		{"list recursively", "vault_ls", map[string]any{"recursive": true},
 			[]string{"artifacts/daily/2026-11-22.md", "drafts/long.md", "notes/topic.md"}, false},
 	}
