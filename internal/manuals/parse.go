@@ -17,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/text"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/textmatch"
 )
 
 // Node kinds.
@@ -301,11 +302,11 @@ func nearestIDs(id string, nodes []Node, k int) []string {
 	}
 	cs := make([]cand, len(nodes))
 	for i, n := range nodes {
-		d := editDistance(id, n.NodeID)
+		d := textmatch.EditDistance(id, n.NodeID)
 		// A typo in the last segment should still find the section even when
 		// the caller left out the parents ("対象外" for "保険金の支払い/支払いの対象外").
 		if j := strings.LastIndexByte(n.NodeID, '/'); j >= 0 {
-			d = min(d, editDistance(id, n.NodeID[j+1:]))
+			d = min(d, textmatch.EditDistance(id, n.NodeID[j+1:]))
 		}
 		cs[i] = cand{n.NodeID, d, i}
 	}
@@ -315,26 +316,4 @@ func nearestIDs(id string, nodes []Node, k int) []string {
 		out = append(out, c.id)
 	}
 	return out
-}
-
-// editDistance is the Levenshtein distance over runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
