@@ -36,14 +36,14 @@ const (
 // unchanged file content, so a search index can store nodes and a bridge can
 // copy them later by id.
 type Node struct {
-	Kind      string `json:"kind"`                // KindHeading or KindFile
-	NodeID    string `json:"node_id"`             // unique within the file
-	Path      string `json:"path"`                // "/"-separated, relative to the manual folder
-	Title     string `json:"title"`               // heading text; the file name for file nodes
-	Level     int    `json:"level"`               // 1-6 for headings, 0 for file nodes
-	ParentID  string `json:"parent_id,omitempty"` // enclosing heading's NodeID; "" at top
-	LineStart int    `json:"line_start"`          // 1-based, the heading line
-	LineEnd   int    `json:"line_end"`            // 1-based inclusive; descendants included
+	Kind      string `json:"kind" jsonschema:"heading (a Markdown section) or file (a JSON file, a preamble, a file without headings)"`
+	NodeID    string `json:"node_id" jsonschema:"id within the file, the heading slug path; pass to manual_read or bridge_copy_section"`
+	Path      string `json:"path" jsonschema:"file relative to the manual's folder"`
+	Title     string `json:"title" jsonschema:"heading text; the file name for file nodes"`
+	Level     int    `json:"level" jsonschema:"1-6 for headings, 0 for file nodes"`
+	ParentID  string `json:"parent_id,omitempty" jsonschema:"the enclosing heading's node_id; absent at the top"`
+	LineStart int    `json:"line_start" jsonschema:"first line, from 1 (the heading line)"`
+	LineEnd   int    `json:"line_end" jsonschema:"last line; a section includes its subsections"`
 }
 
 // Parse splits a manual file's content into nodes; rel decides the format by

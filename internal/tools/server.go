@@ -28,6 +28,9 @@ func AllTools(d Deps, langs []string) []Tool {
 	if d.Vault != nil {
 		all = append(all, vaultToolset(d.Vault, d.Logger)...)
 	}
+	if d.Manuals != nil {
+		all = append(all, manualToolset(d.Manuals)...)
+	}
 	if d.Vault != nil && d.Manuals != nil {
 		all = append(all, bridgeToolset(d.Manuals, d.Vault)...)
 	}

@@ -26,7 +26,7 @@ import (
 type Deps struct {
 	Store   *db.DB
 	Vault   *vault.Vault     // nil serves no vault tools
-	Manuals *manuals.Library // with Vault, serves the bridge tools
+	Manuals *manuals.Library // serves the manual tools, and with Vault the bridge tools
 	Logger  *slog.Logger
 	Version string // reported as the server version in initialize
 }

@@ -210,6 +210,8 @@ func TestToolDefinitions(t *testing.T) {
 				wantCategory = CategoryVault
 			case strings.HasPrefix(name, "bridge_"):
 				wantCategory = CategoryBridge
+			case strings.HasPrefix(name, "manual_"):
+				wantCategory = CategoryManual
 			}
 			if tool.Category != wantCategory {
 				t.Errorf("category %q, want %q", tool.Category, wantCategory)

@@ -1,0 +1,247 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/manuals"
+)
+
+// CategoryManual holds the tools over the manuals folder.
+const CategoryManual = "manual"
+
+// manual_read defaults and bounds (seed 002 §6.2).
+const (
+	defaultMaxSections = 20
+	maxMaxSections     = 200
+)
+
+// Scopes of manual_read, from the narrowest.
+const (
+	scopeSection  = "section"
+	scopeSections = "sections"
+	scopeFile     = "file"
+)
+
+// manualTools serves the read-only manual tools over one library. The
+// thorough search (manual_find, manual_hits, manual_excepts) is issue 6.
+type manualTools struct {
+	lib *manuals.Library
+}
+
+// ManualListIn takes no arguments.
+type ManualListIn struct{}
+
+// ManualListOut lists manual ids.
+type ManualListOut struct {
+	Manuals []string `json:"manuals" jsonschema:"manual ids, the folder names under MANUALS_ROOT"`
+}
+
+// ManualLsIn names a manual.
+type ManualLsIn struct {
+	ManualID string `json:"manual_id" jsonschema:"manual id from manual_list"`
+}
+
+// ManualLsOut lists a manual's files.
+type ManualLsOut struct {
+	ManualID string   `json:"manual_id" jsonschema:"the manual"`
+	Files    []string `json:"files" jsonschema:".md and .json files at any depth, relative to the manual's folder"`
+}
+
+// ManualTocIn names a manual file.
+type ManualTocIn struct {
+	ManualID string `json:"manual_id" jsonschema:"manual id from manual_list"`
+	Path     string `json:"path" jsonschema:"file from manual_ls"`
+}
+
+// ManualTocOut is a file's table of contents.
+type ManualTocOut struct {
+	ManualID string         `json:"manual_id" jsonschema:"the manual"`
+	Nodes    []manuals.Node `json:"nodes" jsonschema:"headings (and file nodes) in document order"`
+}
+
+// ManualReadIn reads sections or a file, within limits.
+type ManualReadIn struct {
+	ManualID    string   `json:"manual_id" jsonschema:"manual id from manual_list"`
+	Path        string   `json:"path" jsonschema:"file from manual_ls"`
+	Scope       string   `json:"scope" jsonschema:"section (node_id), sections (node_ids), or file (the whole file; the way to read JSON)"`
+	NodeID      string   `json:"node_id,omitempty" jsonschema:"for scope section: the node from manual_toc"`
+	NodeIDs     []string `json:"node_ids,omitempty" jsonschema:"for scope sections: the nodes from manual_toc"`
+	MaxSections int      `json:"max_sections,omitempty" jsonschema:"most sections for scope sections"`
+	MaxChars    int      `json:"max_chars,omitempty" jsonschema:"most characters of text in all"`
+}
+
+// ManualPart is one section read.
+type ManualPart struct {
+	NodeID    string `json:"node_id" jsonschema:"the node read; file for a whole file"`
+	Title     string `json:"title" jsonschema:"its heading"`
+	LineStart int    `json:"line_start" jsonschema:"first line"`
+	LineEnd   int    `json:"line_end" jsonschema:"last line"`
+	Text      string `json:"text" jsonschema:"the text, cut at max_chars when truncated"`
+	Truncated bool   `json:"truncated" jsonschema:"true when max_chars cut this text"`
+}
+
+// ManualReadOut is what was read.
+type ManualReadOut struct {
+	ManualID string       `json:"manual_id" jsonschema:"the manual"`
+	Path     string       `json:"path" jsonschema:"the file"`
+	Scope    string       `json:"scope" jsonschema:"the scope read"`
+	Parts    []ManualPart `json:"parts" jsonschema:"the sections read, in the order asked"`
+	Omitted  []string     `json:"omitted" jsonschema:"node ids not read because max_sections or max_chars ran out"`
+}
+
+func manualToolset(lib *manuals.Library) []Tool {
+	mt := &manualTools{lib: lib}
+	return []Tool{
+		newTool(CategoryManual, mcp.Tool{
+			Name: "manual_list", Title: "List manuals",
+			Description: "List the manual ids (folders under MANUALS_ROOT). Files are listed by manual_ls.",
+			Annotations: readOnly("List manuals"),
+		}, nil, mt.list, func(o ManualListOut) string {
+			if len(o.Manuals) == 0 {
+				return "No manuals: put folders of .md and .json files under MANUALS_ROOT."
+			}
+			return strings.Join(o.Manuals, "\n")
+		}),
+		newTool(CategoryManual, mcp.Tool{
+			Name: "manual_ls", Title: "List a manual's files",
+			Description: "List the .md and .json files of one manual, at any depth.",
+			Annotations: readOnly("List a manual's files"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "manual_id", maxNameChars)
+		}, mt.ls, func(o ManualLsOut) string { return strings.Join(o.Files, "\n") }),
+		newTool(CategoryManual, mcp.Tool{
+			Name: "manual_toc", Title: "A manual file's table of contents",
+			Description: "The headings of a manual file as nodes (kind, node_id, path, title, level, parent_id, line_start, line_end); a JSON file is one node. A section's lines include its subsections.",
+			Annotations: readOnly("A manual file's table of contents"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "manual_id", maxNameChars)
+			nonEmpty(s, "path", maxVaultPathChars)
+		}, mt.toc, renderToc),
+		newTool(CategoryManual, mcp.Tool{
+			Name: "manual_read", Title: "Read manual sections",
+			Description: "Read a manual step by step: scope section (one node with its subsections), sections (several nodes, max_sections 20), or file (the whole file; the way to read JSON). All capped by max_chars (8000); what does not fit is listed in omitted. To copy text into the vault without reading it, use bridge_copy_section.",
+			Annotations: readOnly("Read manual sections"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "manual_id", maxNameChars)
+			nonEmpty(s, "path", maxVaultPathChars)
+			s.Properties["scope"].Enum = []any{scopeSection, scopeSections, scopeFile}
+			maxLen(s, "node_id", maxPathChars)
+			s.Properties["node_ids"].MaxItems = jsonschema.Ptr(maxMaxSections)
+			intRange(s, "max_sections", 1, maxMaxSections, defaultMaxSections)
+			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
+		}, mt.read, renderManualRead),
+	}
+}
+
+func (mt *manualTools) list(context.Context, ManualListIn) (ManualListOut, error) {
+	ids, err := mt.lib.Manuals()
+	if ids == nil {
+		ids = []string{}
+	}
+	return ManualListOut{Manuals: ids}, err
+}
+
+func (mt *manualTools) ls(_ context.Context, in ManualLsIn) (ManualLsOut, error) {
+	files, err := mt.lib.Files(in.ManualID)
+	if files == nil {
+		files = []string{}
+	}
+	return ManualLsOut{ManualID: in.ManualID, Files: files}, err
+}
+
+func (mt *manualTools) toc(_ context.Context, in ManualTocIn) (ManualTocOut, error) {
+	nodes, err := mt.lib.Nodes(in.ManualID, in.Path)
+	if nodes == nil {
+		nodes = []manuals.Node{}
+	}
+	return ManualTocOut{ManualID: in.ManualID, Nodes: nodes}, err
+}
+
+func (mt *manualTools) read(_ context.Context, in ManualReadIn) (ManualReadOut, error) {
+	out := ManualReadOut{ManualID: in.ManualID, Path: in.Path, Scope: in.Scope, Parts: []ManualPart{}, Omitted: []string{}}
+	maxChars, maxSections := in.MaxChars, in.MaxSections
+	if maxChars == 0 {
+		maxChars = defaultPageChars
+	}
+	if maxSections == 0 {
+		maxSections = defaultMaxSections
+	}
+	var ids []string
+	switch in.Scope {
+	case scopeSection:
+		if in.NodeID == "" {
+			return out, apperr.New(apperr.InvalidArgument, "give node_id from manual_toc", "scope section needs node_id")
+		}
+		ids = []string{in.NodeID}
+	case scopeSections:
+		if len(in.NodeIDs) == 0 {
+			return out, apperr.New(apperr.InvalidArgument, "give node_ids from manual_toc", "scope sections needs node_ids")
+		}
+		ids = in.NodeIDs
+	case scopeFile:
+		raw, err := mt.lib.Read(in.ManualID, in.Path)
+		if err != nil {
+			return out, err
+		}
+		text, cut := capChars(string(raw), maxChars)
+		out.Parts = append(out.Parts, ManualPart{NodeID: manuals.FileID, Title: in.Path, LineStart: 1,
+			LineEnd: strings.Count(string(raw), "\n") + 1, Text: text, Truncated: cut})
+		return out, nil
+	default:
+		return out, apperr.New(apperr.InvalidArgument, "use section, sections or file", "scope %q is not a read scope", in.Scope)
+	}
+	left := maxChars
+	for i, id := range ids {
+		if i == maxSections || left == 0 {
+			out.Omitted = append(out.Omitted, ids[i:]...)
+			break
+		}
+		text, n, err := mt.lib.Section(in.ManualID, in.Path, id)
+		if err != nil {
+			return out, err
+		}
+		text, cut := capChars(text, left)
+		left -= utf8.RuneCountInString(text)
+		out.Parts = append(out.Parts, ManualPart{NodeID: n.NodeID, Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd,
+			Text: text, Truncated: cut})
+	}
+	return out, nil
+}
+
+// capChars cuts s to at most n characters.
+func capChars(s string, n int) (string, bool) {
+	if utf8.RuneCountInString(s) <= n {
+		return s, false
+	}
+	return string([]rune(s)[:n]), true
+}
+
+func renderToc(o ManualTocOut) string {
+	var b strings.Builder
+	for _, n := range o.Nodes {
+		indent := strings.Repeat("  ", max(n.Level-1, 0))
+		fmt.Fprintf(&b, "%s%s (node_id=%s, lines %d-%d)\n", indent, n.Title, n.NodeID, n.LineStart, n.LineEnd)
+	}
+	return b.String()
+}
+
+func renderManualRead(o ManualReadOut) string {
+	var b strings.Builder
+	for _, p := range o.Parts {
+		fmt.Fprintf(&b, "## %s [%s/%s#%s, lines %d-%d]\n%s\n", p.Title, o.ManualID, o.Path, p.NodeID, p.LineStart, p.LineEnd, p.Text)
+		if p.Truncated {
+			b.WriteString("[cut at max_chars]\n")
+		}
+	}
+	if len(o.Omitted) > 0 {
+		fmt.Fprintf(&b, "[not read, over max_sections or max_chars: %s]\n", strings.Join(o.Omitted, ", "))
+	}
+	return b.String()
+}
