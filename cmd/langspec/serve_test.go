@@ -132,6 +132,7 @@ var validCalls = map[string]map[string]any{
 	"search_spec":         {"query": "slice expressions", "limit": 3},
 	"get_section":         {"language": "go", "section_id": "Slice_expressions", "max_chars": 500},
 	"build_learning_plan": {"language": "go", "total_weeks": 2, "focus_areas": []string{"Types"}},
+	"manual_excepts":      {"manual_id": "insurance-ja", "query": "支払い"},
 	"manual_list":         {},
 	"manual_ls":           {"manual_id": "insurance-ja"},
 	"manual_toc":          {"manual_id": "insurance-ja", "path": "約款/普通保険約款.md"},

@@ -84,7 +84,7 @@ func TestNodesFixtures(t *testing.T) {
 			{"rollback/faq", "FAQ", 2, "rollback", 33, 35},
 		}},
 		{id: "ops-en", rel: "checklists/oncall-handoff.md", want: []n{
-			{"file", "oncall-handoff.md", 0, "", 1, 5},
+			{"file", "oncall-handoff.md", 0, "", 1, 7},
 		}},
 		{id: "ops-en", rel: "alerts/thresholds.json", want: []n{
 			{"file", "thresholds.json", 0, "", 1, 8},

@@ -96,6 +96,14 @@ type ManualReadOut struct {
 	Omitted  []string     `json:"omitted" jsonschema:"node ids not read because max_sections or max_chars ran out"`
 }
 
+// ManualExceptsIn asks for exception lines.
+type ManualExceptsIn struct {
+	ManualID string   `json:"manual_id" jsonschema:"manual id from manual_list"`
+	Paths    []string `json:"paths,omitempty" jsonschema:"files to scan; omit for every file of the manual"`
+	Query    string   `json:"query,omitempty" jsonschema:"only sections about this (normalised match anywhere in the top-level section)"`
+	MaxHits  int      `json:"max_hits,omitempty" jsonschema:"most lines to return"`
+}
+
 func manualToolset(lib *manuals.Library) []Tool {
 	mt := &manualTools{lib: lib}
 	return []Tool{
@@ -137,7 +145,40 @@ func manualToolset(lib *manuals.Library) []Tool {
 			intRange(s, "max_sections", 1, maxMaxSections, defaultMaxSections)
 			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
 		}, mt.read, renderManualRead),
+		newTool(CategoryManual, mcp.Tool{
+			Name: "manual_excepts", Title: "Find exceptions in a manual",
+			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, not applicable, …), each with its section's node_id, so conditions a topic search misses are not overlooked. With query, only sections about it.",
+			Annotations: readOnly("Find exceptions in a manual"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "manual_id", maxNameChars)
+			maxLen(s, "query", 1000)
+			s.Properties["paths"].MaxItems = jsonschema.Ptr(1000)
+			s.Properties["paths"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxVaultPathChars)}
+			intRange(s, "max_hits", 1, maxSearchHits, defaultSearchHits)
+		}, mt.excepts, renderExcepts),
 	}
+}
+
+func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manuals.ExceptionResult, error) {
+	maxHits := in.MaxHits
+	if maxHits == 0 {
+		maxHits = defaultSearchHits
+	}
+	return mt.lib.Exceptions(in.ManualID, in.Paths, in.Query, maxHits)
+}
+
+func renderExcepts(r manuals.ExceptionResult) string {
+	if len(r.Hits) == 0 {
+		return fmt.Sprintf("No exception terms in %s (%d files scanned).", r.ManualID, r.FilesScanned)
+	}
+	var b strings.Builder
+	for _, h := range r.Hits {
+		fmt.Fprintf(&b, "%s:%d [%s] (%s) %s\n", h.Path, h.Line, h.NodeID, strings.Join(h.Terms, ", "), h.Text)
+	}
+	if r.Truncated {
+		b.WriteString("[more: raise max_hits or give paths/query]\n")
+	}
+	return b.String()
 }
 
 func (mt *manualTools) list(context.Context, ManualListIn) (ManualListOut, error) {

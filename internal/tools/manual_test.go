@@ -38,6 +38,12 @@ func TestManualTools(t *testing.T) {
 			[]string{"needs node_id"}, nil, true},
 		{"unknown scope", "manual_read", map[string]any{"manual_id": "ops-en", "path": "README.md", "scope": "all"},
 			[]string{"argument scope"}, nil, true},
+		{"exceptions across the manual", "manual_excepts", map[string]any{"manual_id": "insurance-ja"},
+			[]string{"約款/普通保険約款.md:", "[保険金の支払い/支払いの対象外/免責事項]", "ただし", "除く"}, nil, false},
+		{"exceptions about one topic", "manual_excepts", map[string]any{"manual_id": "insurance-ja", "paths": []string{policy}, "query": "賠償"},
+			[]string{"[賠償責任特約/"}, []string{"[保険金の支払い/"}, false},
+		{"exceptions in English", "manual_excepts", map[string]any{"manual_id": "ops-en", "max_hits": 1},
+			[]string{"[more: raise max_hits"}, nil, false},
 		{"escape", "manual_toc", map[string]any{"manual_id": "ops-en", "path": "../insurance-ja/faq/よくある質問.md"},
 			[]string{"path_outside_manuals"}, nil, true},
 	}
