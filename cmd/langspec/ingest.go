@@ -65,6 +65,7 @@ rust: the Reference rustup installs with each toolchain), then the network.
 	fl.StringVar(&opts.from, "from", "", `read from this file, folder or URL ("embedded" for the built-in copy)`)
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
+	cmd.AddCommand(newCmdIngestManuals(f, nil))
 	return cmd
 }
 

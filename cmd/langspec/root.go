@@ -162,6 +162,7 @@ with no set-up and no network.`,
 		newCmdVersions(f, nil),
 		newCmdPrune(f, nil),
 		newCmdConfig(f),
+		newCmdEval(f, nil),
 	)
 	return root
 }

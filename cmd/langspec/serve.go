@@ -4,25 +4,22 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/adaptive"
 	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/manualsearch"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
 )
 
 type serveOptions struct {
-	f             *factory
-	logLevel      string
-	workspaceRoot string // default: the working directory
-	vaultRoot     string // default: WORKSPACE_ROOT/vault
-	manualsRoot   string // default: WORKSPACE_ROOT/manuals
+	f        *factory
+	logLevel string
+	ws       workspaceFlags
 }
 
 func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -53,12 +50,8 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 		level = "info"
 	}
 	cmd.Flags().StringVar(&opts.logLevel, "log-level", level, "stderr log level: debug, info, warn or error (env LANGSPEC_LOG)")
-	cmd.Flags().StringVar(&opts.workspaceRoot, "workspace-root", f.getenv("WORKSPACE_ROOT"),
-		"folder the vault lives in by default (env WORKSPACE_ROOT; default: the working directory)")
-	cmd.Flags().StringVar(&opts.vaultRoot, "vault-root", f.getenv("VAULT_ROOT"),
-		"folder the model may write into (env VAULT_ROOT; default WORKSPACE_ROOT/vault, created on first write)")
-	cmd.Flags().StringVar(&opts.manualsRoot, "manuals-root", f.getenv("MANUALS_ROOT"),
-		"folder of manuals, one subfolder per manual id (env MANUALS_ROOT; default WORKSPACE_ROOT/manuals)")
+	opts.ws.addManualFlags(cmd, f)
+	opts.ws.addVaultFlags(cmd, f)
 	return cmd
 }
 
@@ -80,11 +73,19 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer store.Close()
-	vaultDir, err := opts.root(opts.vaultRoot, "vault")
+	vaultDir, err := opts.ws.vaultDir()
 	if err != nil {
 		return err
 	}
-	manualsDir, err := opts.root(opts.manualsRoot, "manuals")
+	manualsDir, err := opts.ws.manualsDir()
+	if err != nil {
+		return err
+	}
+	synonymsPath, err := opts.ws.synonyms(manualsDir)
+	if err != nil {
+		return err
+	}
+	statsPath, err := opts.ws.stats(vaultDir)
 	if err != nil {
 		return err
 	}
@@ -98,26 +99,28 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer lib.Close()
-	log.Info("serving MCP on stdio", "db", store.Path(), "vault", vaultDir, "manuals", manualsDir)
-	return tools.ServeStdio(ctx, tools.Deps{Store: store, Vault: v, Manuals: lib, Logger: log, Version: buildVersion()},
-		readCloser(f.io.In), f.io.Out)
-}
-
-// root is a root folder: its flag or variable when set, else WORKSPACE_ROOT/name,
-// the workspace being --workspace-root or the working directory.
-func (opts *serveOptions) root(set, name string) (string, error) {
-	if set != "" {
-		return filepath.Abs(set)
+	stats, err := adaptive.Open(adaptive.Options{Path: statsPath, Logger: log})
+	if err != nil {
+		return err
 	}
-	ws := opts.workspaceRoot
-	if ws == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", apperr.Wrap(err, apperr.Unavailable, "pass --workspace-root", "cannot find the working directory")
+	defer stats.Close()
+	index := manualsearch.NewIndex(store, lib, log)
+	finder := &manualsearch.Finder{Index: index, Synonyms: manualsearch.NewSynonymFile(synonymsPath), Stats: stats, Log: log}
+	// Index the manuals in the background: the first tool call that needs a
+	// manual refreshes it anyway (one at a time), so start-up never waits.
+	refreshCtx, stopRefresh := context.WithCancel(ctx)
+	refreshed := make(chan struct{})
+	go func() {
+		defer close(refreshed)
+		if _, err := index.RefreshAll(refreshCtx); err != nil && refreshCtx.Err() == nil {
+			log.Warn("manual index refresh failed", "err", err)
 		}
-		ws = wd
-	}
-	return filepath.Abs(filepath.Join(ws, name))
+	}()
+	defer func() { stopRefresh(); <-refreshed }()
+	log.Info("serving MCP on stdio", "db", store.Path(), "vault", vaultDir, "manuals", manualsDir,
+		"synonyms", synonymsPath, "stats", statsPath)
+	return tools.ServeStdio(ctx, tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Logger: log, Version: buildVersion()},
+		readCloser(f.io.In), f.io.Out)
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

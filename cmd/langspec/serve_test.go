@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -121,6 +122,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// traceFromFind in validCalls stands for the trace_id the manual_find call
+// returned.
+const traceFromFind = "$TRACE"
+
 // validCalls holds one good call of every tool. A tool added without an
 // entry here fails TestServeWithRealClient.
 var validCalls = map[string]map[string]any{
@@ -133,6 +138,8 @@ var validCalls = map[string]map[string]any{
 	"get_section":         {"language": "go", "section_id": "Slice_expressions", "max_chars": 500},
 	"build_learning_plan": {"language": "go", "total_weeks": 2, "focus_areas": []string{"Types"}},
 	"manual_excepts":      {"manual_id": "insurance-ja", "query": "支払い"},
+	"manual_find":         {"manual_id": "kasai-hoken", "query": "解約の手続きについて全部集めて"},
+	"manual_hits":         {"trace_id": traceFromFind, "limit": 5},
 	"manual_list":         {},
 	"manual_ls":           {"manual_id": "insurance-ja"},
 	"manual_toc":          {"manual_id": "insurance-ja", "path": "約款/普通保険約款.md"},
@@ -172,10 +179,11 @@ func TestServeWithRealClient(t *testing.T) {
 		}
 		listed = append(listed, tool)
 	}
-	// The file the other vault tools work on is made first.
-	slices.SortStableFunc(listed, func(a, b *mcp.Tool) int {
-		return boolToInt(b.Name == "vault_create") - boolToInt(a.Name == "vault_create")
-	})
+	// The file the other vault tools work on is made first, and the trace
+	// manual_hits pages before manual_hits.
+	first := func(t *mcp.Tool) int { return boolToInt(t.Name == "vault_create")*2 + boolToInt(t.Name == "manual_find") }
+	slices.SortStableFunc(listed, func(a, b *mcp.Tool) int { return first(b) - first(a) })
+	trace := ""
 	for _, tool := range listed {
 		names = append(names, tool.Name)
 		args, ok := validCalls[tool.Name]
@@ -183,9 +191,18 @@ func TestServeWithRealClient(t *testing.T) {
 			t.Errorf("tool %s has no end-to-end call; add one to validCalls", tool.Name)
 			continue
 		}
+		if args["trace_id"] == traceFromFind {
+			args = maps.Clone(args)
+			args["trace_id"] = trace
+		}
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
 		if err != nil {
 			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		if tool.Name == "manual_find" {
+			if m, ok := res.StructuredContent.(map[string]any); ok {
+				trace, _ = m["trace_id"].(string)
+			}
 		}
 		if res.IsError {
 			t.Errorf("%s: error result %v", tool.Name, res.Content)

@@ -81,8 +81,8 @@ const (
 
 // Thresholds are the two stage-4 thresholds of manual_find.
 type Thresholds struct {
-	CandidateLow int     `json:"candidate_low_threshold"` // stage 4 fires under this many candidates
-	FileBias     float64 `json:"file_bias_threshold"`     // stage 4 fires when this share of ≥5 candidates sit in one file
+	CandidateLow int     `json:"candidate_low_threshold" jsonschema:"stage 4 widens the search under this many candidates"`
+	FileBias     float64 `json:"file_bias_threshold" jsonschema:"stage 4 widens the search when this share of at least 5 candidates sit in one file"`
 }
 
 // Defaults returns the initial thresholds, which a rollback restores.

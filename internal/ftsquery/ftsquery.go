@@ -263,3 +263,41 @@ func Trigrams(w string) []string {
 	}
 	return out
 }
+
+// AnyPhrase matches sections holding any of texts as a phrase (its words in
+// order) in the word index; bm25 ranks sections holding more of them first.
+// Texts without a word are left out; none left is the zero Expr.
+func AnyPhrase(texts []string) Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, s := range texts {
+		t := Term{Text: strings.Map(func(r rune) rune {
+			if r == utf8.RuneError || unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, s), Phrase: true}
+		if !t.hasWords() {
+			continue
+		}
+		if e := t.expr(); !seen[e] {
+			seen[e] = true
+			parts = append(parts, e)
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
+// AnyTrigram matches texts sharing any three-rune run with s in the trigram
+// index, for a fuzzy lookup; callers check the hits, as for Trigrams.
+func AnyTrigram(s string) Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, g := range Trigrams(s) {
+		if q := quote(g); !seen[q] {
+			seen[q] = true
+			parts = append(parts, q)
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
@@ -141,11 +142,33 @@ func (l *Library) Manuals() ([]string, error) {
 // skipped. Errors: invalid_argument (bad id), path_outside_manuals (the manual
 // folder is a symlink), not_found (no such manual).
 func (l *Library) Files(manualID string) ([]string, error) {
+	infos, err := l.FileInfos(manualID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(infos))
+	for i, fi := range infos {
+		out[i] = fi.Path
+	}
+	return out, nil
+}
+
+// FileInfo is a manual file's path with the size and modification time an
+// index compares to tell whether the file changed.
+type FileInfo struct {
+	Path    string // relative to the manual's folder
+	Size    int64
+	ModTime time.Time
+}
+
+// FileInfos is Files with each file's size and modification time, read from
+// the same walk. A file that vanishes during the walk is left out.
+func (l *Library) FileInfos(manualID string) ([]FileInfo, error) {
 	root, err := l.manualRoot(manualID)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	var out []FileInfo
 	err = fs.WalkDir(root.FS(), manualID, func(name string, d fs.DirEntry, err error) error {
 		if name == manualID {
 			return err // the manual folder itself must be readable
@@ -159,14 +182,18 @@ func (l *Library) Files(manualID string) ([]string, error) {
 		// d.Type comes from the directory listing: a symlink is never a
 		// folder here, so the walk cannot follow one.
 		if d.Type().IsRegular() && allowedExt(name) {
-			out = append(out, strings.TrimPrefix(name, manualID+"/"))
+			fi, err := d.Info()
+			if err != nil {
+				return nil // removed since the listing
+			}
+			out = append(out, FileInfo{Path: strings.TrimPrefix(name, manualID+"/"), Size: fi.Size(), ModTime: fi.ModTime()})
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fsError(err, manualID, "list")
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b FileInfo) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
 }
 

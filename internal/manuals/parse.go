@@ -53,6 +53,31 @@ func Parse(rel string, b []byte) ([]Node, error) {
 	return parseSource(rel, newSource(b))
 }
 
+// Document is a parsed manual file that keeps its text, for callers that cut
+// node texts by line (an indexer storing each section's own text).
+type Document struct {
+	Nodes []Node
+	src   *source
+}
+
+// ParseDocument is Parse keeping the text. Line endings are "\n" and a
+// leading BOM is dropped, as everywhere in this package.
+func ParseDocument(rel string, b []byte) (*Document, error) {
+	src := newSource(b)
+	nodes, err := parseSource(rel, src)
+	if err != nil {
+		return nil, err
+	}
+	return &Document{Nodes: nodes, src: src}, nil
+}
+
+// Lines returns lines start..end (1-based, inclusive), "" for a range
+// outside the file.
+func (d *Document) Lines(start, end int) string { return d.src.lines(start, end) }
+
+// LineCount is the number of lines.
+func (d *Document) LineCount() int { return d.src.lineCount() }
+
 func parseSource(rel string, src *source) ([]Node, error) {
 	switch strings.ToLower(path.Ext(rel)) {
 	case ".md":

@@ -32,6 +32,7 @@ const dictHint = `the synonym dictionary is JSON like {"description": "optional"
 type Dictionary struct {
 	groups  [][]string       // members in Normal form, in file order
 	byLoose map[string][]int // Loose form of a member → groups holding it
+	byStem  map[string][]int // okurigana-free form of a member (引越し → 引越) → groups holding it
 	parts   []part           // members for substring expansion, longest first
 }
 
@@ -95,7 +96,7 @@ func ParseDictionary(b []byte, name string) (*Dictionary, error) {
 	if len(f.Groups) > MaxGroups {
 		return nil, bad("%d groups; the limit is %d", len(f.Groups), MaxGroups)
 	}
-	d := &Dictionary{byLoose: map[string][]int{}}
+	d := &Dictionary{byLoose: map[string][]int{}, byStem: map[string][]int{}}
 	for i, g := range f.Groups {
 		if len(g) < 2 {
 			return nil, bad("groups[%d] has %d term(s); a group needs at least 2", i, len(g))
@@ -109,6 +110,9 @@ func ParseDictionary(b []byte, name string) (*Dictionary, error) {
 			}
 			if n := utf8.RuneCountInString(members[j]); n > MaxTermRunes {
 				return nil, bad("groups[%d][%d] is %d characters long; the limit is %d", i, j, n, MaxTermRunes)
+			}
+			if stem := okurigana(members[j]); stem != "" && !slices.Contains(d.byStem[stem], i) {
+				d.byStem[stem] = append(d.byStem[stem], i)
 			}
 			if !slices.Contains(d.byLoose[loose], i) {
 				d.byLoose[loose] = append(d.byLoose[loose], i)
@@ -179,7 +183,12 @@ func (d *Dictionary) Expand(term string) []string {
 	n := clip(textnorm.Normal(term))
 	loose, start, end := looseIndex(n)
 	l := &list{max: MaxExpansions, skip: n}
-	for _, g := range d.byLoose[loose] {
+	groups := d.byLoose[loose]
+	if len(groups) == 0 {
+		// 引っ越す finds the group of 引越し: the same word with other okurigana.
+		groups = d.byStem[okurigana(n)]
+	}
+	for _, g := range groups {
 		for _, m := range d.groups[g] {
 			if textnorm.Loose(m) != loose {
 				l.add(m)

@@ -22,7 +22,8 @@ const sample = `{
     ["解約", "契約の解除", "中途解約"],
     ["中途解約", "途中解約"],
     ["log", "journal"],
-    ["サーバー", "サーバ機"]
+    ["サーバー", "サーバ機"],
+    ["引越し", "転居"]
   ]
 }`
 
@@ -51,6 +52,8 @@ func TestExpand(t *testing.T) {
 		{"契約・の・解除", []string{"解約", "中途解約"}},
 		// the term contains a member
 		{"解約手続き", []string{"契約の解除手続き", "中途解約手続き"}},
+		// other okurigana of a member: 引っ越す for 引越し
+		{"引っ越す", []string{"引越し", "転居"}},
 		// 中途解約 goes first; 解約 inside it is not replaced again
 		{"中途解約の手続き", []string{"解約の手続き", "契約の解除の手続き", "途中解約の手続き"}},
 		{"failover cluster", []string{"switchover cluster", "promote the standby cluster"}},
@@ -65,8 +68,8 @@ func TestExpand(t *testing.T) {
 			t.Errorf("Expand(%q) = %q, want %q", tt.term, got, tt.want)
 		}
 	}
-	if d.Len() != 5 {
-		t.Errorf("Len() = %d, want 5", d.Len())
+	if d.Len() != 6 {
+		t.Errorf("Len() = %d, want 6", d.Len())
 	}
 }
 
@@ -183,7 +186,7 @@ func TestLoadDictionary(t *testing.T) {
 	}{
 		{"no path", "", 0, ""},
 		{"missing file", filepath.Join(dir, "none.json"), 0, ""},
-		{"valid file", write("ok.json", sample), 5, ""},
+		{"valid file", write("ok.json", sample), 6, ""},
 		{"bad file names itself", write("bad.json", `{"groups": [["a"]]}`), 0, apperr.InvalidArgument},
 		{"too large", write("big.json", strings.Repeat(" ", MaxDictionaryBytes+10)), 0, apperr.InvalidArgument},
 		{"a folder", dir, 0, apperr.Unavailable},

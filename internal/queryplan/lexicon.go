@@ -65,20 +65,21 @@ func isCue(w string) bool {
 }
 
 // jaRequests are segments that only make the request; they are never terms.
-var jaRequests = wordSet(`何 なに 知りたい 調べて 探して 見せて 説明 詳しく`)
+var jaRequests = wordSet(`何 なに 知りたい 調べて 探して 見せて 説明 詳しく ケース パターン どんな どういう いつ どこ どれ どの`)
 
 // jaFunctionWords end a Japanese segment and are dropped. Those starting
 // with hiragana are particles and endings; the others are request words
 // written in kanji. 等 is handled in jaFunctionWordAt.
 var jaFunctionWords = strings.Fields(`について における に関する に対する によって による において としての として
 	とは には では への からの から まで より など ください ですか です ますか ます したい します する した して
+	って どういう どうやって どうすれば どんな 何に 何の 何を 何が
 	される できる の は が を に で と や へ も 場合 全部 全て すべて 集めて 教えて 一覧`)
 
 // jaFunctionWordAt returns the length in runes of the longest function word
 // at rs[i:], or 0. 等 counts only at the end of a kanji run (料金等), not in
 // 等級 or 平等.
 func jaFunctionWordAt(rs []rune, i int) int {
-	head, best := string(rs[i:min(len(rs), i+4)]), 0 // function words are at most 4 runes
+	head, best := string(rs[i:min(len(rs), i+5)]), 0 // function words are at most 5 runes
 	for _, w := range jaFunctionWords {
 		if n := utf8.RuneCountInString(w); n > best && strings.HasPrefix(head, w) {
 			best = n

@@ -99,7 +99,9 @@ func TestAnalyzeTerms(t *testing.T) {
 		{"解約返戻金の支払い手続きについて全部集めて", []string{"解約返戻金", "支払い手続き", "支払い"}},
 		{"解約の手順を教えて", []string{"解約"}},
 		{"免責事項", []string{"免責事項"}},
-		{"免責について教えて", []string{"免責"}},                        // a cue is the term when nothing else is left
+		{"免責について教えて", []string{"免責"}},    // a cue is the term when nothing else is left
+		{"免責になるケースを一覧で", []string{"免責"}}, // ケース only asks for cases
+		{"時価ってどういう意味？", []string{"時価"}},
 		{"What are the exceptions?", []string{"exceptions"}}, // likewise in English
 		{"what is it", []string{"what is it"}},               // nothing but stop words: the whole query
 		{"???", []string{}},

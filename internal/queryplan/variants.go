@@ -35,7 +35,48 @@ func Variants(term string) []string {
 		l.add(v)
 	}
 	l.add(numberWords(n))
+	l.add(okurigana(n))
 	return l.items
+}
+
+// okurigana returns a Japanese word without its okurigana — the kana
+// written after or between the kanji of a verb or noun, which manuals spell
+// in several ways (引っ越す, 引越し, 引越; 払い込み, 払込み, 払込): the kanji
+// runs joined where a single kana other than a particle separates them, the
+// kana after the last run dropped. The result is a substring of every
+// spelling. "" when the term has no such kana or fewer than two kanji
+// would be left.
+func okurigana(n string) string {
+	rs := []rune(n)
+	var b strings.Builder
+	kanjiRunes, dropped := 0, false
+	for i := 0; i < len(rs); i++ {
+		switch c := classOf(rs[i]); {
+		case c == kanji:
+			b.WriteRune(rs[i])
+			kanjiRunes++
+		case c == hiragana && kanjiRunes > 0 && i+1 < len(rs) && classOf(rs[i+1]) == kanji && !strings.ContainsRune("のがをにでとはへやも", rs[i]):
+			dropped = true // one kana between kanji: 引っ越, 払い込
+		case c == hiragana && kanjiRunes > 0:
+			// kana after the kanji: the word's ending, unless more kanji follow
+			// after more than one kana (then it is two words; keep the first).
+			j := i
+			for j < len(rs) && classOf(rs[j]) == hiragana {
+				j++
+			}
+			if j < len(rs) {
+				return ""
+			}
+			dropped = true
+			i = j
+		default:
+			return ""
+		}
+	}
+	if !dropped || kanjiRunes < 2 {
+		return ""
+	}
+	return b.String()
 }
 
 // digitsToKanji writes in kanji each run of ASCII digits that touches

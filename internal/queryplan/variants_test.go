@@ -28,6 +28,12 @@ func TestVariants(t *testing.T) {
 		{"二〇二四年", []string{"2024年"}},
 		{"2024年4月1日", []string{"二千二十四年四月一日"}},
 		{"一千万円", []string{"1000万円"}},
+		// okurigana: the kanji skeleton is in every spelling of the word
+		{"引っ越す", []string{"引越"}},
+		{"払い込み", []string{"払込"}},
+		{"支払われない", []string{"支払"}},
+		{"出ない", nil},    // one kanji left: too little to search
+		{"保険金の請求", nil}, // の is a particle: two words, not one
 		// numeral kanji that spell words, and numbers that are not counts
 		{"一般", nil},
 		{"一覧", nil},

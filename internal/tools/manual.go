@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -11,6 +12,9 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/queryplan"
+	"github.com/langspec/langspec/internal/textnorm"
 )
 
 // CategoryManual holds the tools over the manuals folder.
@@ -24,15 +28,25 @@ const (
 
 // Scopes of manual_read, from the narrowest.
 const (
+	scopeSnippet  = "snippet"
 	scopeSection  = "section"
 	scopeSections = "sections"
 	scopeFile     = "file"
 )
 
-// manualTools serves the read-only manual tools over one library. The
-// thorough search (manual_find, manual_hits, manual_excepts) is issue 6.
+// Snippet bounds of manual_read(scope=snippet).
+const (
+	defaultSnippetChars = 1200
+	maxSnippetLines     = 12
+	snippetLineRunes    = 240
+)
+
+// manualTools serves the read-only manual tools over one library; finder
+// (manual_find's) supplies a trace's terms and records which sections a
+// trace led to.
 type manualTools struct {
-	lib *manuals.Library
+	lib    *manuals.Library
+	finder *manualsearch.Finder
 }
 
 // ManualListIn takes no arguments.
@@ -70,8 +84,10 @@ type ManualTocOut struct {
 type ManualReadIn struct {
 	ManualID    string   `json:"manual_id" jsonschema:"manual id from manual_list"`
 	Path        string   `json:"path" jsonschema:"file from manual_ls"`
-	Scope       string   `json:"scope" jsonschema:"section (node_id), sections (node_ids), or file (the whole file; the way to read JSON)"`
-	NodeID      string   `json:"node_id,omitempty" jsonschema:"for scope section: the node from manual_toc"`
+	Scope       string   `json:"scope" jsonschema:"snippet (the lines of node_id that match query or the trace's terms), section (node_id with its subsections), sections (node_ids), or file (the whole file; the way to read JSON)"`
+	NodeID      string   `json:"node_id,omitempty" jsonschema:"for scope snippet and section: the node from manual_toc or manual_hits"`
+	Query       string   `json:"query,omitempty" jsonschema:"for scope snippet: the words to show lines for; defaults to the trace's terms"`
+	TraceID     string   `json:"trace_id,omitempty" jsonschema:"the manual_find trace this read follows; tunes the search's thresholds (no text is recorded)"`
 	NodeIDs     []string `json:"node_ids,omitempty" jsonschema:"for scope sections: the nodes from manual_toc"`
 	MaxSections int      `json:"max_sections,omitempty" jsonschema:"most sections for scope sections"`
 	MaxChars    int      `json:"max_chars,omitempty" jsonschema:"most characters of text in all"`
@@ -104,8 +120,8 @@ type ManualExceptsIn struct {
 	MaxHits  int      `json:"max_hits,omitempty" jsonschema:"most lines to return"`
 }
 
-func manualToolset(lib *manuals.Library) []Tool {
-	mt := &manualTools{lib: lib}
+func manualToolset(lib *manuals.Library, finder *manualsearch.Finder) []Tool {
+	mt := &manualTools{lib: lib, finder: finder}
 	return []Tool{
 		newTool(CategoryManual, mcp.Tool{
 			Name: "manual_list", Title: "List manuals",
@@ -134,13 +150,15 @@ func manualToolset(lib *manuals.Library) []Tool {
 		}, mt.toc, renderToc),
 		newTool(CategoryManual, mcp.Tool{
 			Name: "manual_read", Title: "Read manual sections",
-			Description: "Read a manual step by step: scope section (one node with its subsections), sections (several nodes, max_sections 20), or file (the whole file; the way to read JSON). All capped by max_chars (8000); what does not fit is listed in omitted. To copy text into the vault without reading it, use bridge_copy_section.",
+			Description: "Read a manual step by step: scope snippet (only the lines of a node that match query or a manual_find trace's terms), section (one node with its subsections), sections (several nodes, max_sections 20), or file (the whole file; the way to read JSON). All capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading what manual_find found. To copy text into the vault without reading it, use bridge_copy_section.",
 			Annotations: readOnly("Read manual sections"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 			nonEmpty(s, "path", maxVaultPathChars)
-			s.Properties["scope"].Enum = []any{scopeSection, scopeSections, scopeFile}
+			s.Properties["scope"].Enum = []any{scopeSnippet, scopeSection, scopeSections, scopeFile}
 			maxLen(s, "node_id", maxPathChars)
+			maxLen(s, "query", 1000)
+			maxLen(s, "trace_id", 64)
 			s.Properties["node_ids"].MaxItems = jsonschema.Ptr(maxMaxSections)
 			intRange(s, "max_sections", 1, maxMaxSections, defaultMaxSections)
 			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
@@ -205,7 +223,7 @@ func (mt *manualTools) toc(_ context.Context, in ManualTocIn) (ManualTocOut, err
 	return ManualTocOut{ManualID: in.ManualID, Nodes: nodes}, err
 }
 
-func (mt *manualTools) read(_ context.Context, in ManualReadIn) (ManualReadOut, error) {
+func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut, error) {
 	out := ManualReadOut{ManualID: in.ManualID, Path: in.Path, Scope: in.Scope, Parts: []ManualPart{}, Omitted: []string{}}
 	maxChars, maxSections := in.MaxChars, in.MaxSections
 	if maxChars == 0 {
@@ -216,6 +234,20 @@ func (mt *manualTools) read(_ context.Context, in ManualReadIn) (ManualReadOut, 
 	}
 	var ids []string
 	switch in.Scope {
+	case scopeSnippet:
+		if in.NodeID == "" {
+			return out, apperr.New(apperr.InvalidArgument, "give node_id from manual_hits or manual_toc", "scope snippet needs node_id")
+		}
+		if in.MaxChars == 0 {
+			maxChars = defaultSnippetChars
+		}
+		part, err := mt.snippet(ctx, in, maxChars)
+		if err != nil {
+			return out, err
+		}
+		out.Parts = append(out.Parts, part)
+		mt.finder.RecordUse(in.TraceID, in.ManualID, in.Path, in.NodeID)
+		return out, nil
 	case scopeSection:
 		if in.NodeID == "" {
 			return out, apperr.New(apperr.InvalidArgument, "give node_id from manual_toc", "scope section needs node_id")
@@ -252,8 +284,66 @@ func (mt *manualTools) read(_ context.Context, in ManualReadIn) (ManualReadOut, 
 		left -= utf8.RuneCountInString(text)
 		out.Parts = append(out.Parts, ManualPart{NodeID: n.NodeID, Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd,
 			Text: text, Truncated: cut})
+		mt.finder.RecordUse(in.TraceID, in.ManualID, in.Path, n.NodeID)
 	}
 	return out, nil
+}
+
+// snippet returns the lines of a section (subsections included) that hold a
+// term of the query, or of the trace when there is no query, each with its
+// line number; with neither, the section's first lines.
+func (mt *manualTools) snippet(ctx context.Context, in ManualReadIn, maxChars int) (ManualPart, error) {
+	text, n, err := mt.lib.Section(in.ManualID, in.Path, in.NodeID)
+	if err != nil {
+		return ManualPart{}, err
+	}
+	var terms []string
+	switch {
+	case in.Query != "":
+		plan := queryplan.Analyze(in.Query)
+		for _, t := range plan.Terms {
+			terms = append(terms, t)
+			terms = append(terms, queryplan.Variants(t)...)
+		}
+	case in.TraceID != "":
+		if terms, err = mt.finder.TraceTerms(ctx, in.TraceID); err != nil {
+			return ManualPart{}, err
+		}
+	}
+	forms := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if f := textnorm.Normal(t); f != "" {
+			forms = append(forms, f)
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	var b strings.Builder
+	shown, matched := 0, 0
+	cut := false
+	for i, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		hit := len(forms) > 0 && slices.ContainsFunc(forms, func(f string) bool { return strings.Contains(textnorm.Normal(l), f) })
+		if len(forms) > 0 && !hit {
+			continue
+		}
+		if hit {
+			matched++
+		}
+		line, _ := capChars(strings.TrimSpace(l), snippetLineRunes)
+		entry := fmt.Sprintf("%d: %s\n", n.LineStart+i, line)
+		if shown == maxSnippetLines || utf8.RuneCountInString(b.String())+utf8.RuneCountInString(entry) > maxChars {
+			cut = true
+			break
+		}
+		b.WriteString(entry)
+		shown++
+	}
+	if len(forms) > 0 && matched == 0 {
+		b.WriteString("(no line of this section holds the terms; read scope section for all of it)\n")
+	}
+	return ManualPart{NodeID: n.NodeID, Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd, Text: b.String(), Truncated: cut}, nil
 }
 
 // capChars cuts s to at most n characters.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/langspec/langspec/internal/manualsearch"
 	"github.com/langspec/langspec/internal/search"
 )
 
@@ -29,7 +30,12 @@ func AllTools(d Deps, langs []string) []Tool {
 		all = append(all, vaultToolset(d.Vault, d.Logger)...)
 	}
 	if d.Manuals != nil {
-		all = append(all, manualToolset(d.Manuals)...)
+		finder := d.Finder
+		if finder == nil {
+			finder = &manualsearch.Finder{Index: manualsearch.NewIndex(d.Store, d.Manuals, d.Logger), Log: d.Logger}
+		}
+		all = append(all, manualToolset(d.Manuals, finder)...)
+		all = append(all, findToolset(finder)...)
 	}
 	if d.Vault != nil && d.Manuals != nil {
 		all = append(all, bridgeToolset(d.Manuals, d.Vault)...)

@@ -18,6 +18,7 @@ import (
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/manualsearch"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -27,6 +28,9 @@ type Deps struct {
 	Store   *db.DB
 	Vault   *vault.Vault     // nil serves no vault tools
 	Manuals *manuals.Library // serves the manual tools, and with Vault the bridge tools
+	// Finder runs manual_find; nil builds one over Store and Manuals with
+	// no synonym dictionary and fixed thresholds.
+	Finder  *manualsearch.Finder
 	Logger  *slog.Logger
 	Version string // reported as the server version in initialize
 }

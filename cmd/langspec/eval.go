@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/manualsearch"
+)
+
+type evalOptions struct {
+	f       *factory
+	ws      workspaceFlags
+	gold    string
+	modes   []string
+	jsonOut bool
+}
+
+func newCmdEval(f *factory, runF func(context.Context, *evalOptions) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Measure search quality against a gold set",
+	}
+	cmd.AddCommand(newCmdEvalManualFind(f, runF))
+	return cmd
+}
+
+func newCmdEvalManualFind(f *factory, runF func(context.Context, *evalOptions) error) *cobra.Command {
+	opts := &evalOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "manual-find --gold FILE.jsonl",
+		Short: "Run manual_find over a gold set and report recall, precision and tokens",
+		Long: `Eval runs every case of a gold file through manual_find over the manuals in
+MANUALS_ROOT, as serve would, and reports per mode and facet:
+
+  recall      share of expected_paths some candidate lies in (at the candidate cap)
+  precision   share of the first 10 candidates that lie in an expected path
+  forbidden   first-page candidates lying in a forbidden path (summed)
+  req_terms   share of required_terms found in the candidates' text
+  tokens      est_tokens of manual_find plus the first manual_hits page
+  p50_ms      median manual_find time
+
+Modes: staged (manual_find as served), bm25-terms (stage 0 alone: BM25 over
+the terms manual_find extracts, any of them) and bm25 (plain BM25: the query
+as typed, every word required, as a search box does), so the gain of the
+staged search is visible.
+
+A gold line is {"case_id", "query", "manual_id", "expected_paths": [...],
+"forbidden_paths": [...], "required_terms": [...], "facet"}; paths are
+relative to MANUALS_ROOT/<manual_id>/, "file.md" for any section of the file,
+"file.md#node_id" for a section or its subsections. The manuals are indexed
+into a temporary database; the gold run writes no statistics.`,
+		Example: `  langspec eval manual-find --gold fixtures/gold/ops-handbook.jsonl --manuals-root fixtures/manuals
+  langspec eval manual-find --gold my-gold.jsonl --mode staged --json`,
+		Args: exactArgs(0, "no arguments; give the gold file with --gold"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.gold == "" {
+				return usageErrorf("--gold FILE.jsonl is required")
+			}
+			for _, m := range opts.modes {
+				if !slices.Contains(manualsearch.Modes(), m) {
+					return usageErrorf("--mode %q is not a mode; use %s", m, strings.Join(manualsearch.Modes(), ", "))
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runEval(cmd.Context(), opts)
+		},
+	}
+	opts.ws.addManualFlags(cmd, f)
+	fl := cmd.Flags()
+	fl.StringVar(&opts.gold, "gold", "", "gold file, JSON Lines")
+	fl.StringSliceVar(&opts.modes, "mode", manualsearch.Modes(), "modes to run: "+strings.Join(manualsearch.Modes(), ", "))
+	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
+	return cmd
+}
+
+func runEval(ctx context.Context, opts *evalOptions) error {
+	f := opts.f
+	gf, err := os.Open(opts.gold)
+	if err != nil {
+		return apperr.Wrap(err, apperr.NotFound, "pass --gold with an existing JSON Lines file", "cannot open gold file %s", opts.gold)
+	}
+	defer gf.Close()
+	cases, err := manualsearch.ReadGold(gf, filepath.Base(opts.gold))
+	if err != nil {
+		return err
+	}
+	dir, err := opts.ws.manualsDir()
+	if err != nil {
+		return err
+	}
+	synonyms, err := opts.ws.synonyms(dir)
+	if err != nil {
+		return err
+	}
+	lib, err := manuals.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	// A throwaway store: the gold run must not leave traces or an index of
+	// someone's test folder in the user's database.
+	tmp, err := os.MkdirTemp("", "langspec-eval-")
+	if err != nil {
+		return apperr.Wrap(err, apperr.Unavailable, "check TMPDIR", "cannot create a temporary folder")
+	}
+	defer os.RemoveAll(tmp)
+	store, err := db.Open(ctx, filepath.Join(tmp, "eval.db"))
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	finder := &manualsearch.Finder{Index: manualsearch.NewIndex(store, lib, f.logger), Synonyms: manualsearch.NewSynonymFile(synonyms), Log: f.logger}
+	if _, err := finder.Index.RefreshAll(ctx); err != nil {
+		return err
+	}
+	var reports []manualsearch.ModeReport
+	for _, m := range opts.modes {
+		r, err := finder.Evaluate(ctx, cases, m)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, r)
+	}
+	if opts.jsonOut {
+		return writeJSON(f.io.Out, reports)
+	}
+	manualsearch.WriteTable(f.io.Out, opts.gold, reports)
+	return nil
+}

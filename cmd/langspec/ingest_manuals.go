@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/manualsearch"
+)
+
+type ingestManualsOptions struct {
+	f       *factory
+	ws      workspaceFlags
+	jsonOut bool
+}
+
+// newCmdIngestManuals is "ingest manuals": index (or re-index) the manuals
+// folder now, rather than on the next serve start or tool call.
+func newCmdIngestManuals(f *factory, runF func(context.Context, *ingestManualsOptions) error) *cobra.Command {
+	opts := &ingestManualsOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "manuals",
+		Short: "Index the manuals folder for manual_find",
+		Long: `Index every manual under MANUALS_ROOT (one folder per manual, .md and .json
+files at any depth) into the database, incrementally: files whose size and
+modification time are unchanged are skipped, and files whose content is
+unchanged are not re-indexed. Files that are gone are dropped.
+
+serve does the same when it starts and whenever a tool finds a manual
+changed, so this command is only needed to index ahead of time.`,
+		Example: `  langspec ingest manuals
+  langspec ingest manuals --manuals-root ~/work/manuals --json`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runIngestManuals(cmd.Context(), opts)
+		},
+	}
+	opts.ws.addManualFlags(cmd, f)
+	cmd.Flags().BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
+	return cmd
+}
+
+func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
+	f := opts.f
+	dir, err := opts.ws.manualsDir()
+	if err != nil {
+		return err
+	}
+	store, err := f.openStore(ctx, false)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	lib, err := manuals.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer lib.Close()
+	reports, err := manualsearch.NewIndex(store, lib, f.logger).RefreshAll(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.jsonOut {
+		if reports == nil {
+			reports = []manualsearch.RefreshReport{}
+		}
+		return writeJSON(f.io.Out, reports)
+	}
+	if len(reports) == 0 {
+		fmt.Fprintf(f.io.Out, "no manuals in %s (put one folder of .md and .json files per manual there)\n", dir)
+		return nil
+	}
+	for _, r := range reports {
+		fmt.Fprintf(f.io.Out, "%s: %d files, %d indexed, %d unchanged, %d removed", r.ManualID, r.Files, r.Indexed, r.Unchanged, r.Removed)
+		if len(r.Skipped) > 0 {
+			fmt.Fprintf(f.io.Out, ", %d skipped", len(r.Skipped))
+		}
+		fmt.Fprintln(f.io.Out)
+		for _, s := range r.Skipped {
+			fmt.Fprintf(f.io.Out, "  skipped %s: %s\n", s.Path, s.Reason)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/ftsquery"
+)
+
+// ManualFile is the state of one indexed manual file, as last seen on disk.
+type ManualFile struct {
+	ManualID string
+	Path     string // relative to the manual's folder, "/"-separated
+	Size     int64
+	MtimeNS  int64
+	Hash     string // TextHash of the content
+}
+
+// ManualNode is one node of a manual file as stored.
+type ManualNode struct {
+	RowID     int64 // the store's id, stable until the file is re-indexed
+	Path      string
+	Ord       int
+	NodeID    string
+	ParentID  string
+	Kind      string
+	Level     int
+	Title     string
+	LineStart int
+	LineEnd   int // last line, subsections included
+	OwnEnd    int // last line of the node's own text, before its first subsection
+	Body      string
+	Norm      string
+	Loose     string
+}
+
+// ManualFiles returns the indexed files of a manual, by path. An unknown
+// manual has none.
+func (d *DB) ManualFiles(ctx context.Context, manualID string) (map[string]ManualFile, error) {
+	rows, err := d.query(ctx, `SELECT path, size, mtime_ns, content_hash FROM manual_files WHERE manual_id = ?1`, manualID)
+	if err != nil {
+		return nil, d.classify(err, "read manual files from")
+	}
+	defer rows.Close()
+	out := map[string]ManualFile{}
+	for rows.Next() {
+		f := ManualFile{ManualID: manualID}
+		if err := rows.Scan(&f.Path, &f.Size, &f.MtimeNS, &f.Hash); err != nil {
+			return nil, d.classify(err, "read manual files from")
+		}
+		out[f.Path] = f
+	}
+	return out, d.classify(rows.Err(), "read manual files from")
+}
+
+// IndexedManuals returns the manual ids that have indexed files.
+func (d *DB) IndexedManuals(ctx context.Context) ([]string, error) {
+	rows, err := d.query(ctx, `SELECT DISTINCT manual_id FROM manual_files ORDER BY manual_id`)
+	if err != nil {
+		return nil, d.classify(err, "read manuals from")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, d.classify(err, "read manuals from")
+		}
+		out = append(out, id)
+	}
+	return out, d.classify(rows.Err(), "read manuals from")
+}
+
+// PutManualFile stores a file and its nodes, replacing what was indexed for
+// the same (manual, path), in one transaction: a search never sees half a file.
+func (d *DB) PutManualFile(ctx context.Context, f ManualFile, nodes []ManualNode) error {
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return d.classify(err, "index manual file in")
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM manual_files WHERE manual_id = ?1 AND path = ?2`, f.ManualID, f.Path); err != nil {
+		return d.classify(err, "index manual file in")
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO manual_files (manual_id, path, size, mtime_ns, content_hash, indexed_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6)`, f.ManualID, f.Path, f.Size, f.MtimeNS, f.Hash, time.Now().UTC().Format(time.RFC3339))
+	if err != nil {
+		return d.classify(err, "index manual file in")
+	}
+	fileID, err := res.LastInsertId()
+	if err != nil {
+		return d.classify(err, "index manual file in")
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO manual_nodes
+		(file_id, ord, node_id, parent_id, kind, level, title, line_start, line_end, own_end, body, norm, loose)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`)
+	if err != nil {
+		return d.classify(err, "index manual file in")
+	}
+	defer stmt.Close()
+	for i, n := range nodes {
+		if _, err := stmt.ExecContext(ctx, fileID, i, n.NodeID, n.ParentID, n.Kind, n.Level, n.Title,
+			n.LineStart, n.LineEnd, n.OwnEnd, n.Body, n.Norm, n.Loose); err != nil {
+			return d.classify(err, "index manual file in")
+		}
+	}
+	return d.classify(tx.Commit(), "index manual file in")
+}
+
+// TouchManualFile records a new size and mtime for a file whose content did
+// not change, so the next refresh skips it without hashing it again.
+func (d *DB) TouchManualFile(ctx context.Context, f ManualFile) error {
+	_, err := d.sql.ExecContext(ctx, `UPDATE manual_files SET size = ?3, mtime_ns = ?4 WHERE manual_id = ?1 AND path = ?2`,
+		f.ManualID, f.Path, f.Size, f.MtimeNS)
+	return d.classify(err, "update manual file in")
+}
+
+// DeleteManualFiles removes files from the index; with no paths, the whole
+// manual.
+func (d *DB) DeleteManualFiles(ctx context.Context, manualID string, paths []string) error {
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return d.classify(err, "remove manual files from")
+	}
+	defer tx.Rollback()
+	if len(paths) == 0 {
+		_, err = tx.ExecContext(ctx, `DELETE FROM manual_files WHERE manual_id = ?1`, manualID)
+	}
+	for _, p := range paths {
+		if _, err = tx.ExecContext(ctx, `DELETE FROM manual_files WHERE manual_id = ?1 AND path = ?2`, manualID, p); err != nil {
+			break
+		}
+	}
+	if err != nil {
+		return d.classify(err, "remove manual files from")
+	}
+	return d.classify(tx.Commit(), "remove manual files from")
+}
+
+// manualNodeColumns are read by scanManualNode, in this order.
+const manualNodeColumns = `n.id, f.path, n.ord, n.node_id, n.parent_id, n.kind, n.level, n.title,
+	n.line_start, n.line_end, n.own_end, n.body, n.norm, n.loose`
+
+func scanManualNode(rows *sql.Rows) (ManualNode, error) {
+	var n ManualNode
+	err := rows.Scan(&n.RowID, &n.Path, &n.Ord, &n.NodeID, &n.ParentID, &n.Kind, &n.Level, &n.Title,
+		&n.LineStart, &n.LineEnd, &n.OwnEnd, &n.Body, &n.Norm, &n.Loose)
+	return n, err
+}
+
+// ManualNodes returns every node of a manual in path and document order.
+func (d *DB) ManualNodes(ctx context.Context, manualID string) ([]ManualNode, error) {
+	rows, err := d.query(ctx, `SELECT `+manualNodeColumns+`
+		FROM manual_nodes n JOIN manual_files f ON f.id = n.file_id
+		WHERE f.manual_id = ?1 ORDER BY f.path, n.ord`, manualID)
+	if err != nil {
+		return nil, d.classify(err, "read manual nodes from")
+	}
+	defer rows.Close()
+	var out []ManualNode
+	for rows.Next() {
+		n, err := scanManualNode(rows)
+		if err != nil {
+			return nil, d.classify(err, "read manual nodes from")
+		}
+		out = append(out, n)
+	}
+	return out, d.classify(rows.Err(), "read manual nodes from")
+}
+
+// ManualHit is a node a full-text match found, by store id, with a score
+// where higher is better.
+type ManualHit struct {
+	RowID int64
+	Score float64
+}
+
+// Column weights for bm25 over manual nodes: a word in a heading says more
+// than one in the text.
+const manualBM25Weights = "5.0, 1.0"
+
+// MatchManualWords runs e against the word index of one manual, best first.
+func (d *DB) MatchManualWords(ctx context.Context, manualID string, e ftsquery.Expr, limit int) ([]ManualHit, error) {
+	return d.matchManual(ctx, "manual_nodes_fts", manualID, e, limit)
+}
+
+// MatchManualTrigrams runs e against the trigram index (normalised text) of
+// one manual, best first.
+func (d *DB) MatchManualTrigrams(ctx context.Context, manualID string, e ftsquery.Expr, limit int) ([]ManualHit, error) {
+	return d.matchManual(ctx, "manual_nodes_trigram", manualID, e, limit)
+}
+
+// matchManual is shared by both indexes; table is one of two constants, never
+// user input.
+func (d *DB) matchManual(ctx context.Context, table, manualID string, e ftsquery.Expr, limit int) ([]ManualHit, error) {
+	if e.IsZero() || limit <= 0 {
+		return nil, nil
+	}
+	rank := "bm25(" + table + ", " + manualBM25Weights + ")"
+	rows, err := d.query(ctx, `SELECT `+table+`.rowid, -`+rank+`
+		FROM `+table+` JOIN manual_nodes n ON n.id = `+table+`.rowid JOIN manual_files f ON f.id = n.file_id
+		WHERE `+table+` MATCH ?1 AND f.manual_id = ?2
+		ORDER BY `+rank+` LIMIT ?3`, e.String(), manualID, limit)
+	if err != nil {
+		return nil, d.classify(err, "search manual in")
+	}
+	defer rows.Close()
+	var out []ManualHit
+	for rows.Next() {
+		var h ManualHit
+		if err := rows.Scan(&h.RowID, &h.Score); err != nil {
+			return nil, d.classify(err, "search manual in")
+		}
+		out = append(out, h)
+	}
+	return out, d.classify(rows.Err(), "search manual in")
+}
+
+// Trace is a stored manual_find result.
+type Trace struct {
+	ID        string
+	ManualID  string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	Payload   []byte // JSON, owned by the caller
+}
+
+// PutTrace stores a trace and deletes the traces that expired before its
+// creation, so the table does not grow without end.
+func (d *DB) PutTrace(ctx context.Context, t Trace) error {
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return d.classify(err, "store trace in")
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM manual_traces WHERE expires_at <= ?1`, stamp(t.CreatedAt)); err != nil {
+		return d.classify(err, "store trace in")
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO manual_traces (trace_id, manual_id, created_at, expires_at, payload)
+		VALUES (?1, ?2, ?3, ?4, ?5)`, t.ID, t.ManualID, stamp(t.CreatedAt), stamp(t.ExpiresAt), string(t.Payload)); err != nil {
+		return d.classify(err, "store trace in")
+	}
+	return d.classify(tx.Commit(), "store trace in")
+}
+
+// GetTrace returns the trace id as of now. Errors: apperr.NotFound when there
+// is no such trace or it expired; the caller must not fall back to anything.
+func (d *DB) GetTrace(ctx context.Context, id string, now time.Time) (Trace, error) {
+	t := Trace{ID: id}
+	var created, expires, payload string
+	err := d.sql.QueryRowContext(ctx, `SELECT manual_id, created_at, expires_at, payload FROM manual_traces WHERE trace_id = ?1`, id).
+		Scan(&t.ManualID, &created, &expires, &payload)
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, apperr.New(apperr.NotFound, "run manual_find again to get a new trace_id", "no trace %q (unknown or already expired)", id)
+	}
+	if err != nil {
+		return t, d.classify(err, "read trace from")
+	}
+	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
+	t.ExpiresAt, _ = time.Parse(time.RFC3339Nano, expires)
+	if !now.Before(t.ExpiresAt) {
+		return t, apperr.New(apperr.NotFound, "run manual_find again to get a new trace_id",
+			"trace %q expired at %s", id, t.ExpiresAt.Format(time.RFC3339))
+	}
+	t.Payload = []byte(payload)
+	return t, nil
+}
+
+// stamp formats times so that string order is time order.
+func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z07:00") }

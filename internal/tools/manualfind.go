@@ -1,0 +1,124 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/queryplan"
+)
+
+// ManualFindBudget bounds one manual_find.
+type ManualFindBudget struct {
+	TimeMS        int `json:"time_ms,omitempty" jsonschema:"most milliseconds to spend; sections left are reported unscanned"`
+	MaxCandidates int `json:"max_candidates,omitempty" jsonschema:"most candidates to keep, best first; the rest are reported unscanned"`
+}
+
+// ManualFindIn is a thorough search request.
+type ManualFindIn struct {
+	Query                    string            `json:"query,omitempty" jsonschema:"what to collect, in the user's words (English or Japanese); required unless only_unscanned_from_trace_id is given"`
+	ManualID                 string            `json:"manual_id,omitempty" jsonschema:"manual id from manual_list; omit to search every manual"`
+	Intent                   string            `json:"intent,omitempty" jsonschema:"override the intent read from the query"`
+	Budget                   *ManualFindBudget `json:"budget,omitempty" jsonschema:"time and candidate limits"`
+	OnlyUnscannedFromTraceID string            `json:"only_unscanned_from_trace_id,omitempty" jsonschema:"search only the sections that trace left unscanned; its query is reused when query is omitted"`
+}
+
+// ManualHitsIn pages a trace.
+type ManualHitsIn struct {
+	TraceID string `json:"trace_id" jsonschema:"trace_id from manual_find"`
+	Kind    string `json:"kind,omitempty" jsonschema:"candidates (default) or unscanned"`
+	Offset  int    `json:"offset,omitempty" jsonschema:"index of the first item; next_offset of the previous page"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"items per page"`
+}
+
+// findTools serves manual_find and manual_hits over one Finder.
+type findTools struct {
+	finder *manualsearch.Finder
+}
+
+func findToolset(f *manualsearch.Finder) []Tool {
+	ft := &findTools{finder: f}
+	intents := []any{}
+	for _, in := range []queryplan.Intent{queryplan.IntentDefinition, queryplan.IntentProcedure, queryplan.IntentExceptions, queryplan.IntentCompare, queryplan.IntentLookup} {
+		intents = append(intents, string(in))
+	}
+	return []Tool{
+		newTool(CategoryManual, mcp.Tool{
+			Name: "manual_find", Title: "Collect everything about a topic in the manuals",
+			Description: "Thorough search for \"everything about X\" in the manuals, built not to miss sections: BM25, normalised and separator-free matching (width, case, digit and kanji-numeral forms), the synonym dictionary, exception wording (except, unless, 対象外, ただし…), headings with their subsections, and a widening pass when candidates are few or sit in one file. Returns only a trace_id, metrics and next_actions; page the candidates with manual_hits and read them with manual_read.",
+			Annotations: readOnly("Collect everything about a topic in the manuals"),
+		}, func(s *jsonschema.Schema) {
+			maxLen(s, "query", 1000)
+			maxLen(s, "manual_id", maxNameChars)
+			maxLen(s, "only_unscanned_from_trace_id", 64)
+			s.Properties["intent"].Enum = intents
+			b := s.Properties["budget"]
+			intRange(b, "time_ms", 1, manualsearch.MaxTimeMS, manualsearch.DefaultTimeMS)
+			intRange(b, "max_candidates", 1, manualsearch.MaxMaxCandidates, manualsearch.DefaultMaxCandidates)
+		}, ft.find, renderFind),
+		newTool(CategoryManual, mcp.Tool{
+			Name: "manual_hits", Title: "Page through a manual_find trace",
+			Description: "Page through the candidates (best first, with node_id, lines and a one-line snippet) or the unscanned sections (with the reason) of a manual_find trace. Traces expire after 24 hours.",
+			Annotations: readOnly("Page through a manual_find trace"),
+		}, func(s *jsonschema.Schema) {
+			nonEmpty(s, "trace_id", 64)
+			s.Properties["kind"].Enum = []any{manualsearch.KindCandidates, manualsearch.KindUnscanned}
+			intRange(s, "offset", 0, manualsearch.MaxMaxCandidates*10, 0)
+			intRange(s, "limit", 1, manualsearch.MaxHitsLimit, manualsearch.DefaultHitsLimit)
+		}, ft.hits, renderHits),
+	}
+}
+
+func (ft *findTools) find(ctx context.Context, in ManualFindIn) (manualsearch.Summary, error) {
+	req := manualsearch.Request{ManualID: in.ManualID, Query: in.Query, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID}
+	if in.Budget != nil {
+		req.TimeMS, req.MaxCandidates = in.Budget.TimeMS, in.Budget.MaxCandidates
+	}
+	return ft.finder.Find(ctx, req)
+}
+
+func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (manualsearch.HitsPage, error) {
+	return ft.finder.Hits(ctx, manualsearch.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
+}
+
+func renderFind(s manualsearch.Summary) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "trace_id %s: %d candidates in %d files (intent %s, terms %s); stages %s",
+		s.TraceID, s.Candidates, s.Files, s.Intent, strings.Join(s.Terms, " | "), strings.Join(s.StagesRun, ", "))
+	if s.Retries > 0 {
+		fmt.Fprintf(&b, "; widened because %s", strings.Join(s.Stage4Reasons, "; "))
+	}
+	if s.CutoffReason != "" {
+		fmt.Fprintf(&b, "; cut short: %s, %d sections unscanned", s.CutoffReason, s.Unscanned)
+	}
+	fmt.Fprintf(&b, "; est_tokens %d\n", s.EstTokens)
+	for _, a := range s.NextActions {
+		fmt.Fprintf(&b, "next: %s (%s) -> %s\n", a.Action, a.Reason, a.Tool)
+	}
+	return b.String()
+}
+
+func renderHits(p manualsearch.HitsPage) string {
+	var b strings.Builder
+	for i, c := range p.Candidates {
+		fmt.Fprintf(&b, "%d. %s/%s#%s (lines %d-%d, score %.2f, %s) %s\n", p.Offset+i+1, c.ManualID, c.Path, c.NodeID,
+			c.LineStart, c.LineEnd, c.Score, strings.Join(c.Stages, "+"), c.Title)
+		if c.Snippet != "" {
+			fmt.Fprintf(&b, "   line %d: %s\n", c.SnippetLine, c.Snippet)
+		}
+	}
+	for _, u := range p.Unscanned {
+		fmt.Fprintf(&b, "%s/%s#%s: %s\n", u.ManualID, u.Path, u.NodeID, u.Reason)
+	}
+	if p.NextOffset > 0 {
+		fmt.Fprintf(&b, "[%d of %d; next_offset %d]\n", p.NextOffset, p.Total, p.NextOffset)
+	}
+	if p.Total == 0 {
+		fmt.Fprintf(&b, "No %s in trace %s.\n", p.Kind, p.TraceID)
+	}
+	return b.String()
+}

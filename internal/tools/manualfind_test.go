@@ -1,0 +1,102 @@
+package tools
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/langspec/langspec/internal/adaptive"
+	"github.com/langspec/langspec/internal/manualsearch"
+)
+
+// TestManualFindFlow walks what a model does: find, page the hits, read a
+// snippet of one with the trace id, and re-search what was left unscanned.
+func TestManualFindFlow(t *testing.T) {
+	store, lib := mustOpenDB(t), mustOpenManuals(t)
+	statsPath := filepath.Join(t.TempDir(), "adaptive_stats.jsonl")
+	stats, err := adaptive.Open(adaptive.Options{Path: statsPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stats.Close()
+	finder := &manualsearch.Finder{Index: manualsearch.NewIndex(store, lib, nil), Stats: stats}
+	cs, _ := connectDeps(t, Deps{Store: store, Manuals: lib, Finder: finder})
+
+	res := call(t, cs, "manual_find", map[string]any{"manual_id": "insurance-ja", "query": "免責事項について全部集めて",
+		"budget": map[string]any{"max_candidates": 2}})
+	if res.IsError {
+		t.Fatalf("manual_find: %s", text(res))
+	}
+	var sum manualsearch.Summary
+	remarshal(t, res.StructuredContent, &sum)
+	if !strings.HasPrefix(sum.TraceID, "mf_") || sum.Candidates != 2 || sum.CutoffReason != "candidate_cap" || len(sum.NextActions) == 0 {
+		t.Fatalf("summary %+v", sum)
+	}
+	if strings.Contains(text(res), "保険契約者または被保険者の故意") {
+		t.Fatalf("manual_find returned manual text: %s", text(res))
+	}
+
+	res = call(t, cs, "manual_hits", map[string]any{"trace_id": sum.TraceID, "limit": 1})
+	var page manualsearch.HitsPage
+	remarshal(t, res.StructuredContent, &page)
+	if res.IsError || len(page.Candidates) != 1 || page.NextOffset != 1 || page.Total != 2 {
+		t.Fatalf("manual_hits: %s", text(res))
+	}
+	top := page.Candidates[0]
+
+	res = call(t, cs, "manual_read", map[string]any{"manual_id": "insurance-ja", "path": top.Path, "scope": "snippet",
+		"node_id": top.NodeID, "trace_id": sum.TraceID})
+	if res.IsError || !strings.Contains(text(res), ": ") {
+		t.Fatalf("manual_read snippet: %s", text(res))
+	}
+	if s := stats.Summary(); s.Thresholds != adaptive.Defaults() {
+		t.Errorf("thresholds moved after one find: %+v", s)
+	}
+
+	res = call(t, cs, "manual_hits", map[string]any{"trace_id": sum.TraceID, "kind": "unscanned"})
+	remarshal(t, res.StructuredContent, &page)
+	if res.IsError || page.Total == 0 || !slices.ContainsFunc(page.Unscanned, func(u manualsearch.Unscanned) bool { return u.Reason == "candidate_cap" }) {
+		t.Fatalf("unscanned: %s", text(res))
+	}
+	res = call(t, cs, "manual_find", map[string]any{"only_unscanned_from_trace_id": sum.TraceID})
+	if res.IsError || !strings.Contains(text(res), "candidates") {
+		t.Fatalf("re-search: %s", text(res))
+	}
+}
+
+func TestManualFindErrors(t *testing.T) {
+	cs, _ := connectDeps(t, Deps{Store: mustOpenDB(t), Manuals: mustOpenManuals(t)})
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"no query", "manual_find", map[string]any{"manual_id": "ops-en"}, "invalid_argument: empty query"},
+		{"bad intent", "manual_find", map[string]any{"query": "x", "intent": "summarise"}, "intent"},
+		{"budget too big", "manual_find", map[string]any{"query": "x", "budget": map[string]any{"time_ms": 10_000_000}}, "time_ms"},
+		{"unknown manual", "manual_find", map[string]any{"query": "x", "manual_id": "medical"}, "not_found"},
+		{"unknown trace", "manual_hits", map[string]any{"trace_id": "mf_00000000000000000000"}, "not_found"},
+		{"not a trace", "manual_find", map[string]any{"only_unscanned_from_trace_id": "latest"}, "invalid_argument"},
+		{"snippet needs node_id", "manual_read", map[string]any{"manual_id": "ops-en", "path": "README.md", "scope": "snippet"}, "needs node_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := call(t, cs, tt.tool, tt.args)
+			if !res.IsError || !strings.Contains(text(res), tt.want) {
+				t.Fatalf("got %s, want an error with %q", text(res), tt.want)
+			}
+		})
+	}
+}
+
+func TestManualReadSnippet(t *testing.T) {
+	cs, _ := connectDeps(t, Deps{Store: mustOpenDB(t), Manuals: mustOpenManuals(t)})
+	res := call(t, cs, "manual_read", map[string]any{"manual_id": "ops-en", "path": "runbooks/db/failover.md",
+		"scope": "snippet", "node_id": "database-failover", "query": "replication lag"})
+	got := text(res)
+	if res.IsError || !strings.Contains(got, "21: Check lag is below 30 s") || strings.Contains(got, "Freeze deploys") {
+		t.Fatalf("snippet: %s", got)
+	}
+}
