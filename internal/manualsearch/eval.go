@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -340,7 +341,7 @@ func WriteTable(w io.Writer, gold string, reports []ModeReport) {
 	}
 	for _, r := range reports {
 		row(r.Mode, "all", r.Totals)
-		for _, k := range slices.Sorted(mapKeys(r.ByFacet)) {
+		for _, k := range slices.Sorted(maps.Keys(r.ByFacet)) {
 			row(r.Mode, k, r.ByFacet[k])
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/manualsearch"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -21,9 +22,10 @@ const CategoryBridge = "bridge"
 // bridgeTools copy manual text into the vault inside the server: the text
 // never passes through the model, which sees only where it went.
 type bridgeTools struct {
-	lib *manuals.Library
-	v   *vault.Vault
-	now func() time.Time
+	lib    *manuals.Library
+	v      *vault.Vault
+	finder *manualsearch.Finder // records copies that follow a manual_find trace
+	now    func() time.Time
 }
 
 // BridgeCopySectionIn copies a section or a line range.
@@ -34,6 +36,7 @@ type BridgeCopySectionIn struct {
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line of a range to copy, from 1"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line of the range"`
 	Dest      string `json:"dest,omitempty" jsonschema:"new vault file to write; default drafts/<manual_id>/<path without .md>/<node_id or lines>.md"`
+	TraceID   string `json:"trace_id,omitempty" jsonschema:"the manual_find trace this copy follows; tunes the search's thresholds (no text is recorded)"`
 }
 
 // BridgeCopyFileIn copies a whole manual file.
@@ -52,8 +55,8 @@ type BridgeOut struct {
 	SourceManualIDs []string          `json:"source_manual_ids" jsonschema:"recorded in the copied file's metadata"`
 }
 
-func bridgeToolset(lib *manuals.Library, v *vault.Vault) []Tool {
-	bt := &bridgeTools{lib: lib, v: v, now: time.Now}
+func bridgeToolset(lib *manuals.Library, v *vault.Vault, finder *manualsearch.Finder) []Tool {
+	bt := &bridgeTools{lib: lib, v: v, finder: finder, now: time.Now}
 	no := false
 	ann := func(title string) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &no, OpenWorldHint: &no}
@@ -68,6 +71,7 @@ func bridgeToolset(lib *manuals.Library, v *vault.Vault) []Tool {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "node_id", maxPathChars)
 			maxLen(s, "dest", maxVaultPathChars)
+			maxLen(s, "trace_id", 64)
 			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
 			s.Properties["end_line"].Minimum = jsonschema.Ptr(1.0)
 		}, bt.copySection, renderBridge),
@@ -84,6 +88,11 @@ func bridgeToolset(lib *manuals.Library, v *vault.Vault) []Tool {
 }
 
 func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (BridgeOut, error) {
+	if in.TraceID != "" {
+		if err := manualsearch.CheckTraceID(in.TraceID); err != nil {
+			return BridgeOut{}, err
+		}
+	}
 	ref := manuals.SourceRef{ManualID: in.ManualID, Path: in.Path}
 	var text, label string
 	switch {
@@ -111,7 +120,11 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 	if dest == "" {
 		dest = path.Join("drafts", in.ManualID, strings.TrimSuffix(in.Path, path.Ext(in.Path)), label+".md")
 	}
-	return bt.write(dest, manuals.SectionCopy(text, ref, bt.now()), ref)
+	out, err := bt.write(dest, manuals.SectionCopy(text, ref, bt.now()), ref)
+	if err == nil && ref.NodeID != "" {
+		bt.finder.RecordUse(in.TraceID, in.ManualID, in.Path, ref.NodeID)
+	}
+	return out, err
 }
 
 func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeOut, error) {

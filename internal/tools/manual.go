@@ -232,6 +232,11 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 	if maxSections == 0 {
 		maxSections = defaultMaxSections
 	}
+	if in.TraceID != "" {
+		if err := manualsearch.CheckTraceID(in.TraceID); err != nil {
+			return out, err
+		}
+	}
 	var ids []string
 	switch in.Scope {
 	case scopeSnippet:

@@ -79,6 +79,7 @@ func TestManualFindErrors(t *testing.T) {
 		{"unknown manual", "manual_find", map[string]any{"query": "x", "manual_id": "medical"}, "not_found"},
 		{"unknown trace", "manual_hits", map[string]any{"trace_id": "mf_00000000000000000000"}, "not_found"},
 		{"not a trace", "manual_find", map[string]any{"only_unscanned_from_trace_id": "latest"}, "invalid_argument"},
+		{"made-up trace on read", "manual_read", map[string]any{"manual_id": "ops-en", "path": "README.md", "scope": "file", "trace_id": "abc"}, "not a trace id"},
 		{"snippet needs node_id", "manual_read", map[string]any{"manual_id": "ops-en", "path": "README.md", "scope": "snippet"}, "needs node_id"},
 	}
 	for _, tt := range tests {

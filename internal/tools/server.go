@@ -29,16 +29,16 @@ func AllTools(d Deps, langs []string) []Tool {
 	if d.Vault != nil {
 		all = append(all, vaultToolset(d.Vault, d.Logger)...)
 	}
+	finder := d.Finder
+	if finder == nil && d.Manuals != nil {
+		finder = &manualsearch.Finder{Index: manualsearch.NewIndex(d.Store, d.Manuals, d.Logger), Log: d.Logger}
+	}
 	if d.Manuals != nil {
-		finder := d.Finder
-		if finder == nil {
-			finder = &manualsearch.Finder{Index: manualsearch.NewIndex(d.Store, d.Manuals, d.Logger), Log: d.Logger}
-		}
 		all = append(all, manualToolset(d.Manuals, finder)...)
 		all = append(all, findToolset(finder)...)
 	}
 	if d.Vault != nil && d.Manuals != nil {
-		all = append(all, bridgeToolset(d.Manuals, d.Vault)...)
+		all = append(all, bridgeToolset(d.Manuals, d.Vault, finder)...)
 	}
 	return all
 }

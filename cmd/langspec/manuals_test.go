@@ -1,0 +1,86 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/langspec/langspec/internal/manualsearch"
+)
+
+// fixtureManuals is the repository's sample manuals folder.
+var fixtureManuals, _ = filepath.Abs("../../fixtures/manuals")
+
+func TestIngestManuals(t *testing.T) {
+	home := t.TempDir()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "ops"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(dir, "ops", "runbook.md")
+	os.WriteFile(page, []byte("# Failover\n\nPromote the standby.\n"), 0o644)
+	env := map[string]string{"HOME": home, "MANUALS_ROOT": dir}
+
+	code, out, errOut := run(t, env, "ingest", "manuals")
+	if code != 0 || !strings.Contains(out, "ops: 1 files, 1 indexed, 0 unchanged, 0 removed") {
+		t.Fatalf("first: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, _ = run(t, env, "ingest", "manuals")
+	if code != 0 || !strings.Contains(out, "ops: 1 files, 0 indexed, 1 unchanged") {
+		t.Fatalf("second: exit %d\n%s", code, out)
+	}
+	os.Remove(page)
+	code, out, _ = run(t, env, "ingest", "manuals", "--json")
+	var reports []manualsearch.RefreshReport
+	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 1 || reports[0].Removed != 1 {
+		t.Fatalf("after removal: exit %d\n%s", code, out)
+	}
+	code, _, errOut = run(t, env, "ingest", "manuals", "extra")
+	if code != 2 || !strings.Contains(errOut, "no arguments") {
+		t.Fatalf("extra argument: exit %d: %s", code, errOut)
+	}
+}
+
+func TestEvalManualFind(t *testing.T) {
+	gold := filepath.Join(t.TempDir(), "gold.jsonl")
+	os.WriteFile(gold, []byte(`{"case_id":"lag","query":"replication lag","manual_id":"ops-en","expected_paths":["runbooks/db/failover.md#database-failover/promote-the-replica/verify-replication-lag"],"forbidden_paths":[],"required_terms":["30 s"],"facet":"definition"}`+"\n"), 0o644)
+	env := map[string]string{"HOME": t.TempDir(), "MANUALS_ROOT": fixtureManuals}
+	code, out, errOut := run(t, env, "eval", "manual-find", "--gold", gold)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"recall", "staged     all             1   1.000", "bm25-terms", "bm25 "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, env, "eval", "manual-find", "--gold", gold, "--mode", "staged", "--json")
+	var reports []manualsearch.ModeReport
+	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 1 || reports[0].Totals.RequiredTerms != 1 {
+		t.Fatalf("json: exit %d\n%s", code, out)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"case_id":"x"}`+"\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"no gold", []string{"eval", "manual-find"}, 2, "--gold FILE.jsonl is required"},
+		{"missing gold", []string{"eval", "manual-find", "--gold", "/nonexistent.jsonl"}, 1, "not_found: cannot open gold file"},
+		{"bad gold line", []string{"eval", "manual-find", "--gold", bad}, 2, "bad.jsonl line 1: missing query, manual_id, expected_paths"},
+		{"bad mode", []string{"eval", "manual-find", "--gold", gold, "--mode", "magic"}, 2, `--mode "magic" is not a mode`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, errOut := run(t, env, tt.args...)
+			if code != tt.code || !strings.Contains(errOut, tt.err) {
+				t.Fatalf("exit %d, stderr %q; want %d with %q", code, errOut, tt.code, tt.err)
+			}
+		})
+	}
+}
