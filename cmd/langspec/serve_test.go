@@ -181,7 +181,9 @@ func TestServeWithRealClient(t *testing.T) {
 	}
 	// The file the other vault tools work on is made first, and the trace
 	// manual_hits pages before manual_hits.
-	first := func(t *mcp.Tool) int { return boolToInt(t.Name == "vault_create")*2 + boolToInt(t.Name == "manual_find") }
+	first := func(t *mcp.Tool) int {
+		return boolToInt(t.Name == "vault_create")*2 + boolToInt(t.Name == "manual_find")
+	}
 	slices.SortStableFunc(listed, func(a, b *mcp.Tool) int { return first(b) - first(a) })
 	trace := ""
 	for _, tool := range listed {
