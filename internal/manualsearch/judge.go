@@ -232,17 +232,28 @@ func (s *search) candidate(c *found, score float64) Candidate {
 			out.Matched = append(out.Matched, t)
 		}
 	}
+	// Every form of its terms: the synonym or variant that matched it, the
+	// term, and the term's other forms.
 	var forms []string
 	for _, t := range out.Matched {
+		if via := c.matched[t]; via != "" {
+			forms = append(forms, via)
+		}
+	}
+	for _, t := range out.Matched {
+		forms = append(forms, textnorm.Normal(t))
 		for _, nd := range s.needles[t] {
 			forms = append(forms, nd.text)
-		}
-		if s.needles == nil {
-			forms = append(forms, textnorm.Normal(t))
 		}
 	}
 	if c.n.hasExc && len(forms) == 0 {
 		forms = s.excTerms
+	}
+	looseForms := make([]string, 0, len(forms))
+	for _, f := range forms {
+		if lf := textnorm.Loose(f); utf8.RuneCountInString(lf) >= 2 {
+			looseForms = append(looseForms, lf)
+		}
 	}
 	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
 	first := -1
@@ -256,7 +267,7 @@ func (s *search) candidate(c *found, score float64) Candidate {
 		if first < 0 {
 			first = i
 		}
-		if len(forms) > 0 && containsAny(textnorm.Normal(l), forms) {
+		if len(forms) > 0 && (containsAny(textnorm.Normal(l), forms) || containsAny(textnorm.Loose(l), looseForms)) {
 			first = i
 			break
 		}
