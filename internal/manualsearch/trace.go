@@ -64,6 +64,10 @@ func (f *Finder) store(ctx context.Context, req Request, s *search, sum *Summary
 	if err := f.Index.store.PutTrace(ctx, db.Trace{ID: sum.TraceID, ManualID: strings.Join(ids, ","), CreatedAt: now, ExpiresAt: now.Add(ttl), Payload: payload}); err != nil {
 		return err
 	}
+	// The diagnostic line, on stderr: ids and counts, never manual text.
+	f.log().Info("manual_find", "trace_id", sum.TraceID, "intent", sum.Intent, "candidates", sum.Candidates,
+		"files", sum.Files, "stages", strings.Join(sum.StagesRun, ","), "retries", sum.Retries,
+		"unscanned", sum.Unscanned, "cutoff", sum.CutoffReason, "est_tokens", sum.EstTokens, "ms", sum.ElapsedMS)
 	if f.Stats != nil {
 		refs := make([]string, len(sum.candidateList))
 		for i, c := range sum.candidateList {
