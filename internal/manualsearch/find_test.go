@@ -2,10 +2,12 @@ package manualsearch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -317,5 +319,37 @@ func TestStatsHoldNoManualText(t *testing.T) {
 		if strings.Contains(text, s) {
 			t.Errorf("stats file holds manual text %q", s)
 		}
+	}
+}
+
+// TestConcurrentFinds runs searches in parallel while a manual changes:
+// every search must succeed and see a whole index (run with -race).
+func TestConcurrentFinds(t *testing.T) {
+	f, dir := sampleFinder(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 5 {
+				if i == 0 {
+					text := fmt.Sprintf("# Cancellation %d\n\nA cancellation note.\n", j)
+					if err := os.WriteFile(filepath.Join(dir, "m", "notes.md"), []byte(text), 0o644); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if _, err := f.Find(context.Background(), Request{ManualID: "m", Query: "cancellation"}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }
