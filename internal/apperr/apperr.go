@@ -33,6 +33,17 @@ const (
 	// folder (internal/manuals): its own code, so a model told to fix a
 	// manual path is not sent to look in its vault.
 	PathOutsideManuals Code = "path_outside_manuals" // absolute path, a ".." segment, or a symbolic link
+
+	// Upstream and category codes (internal/upstream and the category layer
+	// over it). They tell a model whether to retry later (the upstream is
+	// down), to fix its call (the upstream rejected it), or to pick another
+	// category or tool.
+	UpstreamUnavailable Code = "upstream_unavailable" // an upstream MCP server is not running: never started, backing off after failed starts
+	UpstreamCallError   Code = "upstream_call_error"  // a tools/call failed: timeout, the server ended during the call, or a protocol error
+	SchemaFetchError    Code = "schema_fetch_error"   // tools/list of a running upstream failed
+	UnknownCategory     Code = "unknown_category"     // no category of that name in langspec.json
+	UnknownTool         Code = "unknown_tool"         // the category has no tool of that name
+	ToolDisabled        Code = "tool_disabled"        // the tool is configured with enabled=false
 )
 
 // Error is an error meant to be shown as it is.

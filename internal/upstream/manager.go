@@ -1,0 +1,352 @@
+// Package upstream is langspec's client side of MCP: it keeps sessions with
+// the upstream servers configured under mcpServers (Serena, GitHub, …) and
+// with in-process servers, lists their tools through a cache, and proxies
+// tools/call to them. It owns the child processes of stdio servers.
+//
+// Connections are made in the background by Start or on first use, and
+// again on the next use after a session ends, so a crashed upstream comes
+// back without a restart of langspec. Failed connection attempts back off
+// exponentially, so a crash-looping server is not respawned in a tight loop,
+// and no upstream can block another: each has its own connection, lock and
+// timeouts.
+package upstream
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/apperr"
+)
+
+// protocolVersion is the MCP version langspec asks upstreams for. It is
+// pinned to the newest version that still starts with a plain initialize:
+// left empty, the SDK asks for 2026-07-28 and first sends a server/discover
+// probe, which some stdio servers answer by hanging or exiting. Servers that
+// only speak an older version answer with theirs, and the SDK accepts any
+// version it supports.
+const protocolVersion = "2025-11-25"
+
+// Defaults of Options.
+const (
+	DefaultCallTimeout    = 60 * time.Second
+	DefaultConnectTimeout = 20 * time.Second
+	DefaultSchemaTTL      = 10 * time.Minute
+)
+
+// Options configures a Manager. The zero value is usable.
+type Options struct {
+	// Logger receives one Info line per server when it is ready, Warn lines
+	// when one fails or ends, and a Debug line per call. nil: no logs.
+	Logger *slog.Logger
+	// Stderr receives the stderr lines of stdio servers, each prefixed with
+	// "[<server>] ". nil: discarded.
+	Stderr io.Writer
+	// CallTimeout bounds one tools/call or one (paged) tools/list.
+	CallTimeout time.Duration
+	// ConnectTimeout bounds one connection attempt: starting the process
+	// or reaching the URL, and initialize.
+	ConnectTimeout time.Duration
+	// SchemaTTL is how long a tools/list result is served from the cache
+	// when the server does not report a change first.
+	SchemaTTL time.Duration
+	// Getenv resolves ${VAR} in configs (see ServerConfig.Expand). The
+	// environment of a stdio child is langspec's own (os.Environ) plus the
+	// server's env entries. nil: os.Getenv.
+	Getenv func(string) string
+	// Now is the clock of the schema cache and of connection backoff.
+	// nil: time.Now.
+	Now func() time.Time
+	// Version is reported to upstreams as langspec's version in
+	// initialize. Empty: "dev".
+	Version string
+	// OnToolsChanged, if set, is called with the server's name after it
+	// sent notifications/tools/list_changed and its cached tools were
+	// dropped. It runs on the session's goroutine: it must not block, nor
+	// call back into the Manager synchronously.
+	OnToolsChanged func(server string)
+}
+
+// State is a server's connection state as Status reports it.
+type State string
+
+const (
+	StateIdle        State = "idle"        // not connected yet, or the session ended; connects on next use
+	StateConnecting  State = "connecting"  // a connection attempt is under way
+	StateReady       State = "ready"       // a session is open
+	StateUnavailable State = "unavailable" // the last connection attempt failed; see LastError and NextAttempt
+)
+
+// ServerStatus is one server's line in Status.
+type ServerStatus struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	// Type is stdio, http, sse, or custom for servers added by AddTransport.
+	Type  string `json:"type"`
+	State State  `json:"state"`
+	// LastError is why the last attempt failed or the last session ended,
+	// with configured secrets removed; empty once a session is open.
+	LastError string `json:"lastError,omitempty"`
+	// Tools is the number of tools in the last listing; 0 before the first.
+	Tools int `json:"tools"`
+	// Reconnects counts sessions opened after the first one.
+	Reconnects int `json:"reconnects"`
+	// NextAttempt is when a failed server may be tried again; zero when
+	// nothing holds it back.
+	NextAttempt time.Time `json:"nextAttempt,omitzero"`
+}
+
+// Manager holds the upstream servers. It is safe for concurrent use.
+type Manager struct {
+	opts     Options
+	log      *slog.Logger
+	stderrMu sync.Mutex // one line at a time on opts.Stderr, from any child
+
+	// ctx ends when Close is called. Every connection attempt and session
+	// lives under it, so Close stops them all.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	servers map[string]*server
+
+	// goMu guards closed and wg.Add, so Close's wg.Wait never races a new
+	// goroutine. It is a leaf lock: nothing is locked while it is held.
+	goMu   sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// NewManager returns a Manager with no servers.
+func NewManager(opts Options) *Manager {
+	opts.CallTimeout = cmp.Or(opts.CallTimeout, DefaultCallTimeout)
+	opts.ConnectTimeout = cmp.Or(opts.ConnectTimeout, DefaultConnectTimeout)
+	opts.SchemaTTL = cmp.Or(opts.SchemaTTL, DefaultSchemaTTL)
+	opts.Version = cmp.Or(opts.Version, "dev")
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Manager{opts: opts, log: log, ctx: ctx, cancel: cancel, servers: map[string]*server{}}
+}
+
+// Add validates cfg, expands its ${VAR}s with Options.Getenv and adds the
+// server under name. It does not connect: Start or the first Tools or Call
+// does. Errors: apperr.InvalidArgument from Validate or Expand, or when
+// name is taken or the Manager is closed.
+func (m *Manager) Add(name string, cfg ServerConfig) error {
+	if err := cfg.Validate(name); err != nil {
+		return err
+	}
+	exp, used, err := cfg.expand(name, m.opts.Getenv)
+	if err != nil {
+		return err
+	}
+	if err := exp.Validate(name); err != nil {
+		return err
+	}
+	// Env and header values are secrets whether or not they came from a
+	// variable; so is whatever a variable put into args or the url.
+	secrets := slices.Concat(used, slices.Collect(maps.Values(exp.Env)), slices.Collect(maps.Values(exp.Headers)))
+	var dial dialFunc
+	switch exp.transport() {
+	case TypeStdio:
+		dial = m.stdioDial(name, exp)
+	default:
+		dial = httpDial(exp)
+	}
+	return m.add(name, exp.Description, exp.transport(), dial, secrets)
+}
+
+// AddTransport adds a server reached through transports that connect
+// makes, one per connection attempt: langspec's own tools through
+// mcp.NewInMemoryTransports, or a test server. Errors: as Add.
+func (m *Manager) AddTransport(name, description string, connect func(ctx context.Context) (mcp.Transport, error)) error {
+	if err := validateName(name); err != nil {
+		return err
+	}
+	dial := func(ctx context.Context) (mcp.Transport, func(), error) {
+		t, err := connect(ctx)
+		return t, func() {}, err
+	}
+	return m.add(name, description, "custom", dial, nil)
+}
+
+func (m *Manager) add(name, description, kind string, dial dialFunc, secrets []string) error {
+	s := newServer(m, name, description, kind, dial, secrets)
+	if m.isClosed() {
+		return apperr.New(apperr.InvalidArgument, "add servers before Close", "mcpServers.%s: the upstream manager is closed", name)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.servers[name]; ok {
+		return apperr.New(apperr.InvalidArgument, "give each server its own name", "mcpServers.%s: a server of that name is already added", name)
+	}
+	m.servers[name] = s
+	return nil
+}
+
+// Start begins connecting every server that is neither connected nor
+// backing off, each in its own goroutine, and returns at once; a server
+// added later connects on first use. The context is not kept: connections
+// live until Close.
+func (m *Manager) Start(context.Context) {
+	for _, s := range m.list() {
+		s.mu.Lock()
+		if s.conn == nil && !m.opts.Now().Before(s.nextAttempt) {
+			s.startConnectLocked()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// Tools returns the tools of server, from the cache when it is younger than
+// SchemaTTL and the server has not reported a change since, else by listing
+// all pages. Every InputSchema is an object schema (see normalizeSchema).
+// The slice and the tools are shared with the cache: copy a tool before
+// changing it. Errors: apperr.NotFound for an unknown server,
+// UpstreamUnavailable, SchemaFetchError.
+func (m *Manager) Tools(ctx context.Context, server string) ([]*mcp.Tool, error) {
+	tl, err := m.ToolList(ctx, server)
+	if err != nil {
+		return nil, err
+	}
+	return tl.Tools, nil
+}
+
+// ToolList is Tools with the listing's cache key; an unchanged listing
+// keeps its *ToolList across refreshes.
+func (m *Manager) ToolList(ctx context.Context, server string) (*ToolList, error) {
+	s, err := m.server(server)
+	if err != nil {
+		return nil, err
+	}
+	return s.toolList(ctx)
+}
+
+// Call calls tool on server with args and returns the server's result
+// unchanged: content (images included), structuredContent and isError. A
+// tool's own failure is a result with IsError, not an error. Errors:
+// apperr.NotFound for an unknown server; UpstreamUnavailable when it cannot
+// be reached; UpstreamCallError on timeout, when the server ends during the
+// call (the next call reconnects), or when it rejects the request.
+func (m *Manager) Call(ctx context.Context, server, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	s, err := m.server(server)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	res, err := s.call(ctx, tool, args)
+	outcome := "ok"
+	switch {
+	case err != nil:
+		outcome = string(apperr.CodeOf(err))
+	case res.IsError:
+		outcome = "tool_error"
+	}
+	m.log.Debug("upstream call", "server", server, "tool", tool, "ms", time.Since(start).Milliseconds(), "outcome", outcome)
+	return res, err
+}
+
+// Status reports every server, sorted by name.
+func (m *Manager) Status() []ServerStatus {
+	servers := m.list()
+	out := make([]ServerStatus, 0, len(servers))
+	now := m.opts.Now()
+	for _, s := range servers {
+		out = append(out, s.status(now))
+	}
+	return out
+}
+
+// Description returns the configured description of server, or "" when
+// there is no such server.
+func (m *Manager) Description(server string) string {
+	s, err := m.server(server)
+	if err != nil {
+		return ""
+	}
+	return s.description
+}
+
+// Close ends every session and connection attempt, ends the child
+// processes of stdio servers (and what they started, on Unix), and waits
+// for the Manager's goroutines. Tools and Call fail afterwards. It always
+// returns nil: how a child exited is logged at Debug, not reported.
+func (m *Manager) Close() error {
+	m.goMu.Lock()
+	if m.closed {
+		m.goMu.Unlock()
+		return nil
+	}
+	m.closed = true
+	m.goMu.Unlock()
+
+	m.cancel()
+	var wg sync.WaitGroup
+	for _, s := range m.list() {
+		s.mu.Lock()
+		c := s.conn
+		s.conn = nil
+		s.mu.Unlock()
+		if c != nil {
+			// Children get their grace period in parallel, not one after
+			// another.
+			wg.Go(func() { _ = c.cs.Close() })
+		}
+	}
+	wg.Wait()
+	m.wg.Wait()
+	return nil
+}
+
+// goTrack runs f in a goroutine Close waits for, unless Close has begun.
+func (m *Manager) goTrack(f func()) bool {
+	m.goMu.Lock()
+	defer m.goMu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.wg.Go(f)
+	return true
+}
+
+func (m *Manager) isClosed() bool {
+	m.goMu.Lock()
+	defer m.goMu.Unlock()
+	return m.closed
+}
+
+func (m *Manager) server(name string) (*server, error) {
+	m.mu.Lock()
+	s, ok := m.servers[name]
+	m.mu.Unlock()
+	if !ok {
+		return nil, apperr.New(apperr.NotFound, "use a server from Status", "no upstream server %q", name)
+	}
+	return s, nil
+}
+
+// list returns the servers sorted by name.
+func (m *Manager) list() []*server {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := slices.Collect(maps.Values(m.servers))
+	slices.SortFunc(out, func(a, b *server) int { return cmp.Compare(a.name, b.name) })
+	return out
+}

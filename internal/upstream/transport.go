@@ -1,0 +1,113 @@
+package upstream
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stdioWaitDelay bounds how long reaping a child waits for its stderr to
+// close after it exited: a grandchild that inherited stderr (npx starts
+// node, uvx starts python) would otherwise hold the reap, and Close, open.
+const stdioWaitDelay = 2 * time.Second
+
+// stdioDial runs cfg.Command afresh for every attempt.
+func (m *Manager) stdioDial(name string, cfg ServerConfig) dialFunc {
+	env := make([]string, 0, len(cfg.Env))
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		env = append(env, k+"="+cfg.Env[k])
+	}
+	return func(context.Context) (mcp.Transport, func(), error) {
+		// exec.Command, not CommandContext: the child must outlive the
+		// attempt's context and end only when its session does.
+		cmd := exec.Command(cfg.Command, cfg.Args...)
+		// Later entries win in exec, so env overrides langspec's own.
+		cmd.Env = append(os.Environ(), env...)
+		var pw *prefixWriter
+		if m.opts.Stderr != nil {
+			pw = &prefixWriter{mu: &m.stderrMu, out: m.opts.Stderr, prefix: "[" + name + "] "}
+			cmd.Stderr = pw
+		}
+		cmd.WaitDelay = stdioWaitDelay
+		ownProcessGroup(cmd)
+		cleanup := func() {
+			if cmd.Process != nil {
+				killProcessGroup(cmd.Process.Pid)
+			}
+			if pw != nil {
+				pw.Flush()
+			}
+		}
+		return &mcp.CommandTransport{Command: cmd}, cleanup, nil
+	}
+}
+
+// httpDial reaches cfg.URL over streamable HTTP or SSE. Headers go through
+// the http.Client's RoundTripper, the one hook both SDK transports take;
+// they never pass through the SDK, so its logs cannot show them.
+func httpDial(cfg ServerConfig) dialFunc {
+	header := make(http.Header, len(cfg.Headers))
+	for k, v := range cfg.Headers {
+		header.Set(k, v)
+	}
+	return func(context.Context) (mcp.Transport, func(), error) {
+		base := newHTTPTransport()
+		client := &http.Client{Transport: &headerTransport{base: base, header: header}}
+		if cfg.Type == TypeSSE {
+			return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, base.CloseIdleConnections, nil
+		}
+		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, base.CloseIdleConnections, nil
+	}
+}
+
+// newHTTPTransport is a private copy of the default transport, so a
+// session's idle connections can be closed with it.
+func newHTTPTransport() *http.Transport {
+	if t, ok := http.DefaultTransport.(*http.Transport); ok {
+		return t.Clone()
+	}
+	return &http.Transport{Proxy: http.ProxyFromEnvironment}
+}
+
+// headerTransport sets the configured headers on every request.
+type headerTransport struct {
+	base   http.RoundTripper
+	header http.Header
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context()) // a RoundTripper must not change the caller's request
+	for k, v := range t.header {
+		r.Header[k] = v
+	}
+	return t.base.RoundTrip(r)
+}
+
+// detachedTransport gives the inner transport a context that lives as long
+// as the session rather than the attempt: the SDK passes Client.Connect's
+// context to Transport.Connect, and the SSE client transport ties its
+// event stream to it, so the ConnectTimeout would cut a healthy session.
+// The attempt's context still aborts a Connect that is under way.
+type detachedTransport struct {
+	inner mcp.Transport
+	life  context.Context    // ends with the session or the Manager
+	end   context.CancelFunc // ends life
+}
+
+func (t *detachedTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stop := context.AfterFunc(ctx, t.end)
+	conn, err := t.inner.Connect(t.life)
+	if !stop() && err == nil {
+		// The attempt ended while connecting: life is gone, and with it
+		// the connection.
+		_ = conn.Close()
+		return nil, ctx.Err()
+	}
+	return conn, err
+}
