@@ -17,9 +17,10 @@ import (
 )
 
 type serveOptions struct {
-	f        *factory
-	logLevel string
-	ws       workspaceFlags
+	f         *factory
+	logLevel  string
+	toolsMode string // flat or categories; "" picks categories when upstream servers are configured
+	ws        workspaceFlags
 }
 
 func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -39,6 +40,9 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if _, err := parseLogLevel(opts.logLevel); err != nil {
 				return usageError{err}
 			}
+			if opts.toolsMode != "" && opts.toolsMode != tools.ModeFlat && opts.toolsMode != tools.ModeCategories {
+				return usageErrorf("--tools %q is not a mode; use flat or categories", opts.toolsMode)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -52,6 +56,8 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 	cmd.Flags().StringVar(&opts.logLevel, "log-level", level, "stderr log level: debug, info, warn or error (env LANGSPEC_LOG)")
 	opts.ws.addManualFlags(cmd, f)
 	opts.ws.addVaultFlags(cmd, f)
+	cmd.Flags().StringVar(&opts.toolsMode, "tools", "",
+		"flat (list every tool) or categories (list get-category-tools, call-category-tool and batch only); default categories when mcpServers are configured, else flat")
 	return cmd
 }
 
@@ -68,6 +74,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	level, _ := parseLogLevel(opts.logLevel) // checked in RunE
 	log := slog.New(slog.NewTextHandler(f.io.ErrOut, &slog.HandlerOptions{Level: level}))
 	tuneGC(f.getenv, log)
+	cfg, err := f.config()
+	if err != nil {
+		return err
+	}
 	store, err := f.openStore(ctx, true)
 	if err != nil {
 		return err
@@ -117,10 +127,21 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		}
 	}()
 	defer func() { stopRefresh(); <-refreshed }()
-	log.Info("serving MCP on stdio", "db", store.Path(), "vault", vaultDir, "manuals", manualsDir,
+	deps := tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Logger: log, Version: buildVersion(), Mask: cfg.ToolMask}
+	mode := opts.toolsMode
+	if mode == "" {
+		mode = tools.ModeFlat
+		if len(cfg.MCPServers) > 0 {
+			mode = tools.ModeCategories
+		}
+	}
+	log.Info("serving MCP on stdio", "tools", mode, "db", store.Path(), "vault", vaultDir, "manuals", manualsDir,
 		"synonyms", synonymsPath, "stats", statsPath)
-	return tools.ServeStdio(ctx, tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Logger: log, Version: buildVersion()},
-		readCloser(f.io.In), f.io.Out)
+	if mode == tools.ModeFlat && len(cfg.MCPServers) == 0 {
+		return tools.ServeStdio(ctx, deps, readCloser(f.io.In), f.io.Out)
+	}
+	return tools.ServeCatalog(ctx, deps, tools.CatalogOptions{Mode: mode, Servers: cfg.MCPServers, Categories: cfg.Categories,
+		Mask: cfg.ToolMask, Stderr: f.io.ErrOut, Getenv: f.getenv}, readCloser(f.io.In), f.io.Out)
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

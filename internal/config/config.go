@@ -20,8 +20,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/category"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/upstream"
 )
 
 // Config is the whole file.
@@ -29,6 +31,11 @@ type Config struct {
 	// Schema lets editors find the schema; it is not otherwise read.
 	Schema  string              `json:"$schema,omitempty" jsonschema:"URL or path of the JSON Schema (langspec config schema), for editors"`
 	Sources []ingest.SourceSpec `json:"sources,omitempty" jsonschema:"documents to ingest; an entry with the language and doc of a built-in source replaces it"`
+	// MCPServers, Categories and ToolMask configure serve's categories mode
+	// (seed 000, seed 004's tool masks).
+	MCPServers map[string]upstream.ServerConfig `json:"mcpServers,omitempty" jsonschema:"upstream MCP servers whose tools langspec serves through categories; ${VAR} in args, env, url and headers is expanded from the environment"`
+	Categories map[string]category.Config       `json:"categories,omitempty" jsonschema:"categories of tools: each names a server (an mcpServers entry, or langspec) and selects some of its tools"`
+	ToolMask   category.Mask                    `json:"toolMask,omitzero" jsonschema:"tools hidden from listing and execution, as category/tool globs"`
 }
 
 // Path picks the file: the --config flag, else LANGSPEC_CONFIG, else
@@ -230,7 +237,31 @@ func (c Config) validate() error {
 		}
 		seen[key] = i
 	}
-	return nil
+	servers := slices.Sorted(maps.Keys(c.MCPServers))
+	for _, name := range servers {
+		if name == category.BuiltinServer {
+			return fmt.Errorf("$.mcpServers.%s: the name is reserved for langspec's own tools; choose another", name)
+		}
+		if err := c.MCPServers[name].Validate(name); err != nil {
+			return plain(err)
+		}
+	}
+	if err := category.Validate(c.Categories, servers); err != nil {
+		return plain(err)
+	}
+	return plain(c.ToolMask.Validate())
+}
+
+// plain renders an apperr from another package as "$.path: message (hint)",
+// the form of this file's other errors.
+func plain(err error) error {
+	if e, ok := errors.AsType[*apperr.Error](err); ok {
+		if e.Hint != "" {
+			return fmt.Errorf("$.%s (%s)", e.Message, e.Hint)
+		}
+		return fmt.Errorf("$.%s", e.Message)
+	}
+	return err
 }
 
 // JSONSchema is the schema of the file, for `langspec config schema` and
@@ -251,6 +282,9 @@ func JSONSchema() ([]byte, error) {
 		}
 		item.Properties["kind"].Enum = kinds
 		item.Properties["source_policy"].Enum = []any{db.FullText, db.ExcerptOnly}
+	}
+	if ms := s.Properties["mcpServers"]; ms != nil && ms.AdditionalProperties != nil && ms.AdditionalProperties.Properties["type"] != nil {
+		ms.AdditionalProperties.Properties["type"].Enum = []any{upstream.TypeStdio, upstream.TypeHTTP, upstream.TypeSSE}
 	}
 	return json.MarshalIndent(s, "", "  ")
 }

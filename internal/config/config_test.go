@@ -27,7 +27,7 @@ func TestParse(t *testing.T) {
 		{"a source", `{"sources": [` + goodSource + `]}`, ""},
 		{"schema key allowed", `{"$schema": "./langspec.schema.json"}`, ""},
 		{"syntax error with position", "{\n  \"sources\": [,]\n}", "line 2, column"},
-		{"unknown top-level key", `{"source": []}`, `$: unknown key "source"; known keys: $schema, sources`},
+		{"unknown top-level key", `{"source": []}`, `$: unknown key "source"; known keys: $schema, categories, mcpServers, sources, toolMask`},
 		{"unknown nested key", `{"sources": [{"language": "x", "kindd": "html"}]}`, `$.sources[0]: unknown key "kindd"`},
 		{"wrong type", `{"sources": [{"language": 3}]}`, `$.sources[0].language: want a string, got a number`},
 		{"array expected", `{"sources": {"go": {}}}`, `$.sources: want an array, got an object`},
@@ -38,6 +38,16 @@ func TestParse(t *testing.T) {
 		{"bad id", `{"sources": [` + strings.Replace(goodSource, `"kotlin"`, `"Kot lin"`, 1) + `]}`, `$.sources[0].language "Kot lin"`},
 		{"bad pattern", `{"sources": [` + strings.Replace(goodSource, `"entry"`, `"chapter_pattern": "(", "entry"`, 1) + `]}`, `$.sources[0].chapter_pattern`},
 		{"twice", `{"sources": [` + goodSource + `, ` + goodSource + `]}`, `$.sources[1]: kotlin/spec is already defined at $.sources[0]`},
+		{"a server and a category", `{"mcpServers": {"fs": {"description": "files", "command": "npx", "args": ["-y", "x"]}},
+			"categories": {"files": {"description": "files", "server": "fs", "tools": {"includeNames": ["read_file"],
+			"overrides": {"read_file": {"enabled": false}}}}}, "toolMask": {"deny": ["*/execute_shell_command"]}}`, ""},
+		{"server without command", `{"mcpServers": {"fs": {"description": "files"}}}`, `$.mcpServers.fs.command: missing for a stdio server`},
+		{"server of unknown type", `{"mcpServers": {"fs": {"description": "files", "type": "grpc", "command": "x"}}}`, `$.mcpServers.fs.type`},
+		{"reserved server name", `{"mcpServers": {"langspec": {"description": "x", "command": "x"}}}`, `$.mcpServers.langspec: the name is reserved`},
+		{"category over an unknown server", `{"categories": {"fs": {"description": "f", "server": "serena", "tools": {"includeNames": ["a"]}}}}`, `$.categories.fs.server: unknown server "serena"`},
+		{"enabled must be boolean", `{"categories": {"fs": {"description": "f", "server": "langspec", "tools": {"includeNames": ["a"], "overrides": {"a": {"enabled": "no"}}}}}}`, `$.categories.fs.tools.overrides.a.enabled: want true or false`},
+		{"category key typo", `{"categories": {"fs": {"description": "f", "server": "langspec", "tools": {"include": ["a"]}}}}`, `$.categories.fs.tools: unknown key "include"`},
+		{"mask glob without category", `{"toolMask": {"deny": ["execute_shell_command"]}}`, `$.toolMask.deny[0]: bad pattern`},
 		{"no location", `{"sources": [` + strings.Replace(goodSource, `"url": "https://kotlinlang.org/spec/",`, ``, 1) + `]}`, `give url or local`},
 	}
 	for _, tt := range tests {
@@ -119,5 +129,27 @@ func TestJSONSchema(t *testing.T) {
 		if err := resolved.Validate(instance); (err == nil) != valid {
 			t.Errorf("schema on %.60s: valid=%v, err %v", doc, valid, err)
 		}
+	}
+}
+
+// TestCategoriesExample parses the example configuration the README shows.
+func TestCategoriesExample(t *testing.T) {
+	b, err := os.ReadFile("../../fixtures/config/langspec.categories.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Parse(b, "langspec.categories.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.MCPServers) != 2 || len(c.Categories) != 9 || c.Categories["session"].Enabled("execute_shell_command") {
+		t.Fatalf("parsed %d servers, %d categories; execute_shell_command enabled: %v", len(c.MCPServers), len(c.Categories), c.Categories["session"].Enabled("execute_shell_command"))
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), string(b)) {
+		t.Error("README.md does not show fixtures/config/langspec.categories.json as it is")
 	}
 }

@@ -53,19 +53,13 @@ func NewServer(ctx context.Context, d Deps) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	version := d.Version
-	if version == "" {
-		version = "dev"
-	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "langspec", Title: "langspec", Version: version}, &mcp.ServerOptions{
-		Instructions: instructions,
-		Logger:       d.Logger,
-		// No logging capability: logs go to stderr, never to the client.
-		Capabilities: &mcp.ServerCapabilities{},
-	})
+	s := newMCPServer(d, instructions)
 	all := AllTools(d, langs)
 	schemas := make(map[string]*jsonschema.Schema, len(all))
 	for _, t := range all {
+		if !d.Mask.Visible(t.Category, t.Def.Name) {
+			continue
+		}
 		t.add(s, d.Logger)
 		schemas[t.Def.Name] = t.Def.InputSchema.(*jsonschema.Schema)
 	}
@@ -74,18 +68,37 @@ func NewServer(ctx context.Context, d Deps) (*mcp.Server, error) {
 	return s, nil
 }
 
+// newMCPServer is the SDK server both modes start from.
+func newMCPServer(d Deps, instructions string) *mcp.Server {
+	version := d.Version
+	if version == "" {
+		version = "dev"
+	}
+	return mcp.NewServer(&mcp.Implementation{Name: "langspec", Title: "langspec", Version: version}, &mcp.ServerOptions{
+		Instructions: instructions,
+		Logger:       d.Logger,
+		// No logging capability: logs go to stderr, never to the client.
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+}
+
 // ServeStdio serves d over in and out until the client closes in or ctx
 // ends. Both are a normal end and return nil.
 func ServeStdio(ctx context.Context, d Deps, in io.ReadCloser, out io.Writer) error {
-	if d.Logger == nil {
-		d.Logger = slog.New(slog.DiscardHandler)
-	}
-	log := d.Logger
 	server, err := NewServer(ctx, d)
 	if err != nil {
 		return err
 	}
-	err = server.Run(ctx, StdioTransport(in, out, log))
+	return RunStdio(ctx, server, d.Logger, in, out)
+}
+
+// RunStdio serves server over in and out until the client closes in or ctx
+// ends. Both are a normal end and return nil.
+func RunStdio(ctx context.Context, server *mcp.Server, log *slog.Logger, in io.ReadCloser, out io.Writer) error {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	err := server.Run(ctx, StdioTransport(in, out, log))
 	switch {
 	case ctx.Err() != nil:
 		log.Info("stopped by signal")

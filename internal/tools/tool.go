@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/category"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manuals"
 	"github.com/langspec/langspec/internal/manualsearch"
@@ -30,7 +31,10 @@ type Deps struct {
 	Manuals *manuals.Library // serves the manual tools, and with Vault the bridge tools
 	// Finder runs manual_find; nil builds one over Store and Manuals with
 	// no synonym dictionary and fixed thresholds.
-	Finder  *manualsearch.Finder
+	Finder *manualsearch.Finder
+	// Mask hides built-in tools (as category/tool) from a flat listing; in
+	// categories mode the category layer applies it instead.
+	Mask    category.Mask
 	Logger  *slog.Logger
 	Version string // reported as the server version in initialize
 }
