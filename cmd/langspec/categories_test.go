@@ -183,7 +183,8 @@ func TestCategoriesWithServerEverything(t *testing.T) {
 		t.Errorf("batch: %s", textOf(res))
 	}
 	log := stderr.String()
-	for _, want := range []string{`msg="category ready" category=demo server=everything tools=4 disabled=1`, `msg="category call" category=demo tool=echo`} {
+	for _, want := range []string{`msg="category ready" category=demo server=everything tools=4 disabled=1`, `msg="category call" category=demo tool=echo`,
+		"[everything] Starting default (STDIO) server"} {
 		if !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
