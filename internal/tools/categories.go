@@ -52,7 +52,6 @@ type Catalog struct {
 	Categories map[string]category.Config
 	Mask       category.Mask
 	Upstreams  *upstream.Manager
-	Logger     *slog.Logger
 }
 
 // BuiltinCategories are the default categories over langspec's own tools,
@@ -181,11 +180,11 @@ func (ct *catalogTools) categoryList() string {
 	for i, name := range names {
 		c := ct.cat.Categories[name]
 		line := fmt.Sprintf("- %s: %s", name, strings.Join(strings.Fields(c.Description), " "))
-		if down[c.Server] {
-			line += " [unavailable: server " + c.Server + " is not running]"
-		}
 		if utf8.RuneCountInString(line) > maxCategoryLineChars {
 			line = string([]rune(line)[:maxCategoryLineChars-1]) + "…"
+		}
+		if down[c.Server] {
+			line += " [unavailable: server " + c.Server + " is not running]"
 		}
 		if b.Len()+len(line) > maxCategoryListChars {
 			rest := strings.Join(names[i:], ", ")
@@ -568,7 +567,7 @@ func ServeCatalog(ctx context.Context, d Deps, opts CatalogOptions, in io.ReadCl
 	}
 	cats := WithBuiltinCategories(opts.Categories, AllTools(inner, nil))
 	mgr.Start(ctx)
-	server, err := NewCatalogServer(ctx, d, &Catalog{Categories: cats, Mask: opts.Mask, Upstreams: mgr, Logger: d.Logger}, opts.Mode)
+	server, err := NewCatalogServer(ctx, d, &Catalog{Categories: cats, Mask: opts.Mask, Upstreams: mgr}, opts.Mode)
 	if err != nil {
 		return err
 	}

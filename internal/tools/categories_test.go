@@ -110,7 +110,7 @@ func newCatalogEnv(t *testing.T, mode string, mask category.Mask) *catalogEnv {
 	}))
 	mgr.Start(ctx)
 	cats := WithBuiltinCategories(demoCategories(), AllTools(d, nil))
-	server, err := NewCatalogServer(ctx, d, &Catalog{Categories: cats, Mask: mask, Upstreams: mgr, Logger: d.Logger}, mode)
+	server, err := NewCatalogServer(ctx, d, &Catalog{Categories: cats, Mask: mask, Upstreams: mgr}, mode)
 	must(err)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
