@@ -17,6 +17,7 @@ bench:
 inspect: build
     npx -y @modelcontextprotocol/inspector@2.12.0 --cli ./bin/langspec serve --method tools/list
     npx -y @modelcontextprotocol/inspector@2.12.0 --cli ./bin/langspec serve --method tools/call --tool-name search_spec --tool-arg 'query=slice expressions' --tool-arg limit=2
+    npx -y @modelcontextprotocol/inspector@2.12.0 --cli ./bin/langspec serve --tools categories --method tools/list
 
 # Format check and vet, as CI does.
 lint:
