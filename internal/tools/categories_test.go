@@ -334,3 +334,49 @@ func TestMetaToolDefinitions(t *testing.T) {
 		t.Errorf("category list of 500 categories is %d bytes", len(d))
 	}
 }
+
+// TestMetaToolSnapshots snapshots the three tools a client sees in
+// categories mode, as listed, over langspec's own four categories only (an
+// upstream's state would change get-category-tools' description).
+func TestMetaToolSnapshots(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	d := Deps{Store: mustOpenDB(t), Vault: mustOpenVault(t), Manuals: mustOpenManuals(t), Logger: slog.New(slog.DiscardHandler), Version: "test"}
+	builtin, err := NewServer(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr := upstream.NewManager(upstream.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 2 * time.Second})
+	t.Cleanup(func() { mgr.Close() })
+	if err := mgr.AddTransport(category.BuiltinServer, "langspec", InProcess(builtin)); err != nil {
+		t.Fatal(err)
+	}
+	mgr.Start(ctx)
+	cats := WithBuiltinCategories(nil, AllTools(d, nil))
+	server, err := NewCatalogServer(ctx, d, &Catalog{Categories: cats, Upstreams: mgr}, ModeCategories)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		snapshot(t, tool)
+	}
+	slices.Sort(names)
+	if want := []string{toolBatch, toolCallCategoryTool, toolGetCategoryTools}; !slices.Equal(names, want) {
+		t.Errorf("listed %v, want %v", names, want)
+	}
+}

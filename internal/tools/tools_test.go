@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/fixtures"
+	"github.com/langspec/langspec/internal/tools/toolsnaps"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/plan"
@@ -25,7 +24,6 @@ import (
 	"github.com/langspec/langspec/internal/vault"
 )
 
-var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/toolsnaps")
 
 var testNow = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
@@ -257,29 +255,10 @@ func undescribed(s *jsonschema.Schema, path string) []string {
 }
 
 // snapshot compares the tool as listed with testdata/toolsnaps/NAME.json, so
-// a change to a tool's contract shows in review. -update rewrites it.
+// a change to a tool's contract shows in review.
 func snapshot(t *testing.T, tool *mcp.Tool) {
 	t.Helper()
-	got, err := json.MarshalIndent(tool, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "toolsnaps", tool.Name+".json")
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/tools -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("tool %s differs from %s; if the change is meant, run go test ./internal/tools -update\ngot:\n%s", tool.Name, path, got)
-	}
+	toolsnaps.Check(t, filepath.Join("testdata", "toolsnaps"), tool.Name, tool)
 }
 
 func remarshal(tb testing.TB, from, to any) {
