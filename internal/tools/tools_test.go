@@ -16,14 +16,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/fixtures"
-	"github.com/langspec/langspec/internal/tools/toolsnaps"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/tools/toolsnaps"
 	"github.com/langspec/langspec/internal/vault"
 )
-
 
 var testNow = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
 
