@@ -11,8 +11,8 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/manuals"
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
 )
 
 type evalOptions struct {
@@ -65,8 +65,8 @@ into a temporary database; the gold run writes no statistics.`,
 				return usageErrorf("--gold FILE.jsonl is required")
 			}
 			for _, m := range opts.modes {
-				if !slices.Contains(manualsearch.Modes(), m) {
-					return usageErrorf("--mode %q is not a mode; use %s", m, strings.Join(manualsearch.Modes(), ", "))
+				if !slices.Contains(find.Modes(), m) {
+					return usageErrorf("--mode %q is not a mode; use %s", m, strings.Join(find.Modes(), ", "))
 				}
 			}
 			if runF != nil {
@@ -78,7 +78,7 @@ into a temporary database; the gold run writes no statistics.`,
 	opts.ws.addManualFlags(cmd, f)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.gold, "gold", "", "gold file, JSON Lines")
-	fl.StringSliceVar(&opts.modes, "mode", manualsearch.Modes(), "modes to run: "+strings.Join(manualsearch.Modes(), ", "))
+	fl.StringSliceVar(&opts.modes, "mode", find.Modes(), "modes to run: "+strings.Join(find.Modes(), ", "))
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
 	return cmd
 }
@@ -90,7 +90,7 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		return apperr.Wrap(err, apperr.NotFound, "pass --gold with an existing JSON Lines file", "cannot open gold file %s", opts.gold)
 	}
 	defer gf.Close()
-	cases, err := manualsearch.ReadGold(gf, filepath.Base(opts.gold))
+	cases, err := find.ReadGold(gf, filepath.Base(opts.gold))
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	if err != nil {
 		return err
 	}
-	lib, err := manuals.Open(dir)
+	lib, err := manual.Open(dir)
 	if err != nil {
 		return err
 	}
@@ -119,11 +119,11 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		return err
 	}
 	defer store.Close()
-	finder := &manualsearch.Finder{Index: manualsearch.NewIndex(store, lib, f.logger), Synonyms: manualsearch.NewSynonymFile(synonyms), Log: f.logger}
+	finder := &find.Finder{Index: find.NewIndex(store, lib, f.logger), Synonyms: find.NewSynonymFile(synonyms), Log: f.logger}
 	if _, err := finder.Index.RefreshAll(ctx); err != nil {
 		return err
 	}
-	var reports []manualsearch.ModeReport
+	var reports []find.ModeReport
 	for _, m := range opts.modes {
 		r, err := finder.Evaluate(ctx, cases, m)
 		if err != nil {
@@ -134,6 +134,6 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	if opts.jsonOut {
 		return writeJSON(f.io.Out, reports)
 	}
-	manualsearch.WriteTable(f.io.Out, opts.gold, reports)
+	find.WriteTable(f.io.Out, opts.gold, reports)
 	return nil
 }

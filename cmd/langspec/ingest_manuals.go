@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/manuals"
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
 )
 
 type ingestManualsOptions struct {
@@ -56,18 +56,18 @@ func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
 		return err
 	}
 	defer store.Close()
-	lib, err := manuals.Open(dir)
+	lib, err := manual.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer lib.Close()
-	reports, err := manualsearch.NewIndex(store, lib, f.logger).RefreshAll(ctx)
+	reports, err := find.NewIndex(store, lib, f.logger).RefreshAll(ctx)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
 		if reports == nil {
-			reports = []manualsearch.RefreshReport{}
+			reports = []find.RefreshReport{}
 		}
 		return writeJSON(f.io.Out, reports)
 	}

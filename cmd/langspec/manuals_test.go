@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual/find"
 )
 
 // fixtureManuals is the repository's sample manuals folder.
@@ -33,7 +33,7 @@ func TestIngestManuals(t *testing.T) {
 	}
 	os.Remove(page)
 	code, out, _ = run(t, env, "ingest", "manuals", "--json")
-	var reports []manualsearch.RefreshReport
+	var reports []find.RefreshReport
 	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 1 || reports[0].Removed != 1 {
 		t.Fatalf("after removal: exit %d\n%s", code, out)
 	}
@@ -57,7 +57,7 @@ func TestEvalManualFind(t *testing.T) {
 		}
 	}
 	code, out, _ = run(t, env, "eval", "manual-find", "--gold", gold, "--mode", "staged", "--json")
-	var reports []manualsearch.ModeReport
+	var reports []find.ModeReport
 	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 1 || reports[0].Totals.RequiredTerms != 1 {
 		t.Fatalf("json: exit %d\n%s", code, out)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/fetch"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/ingest/fetch"
 )
 
 // factory carries what commands need. Fields that cost something to make are

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/search"
-	"github.com/langspec/langspec/internal/snippet"
+	"github.com/langspec/langspec/internal/text/snippet"
 )
 
 type searchOptions struct {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/adaptive"
-	"github.com/langspec/langspec/internal/manuals"
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
 )
@@ -104,7 +104,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer v.Close()
-	lib, err := manuals.Open(manualsDir)
+	lib, err := manual.Open(manualsDir)
 	if err != nil {
 		return err
 	}
@@ -114,8 +114,8 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return err
 	}
 	defer stats.Close()
-	index := manualsearch.NewIndex(store, lib, log)
-	finder := &manualsearch.Finder{Index: index, Synonyms: manualsearch.NewSynonymFile(synonymsPath), Stats: stats, Log: log}
+	index := find.NewIndex(store, lib, log)
+	finder := &find.Finder{Index: index, Synonyms: find.NewSynonymFile(synonymsPath), Stats: stats, Log: log}
 	// Index the manuals in the background: the first tool call that needs a
 	// manual refreshes it anyway (one at a time), so start-up never waits.
 	refreshCtx, stopRefresh := context.WithCancel(ctx)

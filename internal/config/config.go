@@ -20,10 +20,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/category"
+	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
-	"github.com/langspec/langspec/internal/upstream"
 )
 
 // Config is the whole file.
@@ -34,8 +34,8 @@ type Config struct {
 	// MCPServers, Categories and ToolMask configure serve's categories mode
 	// (seed 000, seed 004's tool masks).
 	MCPServers map[string]upstream.ServerConfig `json:"mcpServers,omitempty" jsonschema:"upstream MCP servers whose tools langspec serves through categories; ${VAR} in args, env, url and headers is expanded from the environment"`
-	Categories map[string]category.Config       `json:"categories,omitempty" jsonschema:"categories of tools: each names a server (an mcpServers entry, or langspec) and selects some of its tools"`
-	ToolMask   category.Mask                    `json:"toolMask,omitzero" jsonschema:"tools hidden from listing and execution, as category/tool globs"`
+	Categories map[string]catalog.Config        `json:"categories,omitempty" jsonschema:"categories of tools: each names a server (an mcpServers entry, or langspec) and selects some of its tools"`
+	ToolMask   catalog.Mask                     `json:"toolMask,omitzero" jsonschema:"tools hidden from listing and execution, as category/tool globs"`
 }
 
 // Path picks the file: the --config flag, else LANGSPEC_CONFIG, else
@@ -239,14 +239,14 @@ func (c Config) validate() error {
 	}
 	servers := slices.Sorted(maps.Keys(c.MCPServers))
 	for _, name := range servers {
-		if name == category.BuiltinServer {
+		if name == catalog.BuiltinServer {
 			return fmt.Errorf("$.mcpServers.%s: the name is reserved for langspec's own tools; choose another", name)
 		}
 		if err := c.MCPServers[name].Validate(name); err != nil {
 			return plain(err)
 		}
 	}
-	if err := category.Validate(c.Categories, servers); err != nil {
+	if err := catalog.Validate(c.Categories, servers); err != nil {
 		return plain(err)
 	}
 	return plain(c.ToolMask.Validate())

@@ -13,7 +13,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/ftsquery"
+	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
 func mustOpenDB(tb testing.TB) *db.DB {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/ftsquery"
+	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
 // ManualFile is the state of one indexed manual file, as last seen on disk.

@@ -14,7 +14,7 @@ import (
 
 	_ "modernc.org/sqlite"
 
-	"github.com/langspec/langspec/internal/textmatch"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // The snippet highlighter re-tokenizes text in Go and must land on exactly the
@@ -156,8 +156,8 @@ func crosscheckTexts(t *testing.T) []string {
 }
 
 // goTerm is the term textmatch predicts SQLite stores for tok.
-func goTerm(text string, tok textmatch.Token) string {
-	return textmatch.Stem(textmatch.Fold(text[tok.Start:tok.End]))
+func goTerm(text string, tok tokenize.Token) string {
+	return tokenize.Stem(tokenize.Fold(text[tok.Start:tok.End]))
 }
 
 // TestPorterCrosscheckWords indexes every distinct word of the Go spec and of
@@ -166,9 +166,9 @@ func TestPorterCrosscheckWords(t *testing.T) {
 	var words []string
 	seen := map[string]bool{}
 	for _, text := range crosscheckTexts(t) {
-		for _, tok := range textmatch.Tokenize(text) {
+		for _, tok := range tokenize.Tokenize(text) {
 			raw := text[tok.Start:tok.End]
-			if got := textmatch.Fold(raw); got != tok.Folded {
+			if got := tokenize.Fold(raw); got != tok.Folded {
 				t.Errorf("word %q: Fold gives %q, Tokenize gives %q", raw, got, tok.Folded)
 			}
 			if !seen[raw] {
@@ -181,7 +181,7 @@ func TestPorterCrosscheckWords(t *testing.T) {
 	stored := c.index(words)
 	bad := 0
 	for i, raw := range words {
-		want := textmatch.Stem(textmatch.Fold(raw))
+		want := tokenize.Stem(tokenize.Fold(raw))
 		if len(stored[i]) != 1 || stored[i][0] != want {
 			bad++
 			if bad <= 50 {
@@ -201,7 +201,7 @@ func TestPorterCrosscheckTexts(t *testing.T) {
 	seen := map[string]bool{}
 	for _, text := range texts {
 		prev := 0
-		for _, tok := range append(textmatch.Tokenize(text), textmatch.Token{Start: len(text)}) {
+		for _, tok := range append(tokenize.Tokenize(text), tokenize.Token{Start: len(text)}) {
 			if g := text[prev:tok.Start]; g != "" && !seen[g] {
 				seen[g] = true
 				gaps = append(gaps, g)
@@ -282,7 +282,7 @@ func compareDocs(t *testing.T, c *crosscheckDB, docs []string) {
 	t.Helper()
 	stored := c.index(docs)
 	for d, doc := range docs {
-		toks := textmatch.Tokenize(doc)
+		toks := tokenize.Tokenize(doc)
 		got := stored[d]
 		for i := 0; i < max(len(toks), len(got)); i++ {
 			var want, sq string

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/langspec/langspec/internal/ftsquery"
+	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
 // Filter narrows a search: the versions of Scope, and sections whose path

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/textmatch"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // SectionRow is a stored section with the version it belongs to.
@@ -199,7 +199,7 @@ func (d *DB) nearestIDs(ctx context.Context, set snapshotSet, id string, n int) 
 			return nil, d.classify(err, "read section ids from")
 		}
 		low := strings.ToLower(s)
-		dist := textmatch.EditDistance(want, low)
+		dist := tokenize.EditDistance(want, low)
 		if strings.Contains(low, want) || strings.Contains(want, low) {
 			// "slice" for Slice_expressions: as close as the letters it lacks.
 			dist = min(dist, max(len(low)-len(want), len(want)-len(low)))

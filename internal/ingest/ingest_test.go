@@ -16,8 +16,8 @@ import (
 	"github.com/langspec/langspec/fixtures"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/fetch"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/ingest/fetch"
 )
 
 func mustOpenDB(tb testing.TB) *db.DB {

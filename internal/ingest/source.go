@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/fetch"
+	"github.com/langspec/langspec/internal/ingest/fetch"
 )
 
 // Goroot asks the go command for GOROOT, as `go env GOROOT` would answer; ""

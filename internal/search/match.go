@@ -5,9 +5,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/ftsquery"
-	"github.com/langspec/langspec/internal/snippet"
-	"github.com/langspec/langspec/internal/textmatch"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/snippet"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // A matcher finds, in a section's text, what the strategy that found the
@@ -40,7 +40,7 @@ type wordTerm struct {
 func newWordMatcher(terms []ftsquery.Term, split bool) *wordMatcher {
 	m := &wordMatcher{stems: map[string]string{}}
 	for _, t := range terms {
-		toks := textmatch.Tokenize(t.Text)
+		toks := tokenize.Tokenize(t.Text)
 		if len(toks) == 0 {
 			continue
 		}
@@ -70,7 +70,7 @@ func newWordMatcher(terms []ftsquery.Term, split bool) *wordMatcher {
 func (m *wordMatcher) stem(folded string) string {
 	s, ok := m.stems[folded]
 	if !ok {
-		s = textmatch.Stem(folded)
+		s = tokenize.Stem(folded)
 		m.stems[folded] = s
 	}
 	return s
@@ -83,7 +83,7 @@ func (m *wordMatcher) markStart(s string) {
 }
 
 func (m *wordMatcher) spans(text string) []snippet.Span {
-	toks := textmatch.Tokenize(text)
+	toks := tokenize.Tokenize(text)
 	stems := make([]string, len(toks))
 	for i, t := range toks {
 		if t.Folded == "" || m.starts[t.Folded[0]] {
@@ -102,7 +102,7 @@ func (m *wordMatcher) spans(text string) []snippet.Span {
 	return out
 }
 
-func (m *wordMatcher) matchAt(term wordTerm, toks []textmatch.Token, stems []string) bool {
+func (m *wordMatcher) matchAt(term wordTerm, toks []tokenize.Token, stems []string) bool {
 	last := len(term.stems) - 1
 	for k := range last {
 		if stems[k] != term.stems[k] {
@@ -172,13 +172,13 @@ func maxEdits(word string) int {
 
 func (m fuzzyMatcher) spans(text string) []snippet.Span {
 	var out []snippet.Span
-	for _, tok := range textmatch.Tokenize(text) {
+	for _, tok := range tokenize.Tokenize(text) {
 		for wi, w := range m.words {
 			d := utf8.RuneCountInString(tok.Folded) - utf8.RuneCountInString(w)
 			if d < -2 || d > 2 {
 				continue // cannot be close; skip the quadratic distance
 			}
-			if textmatch.EditDistance(tok.Folded, w) <= maxEdits(w) {
+			if tokenize.EditDistance(tok.Folded, w) <= maxEdits(w) {
 				out = append(out, snippet.Span{Start: tok.Start, End: tok.End, Term: wi})
 			}
 		}

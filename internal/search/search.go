@@ -9,8 +9,8 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/ftsquery"
-	"github.com/langspec/langspec/internal/snippet"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/snippet"
 )
 
 // Strategies, in the order they are tried (Trigram goes first for queries

@@ -12,7 +12,7 @@ import (
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
-	"github.com/langspec/langspec/internal/snippet"
+	"github.com/langspec/langspec/internal/text/snippet"
 )
 
 // goSpecStore is a store holding the embedded Go specification.

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/manuals"
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -22,9 +22,9 @@ const CategoryBridge = "bridge"
 // bridgeTools copy manual text into the vault inside the server: the text
 // never passes through the model, which sees only where it went.
 type bridgeTools struct {
-	lib    *manuals.Library
+	lib    *manual.Library
 	v      *vault.Vault
-	finder *manualsearch.Finder // records copies that follow a manual_find trace
+	finder *find.Finder // records copies that follow a manual_find trace
 	now    func() time.Time
 }
 
@@ -48,14 +48,14 @@ type BridgeCopyFileIn struct {
 
 // BridgeOut reports a copy without its text.
 type BridgeOut struct {
-	Destination     string            `json:"destination" jsonschema:"the vault file written"`
-	Bytes           int64             `json:"bytes" jsonschema:"bytes written, metadata included"`
-	Lines           int               `json:"lines" jsonschema:"lines written, metadata included"`
-	Source          manuals.SourceRef `json:"source" jsonschema:"what was copied"`
-	SourceManualIDs []string          `json:"source_manual_ids" jsonschema:"recorded in the copied file's metadata"`
+	Destination     string           `json:"destination" jsonschema:"the vault file written"`
+	Bytes           int64            `json:"bytes" jsonschema:"bytes written, metadata included"`
+	Lines           int              `json:"lines" jsonschema:"lines written, metadata included"`
+	Source          manual.SourceRef `json:"source" jsonschema:"what was copied"`
+	SourceManualIDs []string         `json:"source_manual_ids" jsonschema:"recorded in the copied file's metadata"`
 }
 
-func bridgeToolset(lib *manuals.Library, v *vault.Vault, finder *manualsearch.Finder) []Tool {
+func bridgeToolset(lib *manual.Library, v *vault.Vault, finder *find.Finder) []Tool {
 	bt := &bridgeTools{lib: lib, v: v, finder: finder, now: time.Now}
 	no := false
 	ann := func(title string) *mcp.ToolAnnotations {
@@ -89,11 +89,11 @@ func bridgeToolset(lib *manuals.Library, v *vault.Vault, finder *manualsearch.Fi
 
 func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (BridgeOut, error) {
 	if in.TraceID != "" {
-		if err := manualsearch.CheckTraceID(in.TraceID); err != nil {
+		if err := find.CheckTraceID(in.TraceID); err != nil {
 			return BridgeOut{}, err
 		}
 	}
-	ref := manuals.SourceRef{ManualID: in.ManualID, Path: in.Path}
+	ref := manual.SourceRef{ManualID: in.ManualID, Path: in.Path}
 	var text, label string
 	switch {
 	case in.NodeID != "" && (in.StartLine != 0 || in.EndLine != 0):
@@ -120,7 +120,7 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 	if dest == "" {
 		dest = path.Join("drafts", in.ManualID, strings.TrimSuffix(in.Path, path.Ext(in.Path)), label+".md")
 	}
-	out, err := bt.write(dest, manuals.SectionCopy(text, ref, bt.now()), ref)
+	out, err := bt.write(dest, manual.SectionCopy(text, ref, bt.now()), ref)
 	if err == nil && ref.NodeID != "" {
 		bt.finder.RecordUse(in.TraceID, in.ManualID, in.Path, ref.NodeID)
 	}
@@ -132,14 +132,14 @@ func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeO
 	if err != nil {
 		return BridgeOut{}, err
 	}
-	ref := manuals.SourceRef{ManualID: in.ManualID, Path: in.Path, LineStart: 1, LineEnd: lineCount(raw)}
+	ref := manual.SourceRef{ManualID: in.ManualID, Path: in.Path, LineStart: 1, LineEnd: lineCount(raw)}
 	var data []byte
 	if strings.EqualFold(path.Ext(in.Path), ".json") {
-		if data, err = manuals.JSONCopy(raw, ref, bt.now()); err != nil {
+		if data, err = manual.JSONCopy(raw, ref, bt.now()); err != nil {
 			return BridgeOut{}, err
 		}
 	} else {
-		data = manuals.SectionCopy(string(raw), ref, bt.now())
+		data = manual.SectionCopy(string(raw), ref, bt.now())
 	}
 	dest := in.Dest
 	if dest == "" {
@@ -149,7 +149,7 @@ func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeO
 }
 
 // write creates dest; a copy never replaces a vault file.
-func (bt *bridgeTools) write(dest string, data []byte, ref manuals.SourceRef) (BridgeOut, error) {
+func (bt *bridgeTools) write(dest string, data []byte, ref manual.SourceRef) (BridgeOut, error) {
 	res, err := bt.v.Create(dest, data)
 	if err != nil {
 		return BridgeOut{}, err

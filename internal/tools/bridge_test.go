@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/langspec/langspec/internal/manuals"
+	"github.com/langspec/langspec/internal/manual"
 )
 
-func mustOpenManuals(tb testing.TB) *manuals.Library {
+func mustOpenManuals(tb testing.TB) *manual.Library {
 	tb.Helper()
-	lib, err := manuals.Open(filepath.Join("..", "..", "fixtures", "manuals"))
+	lib, err := manual.Open(filepath.Join("..", "..", "fixtures", "manuals"))
 	if err != nil {
 		tb.Fatal(err)
 	}

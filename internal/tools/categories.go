@@ -18,9 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/batch"
-	"github.com/langspec/langspec/internal/category"
-	"github.com/langspec/langspec/internal/upstream"
+	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/catalog/batch"
+	"github.com/langspec/langspec/internal/catalog/upstream"
 )
 
 // Serving modes.
@@ -49,25 +49,25 @@ const (
 // Catalog is what the categories need: the categories, the mask, and the
 // servers behind them, langspec's own tools among them (server "langspec").
 type Catalog struct {
-	Categories map[string]category.Config
-	Mask       category.Mask
+	Categories map[string]catalog.Config
+	Mask       catalog.Mask
 	Upstreams  *upstream.Manager
 }
 
 // BuiltinCategories are the default categories over langspec's own tools,
 // one per tool family (spec, manual, vault, bridge), for a configuration
 // that defines none over them.
-func BuiltinCategories(all []Tool) map[string]category.Config {
+func BuiltinCategories(all []Tool) map[string]catalog.Config {
 	descriptions := map[string]string{
 		CategorySpec:   "language specifications: search, read sections with citations, reading plans, languages and versions",
 		CategoryManual: "your manuals (MANUALS_ROOT): list, table of contents, the thorough manual_find search, reading, exceptions",
 		CategoryVault:  "the vault folder the model may write into: list, read, search, find, scan, coverage, create, write, replace, artifact audit",
 		CategoryBridge: "copy manual sections or files into the vault without returning their text",
 	}
-	out := map[string]category.Config{}
+	out := map[string]catalog.Config{}
 	for _, t := range all {
 		c := out[t.Category]
-		c.Server = category.BuiltinServer
+		c.Server = catalog.BuiltinServer
 		c.Description = descriptions[t.Category]
 		if c.Description == "" {
 			c.Description = t.Category + " tools"
@@ -200,7 +200,7 @@ func (ct *catalogTools) categoryList() string {
 }
 
 // lookup returns a category's config. Errors: unknown_category listing them.
-func (ct *catalogTools) lookup(name string) (category.Config, error) {
+func (ct *catalogTools) lookup(name string) (catalog.Config, error) {
 	c, ok := ct.cat.Categories[name]
 	if !ok {
 		return c, apperr.New(apperr.UnknownCategory, "categories: "+strings.Join(slices.Sorted(maps.Keys(ct.cat.Categories)), ", "),
@@ -211,16 +211,16 @@ func (ct *catalogTools) lookup(name string) (category.Config, error) {
 
 // listed returns the server's tools, by name. Errors: upstream_unavailable,
 // schema_fetch_error.
-func (ct *catalogTools) listed(ctx context.Context, server string) (map[string]*mcp.Tool, []category.Listed, error) {
+func (ct *catalogTools) listed(ctx context.Context, server string) (map[string]*mcp.Tool, []catalog.Listed, error) {
 	tools, err := ct.cat.Upstreams.Tools(ctx, server)
 	if err != nil {
 		return nil, nil, err
 	}
 	byName := make(map[string]*mcp.Tool, len(tools))
-	list := make([]category.Listed, len(tools))
+	list := make([]catalog.Listed, len(tools))
 	for i, t := range tools {
 		byName[t.Name] = t
-		list[i] = category.Listed{Name: t.Name, Description: t.Description}
+		list[i] = catalog.Listed{Name: t.Name, Description: t.Description}
 	}
 	return byName, list, nil
 }
@@ -236,7 +236,7 @@ func (ct *catalogTools) getCategoryTools(ctx context.Context, in GetCategoryTool
 	if err != nil {
 		return out, err
 	}
-	r := category.Resolve(in.Category, c, list, ct.cat.Mask)
+	r := catalog.Resolve(in.Category, c, list, ct.cat.Mask)
 	for _, t := range r.Tools {
 		if len(in.ToolNames) > 0 && !slices.Contains(in.ToolNames, t.Name) {
 			continue
@@ -280,7 +280,7 @@ func (ct *catalogTools) callChecked(ctx context.Context, in CallCategoryToolIn) 
 	if err != nil {
 		return nil, err
 	}
-	if err := category.Check(in.Category, c, in.Name, ct.cat.Mask); err != nil {
+	if err := catalog.Check(in.Category, c, in.Name, ct.cat.Mask); err != nil {
 		return nil, err
 	}
 	byName, _, err := ct.listed(ctx, c.Server)
@@ -433,7 +433,7 @@ func (ct *catalogTools) logSummary(ctx context.Context) {
 			ct.log.Warn("category unavailable", "category", name, "server", c.Server, "err", err)
 			continue
 		}
-		r := category.Resolve(name, c, list, ct.cat.Mask)
+		r := catalog.Resolve(name, c, list, ct.cat.Mask)
 		attrs := []any{"category", name, "server", c.Server, "tools", len(r.Tools), "disabled", len(r.Disabled)}
 		if len(r.Unknown) > 0 {
 			ct.log.Warn("category names tools its server does not list", append(attrs, "unresolved", strings.Join(r.Unknown, ","))...)
@@ -499,7 +499,7 @@ func (ct *catalogTools) addUpstreamTools(ctx context.Context, s *mcp.Server) {
 	var wg sync.WaitGroup
 	for _, name := range slices.Sorted(maps.Keys(ct.cat.Categories)) {
 		c := ct.cat.Categories[name]
-		if c.Server == category.BuiltinServer {
+		if c.Server == catalog.BuiltinServer {
 			continue
 		}
 		wg.Go(func() {
@@ -508,7 +508,7 @@ func (ct *catalogTools) addUpstreamTools(ctx context.Context, s *mcp.Server) {
 				ct.log.Warn("category unavailable", "category", name, "server", c.Server, "err", err)
 				return
 			}
-			for _, t := range category.Resolve(name, c, list, ct.cat.Mask).Tools {
+			for _, t := range catalog.Resolve(name, c, list, ct.cat.Mask).Tools {
 				def := *byName[t.Name]
 				def.Name = name + flatUpstreamSeparator + t.Name
 				def.Description = t.Description
@@ -536,8 +536,8 @@ func (ct *catalogTools) addUpstreamTools(ctx context.Context, s *mcp.Server) {
 type CatalogOptions struct {
 	Mode       string                           // ModeFlat or ModeCategories
 	Servers    map[string]upstream.ServerConfig // langspec.json mcpServers
-	Categories map[string]category.Config       // langspec.json categories
-	Mask       category.Mask                    // langspec.json toolMask
+	Categories map[string]catalog.Config        // langspec.json categories
+	Mask       catalog.Mask                     // langspec.json toolMask
 	Stderr     io.Writer                        // upstream children's stderr, prefixed with their name
 	Getenv     func(string) string              // ${VAR} expansion and the children's environment
 }
@@ -552,14 +552,14 @@ func ServeCatalog(ctx context.Context, d Deps, opts CatalogOptions, in io.ReadCl
 		d.Logger = slog.New(slog.DiscardHandler)
 	}
 	inner := d
-	inner.Mask = category.Mask{} // the category layer applies it, by category name
+	inner.Mask = catalog.Mask{} // the category layer applies it, by category name
 	builtin, err := NewServer(ctx, inner)
 	if err != nil {
 		return err
 	}
 	mgr := upstream.NewManager(upstream.Options{Logger: d.Logger, Stderr: opts.Stderr, Getenv: opts.Getenv, Version: d.Version})
 	defer mgr.Close()
-	mgr.AddTransport(category.BuiltinServer, "langspec's own tools", InProcess(builtin))
+	mgr.AddTransport(catalog.BuiltinServer, "langspec's own tools", InProcess(builtin))
 	for _, name := range slices.Sorted(maps.Keys(opts.Servers)) {
 		if err := mgr.Add(name, opts.Servers[name]); err != nil {
 			return err
@@ -577,13 +577,13 @@ func ServeCatalog(ctx context.Context, d Deps, opts CatalogOptions, in io.ReadCl
 // WithBuiltinCategories returns configured plus the default categories over
 // langspec's own tools, unless configured already has a category over them
 // (then the user chose how to group them) or uses the same name.
-func WithBuiltinCategories(configured map[string]category.Config, all []Tool) map[string]category.Config {
+func WithBuiltinCategories(configured map[string]catalog.Config, all []Tool) map[string]catalog.Config {
 	cats := maps.Clone(configured)
 	if cats == nil {
-		cats = map[string]category.Config{}
+		cats = map[string]catalog.Config{}
 	}
 	for _, c := range cats {
-		if c.Server == category.BuiltinServer {
+		if c.Server == catalog.BuiltinServer {
 			return cats
 		}
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/langspec/langspec/internal/category"
-	"github.com/langspec/langspec/internal/upstream"
+	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/catalog/upstream"
 )
 
 // fakeUpstream is an in-process MCP server standing in for an upstream: it
@@ -68,15 +68,15 @@ func no() *bool { f := false; return &f }
 
 // demoCategories are the categories the tests serve: one over the fake,
 // one over a server that never starts, and langspec's own defaults.
-func demoCategories() map[string]category.Config {
-	return map[string]category.Config{
-		"demo": {Description: "the fake upstream's demo tools", Server: "fake", Tools: category.Selection{
+func demoCategories() map[string]catalog.Config {
+	return map[string]catalog.Config{
+		"demo": {Description: "the fake upstream's demo tools", Server: "fake", Tools: catalog.Selection{
 			IncludeNames: []string{"echo", "image", "fail", "execute_shell_command", "ghost"},
-			Overrides: map[string]category.Override{
+			Overrides: map[string]catalog.Override{
 				"execute_shell_command": {Enabled: no()},
 				"echo":                  {Description: "Echo, overridden."},
 			}}},
-		"down": {Description: "tools of a server that never starts", Server: "broken", Tools: category.Selection{IncludePatterns: []string{"*"}}},
+		"down": {Description: "tools of a server that never starts", Server: "broken", Tools: catalog.Selection{IncludePatterns: []string{"*"}}},
 	}
 }
 
@@ -86,7 +86,7 @@ type catalogEnv struct {
 	changed chan struct{} // notifications/tools/list_changed the client got
 }
 
-func newCatalogEnv(t *testing.T, mode string, mask category.Mask) *catalogEnv {
+func newCatalogEnv(t *testing.T, mode string, mask catalog.Mask) *catalogEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -103,7 +103,7 @@ func newCatalogEnv(t *testing.T, mode string, mask category.Mask) *catalogEnv {
 			t.Fatal(err)
 		}
 	}
-	must(mgr.AddTransport(category.BuiltinServer, "langspec", InProcess(builtin)))
+	must(mgr.AddTransport(catalog.BuiltinServer, "langspec", InProcess(builtin)))
 	must(mgr.AddTransport("fake", "fake upstream", InProcess(fake.server())))
 	must(mgr.AddTransport("broken", "never starts", func(context.Context) (mcp.Transport, error) {
 		return nil, errors.New("exec: \"no-such-server\": executable file not found in $PATH")
@@ -152,7 +152,7 @@ func (e *catalogEnv) tools(t *testing.T) []*mcp.Tool {
 }
 
 func TestCategoriesModeListsOnlyMetaTools(t *testing.T) {
-	e := newCatalogEnv(t, ModeCategories, category.Mask{})
+	e := newCatalogEnv(t, ModeCategories, catalog.Mask{})
 	var names []string
 	var desc string
 	for _, tool := range e.tools(t) {
@@ -173,7 +173,7 @@ func TestCategoriesModeListsOnlyMetaTools(t *testing.T) {
 }
 
 func TestGetCategoryTools(t *testing.T) {
-	e := newCatalogEnv(t, ModeCategories, category.Mask{})
+	e := newCatalogEnv(t, ModeCategories, catalog.Mask{})
 	var out GetCategoryToolsOut
 	res := call(t, e.cs, toolGetCategoryTools, map[string]any{"category": "demo"})
 	remarshal(t, res.StructuredContent, &out)
@@ -200,7 +200,7 @@ func TestGetCategoryTools(t *testing.T) {
 }
 
 func TestCallCategoryTool(t *testing.T) {
-	e := newCatalogEnv(t, ModeCategories, category.Mask{Deny: []string{"demo/fail"}})
+	e := newCatalogEnv(t, ModeCategories, catalog.Mask{Deny: []string{"demo/fail"}})
 	res := call(t, e.cs, toolCallCategoryTool, map[string]any{"category": "demo", "name": "echo", "args": map[string]any{"message": "hi"}})
 	var got echoOut
 	remarshal(t, res.StructuredContent, &got)
@@ -246,7 +246,7 @@ func TestCallCategoryTool(t *testing.T) {
 }
 
 func TestBatch(t *testing.T) {
-	e := newCatalogEnv(t, ModeCategories, category.Mask{})
+	e := newCatalogEnv(t, ModeCategories, catalog.Mask{})
 	tasks := strings.Join([]string{
 		`{"id":"s","category":"spec","tool":"search_spec","params":{"query":"slice expressions","limit":1}}`,
 		`{"id":"e","category":"demo","tool":"echo","params":{"message":"first: ${s.results[0].section_id}"},"after":"s","output":true}`,
@@ -285,7 +285,7 @@ func TestBatch(t *testing.T) {
 }
 
 func TestUnavailableUpstreamIsMarked(t *testing.T) {
-	e := newCatalogEnv(t, ModeCategories, category.Mask{})
+	e := newCatalogEnv(t, ModeCategories, catalog.Mask{})
 	e.waitFor(t, "the down category marked unavailable", func(tools []*mcp.Tool) bool {
 		return slices.ContainsFunc(tools, func(tool *mcp.Tool) bool {
 			return tool.Name == toolGetCategoryTools && strings.Contains(tool.Description, "- down: tools of a server that never starts [unavailable")
@@ -298,7 +298,7 @@ func TestUnavailableUpstreamIsMarked(t *testing.T) {
 }
 
 func TestFlatModeAddsUpstreamTools(t *testing.T) {
-	e := newCatalogEnv(t, ModeFlat, category.Mask{})
+	e := newCatalogEnv(t, ModeFlat, catalog.Mask{})
 	has := func(tools []*mcp.Tool, name string) bool {
 		return slices.ContainsFunc(tools, func(tool *mcp.Tool) bool { return tool.Name == name })
 	}
@@ -325,9 +325,9 @@ func TestMetaToolDefinitions(t *testing.T) {
 		}
 	}
 	// The category list stays short however many categories there are.
-	many := map[string]category.Config{}
+	many := map[string]catalog.Config{}
 	for i := range 500 {
-		many[fmt.Sprintf("c%03d", i)] = category.Config{Description: strings.Repeat("long words ", 40), Server: "x"}
+		many[fmt.Sprintf("c%03d", i)] = catalog.Config{Description: strings.Repeat("long words ", 40), Server: "x"}
 	}
 	ct.cat.Categories = many
 	if d := ct.categoryList(); len(d) > maxCategoryListChars+400 || !strings.Contains(d, "more: ") {
@@ -348,7 +348,7 @@ func TestMetaToolSnapshots(t *testing.T) {
 	}
 	mgr := upstream.NewManager(upstream.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 2 * time.Second})
 	t.Cleanup(func() { mgr.Close() })
-	if err := mgr.AddTransport(category.BuiltinServer, "langspec", InProcess(builtin)); err != nil {
+	if err := mgr.AddTransport(catalog.BuiltinServer, "langspec", InProcess(builtin)); err != nil {
 		t.Fatal(err)
 	}
 	mgr.Start(ctx)

@@ -11,10 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/manuals"
-	"github.com/langspec/langspec/internal/manualsearch"
-	"github.com/langspec/langspec/internal/queryplan"
-	"github.com/langspec/langspec/internal/textnorm"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/text/normalize"
 )
 
 // CategoryManual holds the tools over the manuals folder.
@@ -45,8 +45,8 @@ const (
 // (manual_find's) supplies a trace's terms and records which sections a
 // trace led to.
 type manualTools struct {
-	lib    *manuals.Library
-	finder *manualsearch.Finder
+	lib    *manual.Library
+	finder *find.Finder
 }
 
 // ManualListIn takes no arguments.
@@ -76,8 +76,8 @@ type ManualTocIn struct {
 
 // ManualTocOut is a file's table of contents.
 type ManualTocOut struct {
-	ManualID string         `json:"manual_id" jsonschema:"the manual"`
-	Nodes    []manuals.Node `json:"nodes" jsonschema:"headings (and file nodes) in document order"`
+	ManualID string        `json:"manual_id" jsonschema:"the manual"`
+	Nodes    []manual.Node `json:"nodes" jsonschema:"headings (and file nodes) in document order"`
 }
 
 // ManualReadIn reads sections or a file, within limits.
@@ -120,7 +120,7 @@ type ManualExceptsIn struct {
 	MaxHits  int      `json:"max_hits,omitempty" jsonschema:"most lines to return"`
 }
 
-func manualToolset(lib *manuals.Library, finder *manualsearch.Finder) []Tool {
+func manualToolset(lib *manual.Library, finder *find.Finder) []Tool {
 	mt := &manualTools{lib: lib, finder: finder}
 	return []Tool{
 		newTool(CategoryManual, mcp.Tool{
@@ -177,7 +177,7 @@ func manualToolset(lib *manuals.Library, finder *manualsearch.Finder) []Tool {
 	}
 }
 
-func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manuals.ExceptionResult, error) {
+func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
 	maxHits := in.MaxHits
 	if maxHits == 0 {
 		maxHits = defaultSearchHits
@@ -185,7 +185,7 @@ func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manuals.E
 	return mt.lib.Exceptions(in.ManualID, in.Paths, in.Query, maxHits)
 }
 
-func renderExcepts(r manuals.ExceptionResult) string {
+func renderExcepts(r manual.ExceptionResult) string {
 	if len(r.Hits) == 0 {
 		return fmt.Sprintf("No exception terms in %s (%d files scanned).", r.ManualID, r.FilesScanned)
 	}
@@ -218,7 +218,7 @@ func (mt *manualTools) ls(_ context.Context, in ManualLsIn) (ManualLsOut, error)
 func (mt *manualTools) toc(_ context.Context, in ManualTocIn) (ManualTocOut, error) {
 	nodes, err := mt.lib.Nodes(in.ManualID, in.Path)
 	if nodes == nil {
-		nodes = []manuals.Node{}
+		nodes = []manual.Node{}
 	}
 	return ManualTocOut{ManualID: in.ManualID, Nodes: nodes}, err
 }
@@ -233,7 +233,7 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 		maxSections = defaultMaxSections
 	}
 	if in.TraceID != "" {
-		if err := manualsearch.CheckTraceID(in.TraceID); err != nil {
+		if err := find.CheckTraceID(in.TraceID); err != nil {
 			return out, err
 		}
 	}
@@ -269,7 +269,7 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 			return out, err
 		}
 		text, cut := capChars(string(raw), maxChars)
-		out.Parts = append(out.Parts, ManualPart{NodeID: manuals.FileID, Title: in.Path, LineStart: 1,
+		out.Parts = append(out.Parts, ManualPart{NodeID: manual.FileID, Title: in.Path, LineStart: 1,
 			LineEnd: strings.Count(string(raw), "\n") + 1, Text: text, Truncated: cut})
 		return out, nil
 	default:
@@ -317,7 +317,7 @@ func (mt *manualTools) snippet(ctx context.Context, in ManualReadIn, maxChars in
 	}
 	forms := make([]string, 0, len(terms))
 	for _, t := range terms {
-		if f := textnorm.Normal(t); f != "" {
+		if f := normalize.Normal(t); f != "" {
 			forms = append(forms, f)
 		}
 	}
@@ -329,7 +329,7 @@ func (mt *manualTools) snippet(ctx context.Context, in ManualReadIn, maxChars in
 		if strings.TrimSpace(l) == "" {
 			continue
 		}
-		hit := len(forms) > 0 && slices.ContainsFunc(forms, func(f string) bool { return strings.Contains(textnorm.Normal(l), f) })
+		hit := len(forms) > 0 && slices.ContainsFunc(forms, func(f string) bool { return strings.Contains(normalize.Normal(l), f) })
 		if len(forms) > 0 && !hit {
 			continue
 		}

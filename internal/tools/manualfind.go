@@ -8,8 +8,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/langspec/langspec/internal/manualsearch"
-	"github.com/langspec/langspec/internal/queryplan"
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/manual/find/queryplan"
 )
 
 // ManualFindBudget bounds one manual_find.
@@ -37,10 +37,10 @@ type ManualHitsIn struct {
 
 // findTools serves manual_find and manual_hits over one Finder.
 type findTools struct {
-	finder *manualsearch.Finder
+	finder *find.Finder
 }
 
-func findToolset(f *manualsearch.Finder) []Tool {
+func findToolset(f *find.Finder) []Tool {
 	ft := &findTools{finder: f}
 	intents := []any{}
 	for _, in := range []queryplan.Intent{queryplan.IntentDefinition, queryplan.IntentProcedure, queryplan.IntentExceptions, queryplan.IntentCompare, queryplan.IntentLookup} {
@@ -57,8 +57,8 @@ func findToolset(f *manualsearch.Finder) []Tool {
 			maxLen(s, "only_unscanned_from_trace_id", 64)
 			s.Properties["intent"].Enum = intents
 			b := s.Properties["budget"]
-			intRange(b, "time_ms", 1, manualsearch.MaxTimeMS, manualsearch.DefaultTimeMS)
-			intRange(b, "max_candidates", 1, manualsearch.MaxMaxCandidates, manualsearch.DefaultMaxCandidates)
+			intRange(b, "time_ms", 1, find.MaxTimeMS, find.DefaultTimeMS)
+			intRange(b, "max_candidates", 1, find.MaxMaxCandidates, find.DefaultMaxCandidates)
 		}, ft.find, renderFind),
 		newTool(CategoryManual, mcp.Tool{
 			Name: "manual_hits", Title: "Page through a manual_find trace",
@@ -66,26 +66,26 @@ func findToolset(f *manualsearch.Finder) []Tool {
 			Annotations: readOnly("Page through a manual_find trace"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "trace_id", 64)
-			s.Properties["kind"].Enum = []any{manualsearch.KindCandidates, manualsearch.KindUnscanned}
-			intRange(s, "offset", 0, manualsearch.MaxMaxCandidates*10, 0)
-			intRange(s, "limit", 1, manualsearch.MaxHitsLimit, manualsearch.DefaultHitsLimit)
+			s.Properties["kind"].Enum = []any{find.KindCandidates, find.KindUnscanned}
+			intRange(s, "offset", 0, find.MaxMaxCandidates*10, 0)
+			intRange(s, "limit", 1, find.MaxHitsLimit, find.DefaultHitsLimit)
 		}, ft.hits, renderHits),
 	}
 }
 
-func (ft *findTools) find(ctx context.Context, in ManualFindIn) (manualsearch.Summary, error) {
-	req := manualsearch.Request{ManualID: in.ManualID, Query: in.Query, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID}
+func (ft *findTools) find(ctx context.Context, in ManualFindIn) (find.Summary, error) {
+	req := find.Request{ManualID: in.ManualID, Query: in.Query, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID}
 	if in.Budget != nil {
 		req.TimeMS, req.MaxCandidates = in.Budget.TimeMS, in.Budget.MaxCandidates
 	}
 	return ft.finder.Find(ctx, req)
 }
 
-func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (manualsearch.HitsPage, error) {
-	return ft.finder.Hits(ctx, manualsearch.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
+func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (find.HitsPage, error) {
+	return ft.finder.Hits(ctx, find.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
 }
 
-func renderFind(s manualsearch.Summary) string {
+func renderFind(s find.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trace_id %s: %d candidates in %d files (intent %s, terms %s); stages %s",
 		s.TraceID, s.Candidates, s.Files, s.Intent, strings.Join(s.Terms, " | "), strings.Join(s.StagesRun, ", "))
@@ -102,7 +102,7 @@ func renderFind(s manualsearch.Summary) string {
 	return b.String()
 }
 
-func renderHits(p manualsearch.HitsPage) string {
+func renderHits(p find.HitsPage) string {
 	var b strings.Builder
 	for i, c := range p.Candidates {
 		fmt.Fprintf(&b, "%d. %s/%s#%s (lines %d-%d, score %.2f, %s) %s\n", p.Offset+i+1, c.ManualID, c.Path, c.NodeID,

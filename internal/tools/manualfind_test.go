@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/langspec/langspec/internal/adaptive"
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/manual/find/adaptive"
 )
 
 // TestManualFindFlow walks what a model does: find, page the hits, read a
@@ -20,7 +20,7 @@ func TestManualFindFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stats.Close()
-	finder := &manualsearch.Finder{Index: manualsearch.NewIndex(store, lib, nil), Stats: stats}
+	finder := &find.Finder{Index: find.NewIndex(store, lib, nil), Stats: stats}
 	cs, _ := connectDeps(t, Deps{Store: store, Manuals: lib, Finder: finder})
 
 	res := call(t, cs, "manual_find", map[string]any{"manual_id": "insurance-ja", "query": "免責事項について全部集めて",
@@ -28,7 +28,7 @@ func TestManualFindFlow(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("manual_find: %s", text(res))
 	}
-	var sum manualsearch.Summary
+	var sum find.Summary
 	remarshal(t, res.StructuredContent, &sum)
 	if !strings.HasPrefix(sum.TraceID, "mf_") || sum.Candidates != 2 || sum.CutoffReason != "candidate_cap" || len(sum.NextActions) == 0 {
 		t.Fatalf("summary %+v", sum)
@@ -38,7 +38,7 @@ func TestManualFindFlow(t *testing.T) {
 	}
 
 	res = call(t, cs, "manual_hits", map[string]any{"trace_id": sum.TraceID, "limit": 1})
-	var page manualsearch.HitsPage
+	var page find.HitsPage
 	remarshal(t, res.StructuredContent, &page)
 	if res.IsError || len(page.Candidates) != 1 || page.NextOffset != 1 || page.Total != 2 {
 		t.Fatalf("manual_hits: %s", text(res))
@@ -56,7 +56,7 @@ func TestManualFindFlow(t *testing.T) {
 
 	res = call(t, cs, "manual_hits", map[string]any{"trace_id": sum.TraceID, "kind": "unscanned"})
 	remarshal(t, res.StructuredContent, &page)
-	if res.IsError || page.Total == 0 || !slices.ContainsFunc(page.Unscanned, func(u manualsearch.Unscanned) bool { return u.Reason == "candidate_cap" }) {
+	if res.IsError || page.Total == 0 || !slices.ContainsFunc(page.Unscanned, func(u find.Unscanned) bool { return u.Reason == "candidate_cap" }) {
 		t.Fatalf("unscanned: %s", text(res))
 	}
 	res = call(t, cs, "manual_find", map[string]any{"only_unscanned_from_trace_id": sum.TraceID})

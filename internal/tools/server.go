@@ -9,7 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/search"
 )
 
@@ -31,7 +31,7 @@ func AllTools(d Deps, langs []string) []Tool {
 	}
 	finder := d.Finder
 	if finder == nil && d.Manuals != nil {
-		finder = &manualsearch.Finder{Index: manualsearch.NewIndex(d.Store, d.Manuals, d.Logger), Log: d.Logger}
+		finder = &find.Finder{Index: find.NewIndex(d.Store, d.Manuals, d.Logger), Log: d.Logger}
 	}
 	if d.Manuals != nil {
 		all = append(all, manualToolset(d.Manuals, finder)...)

@@ -10,10 +10,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/ftsquery"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
-	"github.com/langspec/langspec/internal/snippet"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/snippet"
 )
 
 // Argument bounds shared by the spec tools' schemas.

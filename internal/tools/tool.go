@@ -16,10 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/category"
+	"github.com/langspec/langspec/internal/catalog"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/manuals"
-	"github.com/langspec/langspec/internal/manualsearch"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -27,14 +27,14 @@ import (
 // server gets its own Deps, so tests run servers side by side.
 type Deps struct {
 	Store   *db.DB
-	Vault   *vault.Vault     // nil serves no vault tools
-	Manuals *manuals.Library // serves the manual tools, and with Vault the bridge tools
+	Vault   *vault.Vault    // nil serves no vault tools
+	Manuals *manual.Library // serves the manual tools, and with Vault the bridge tools
 	// Finder runs manual_find; nil builds one over Store and Manuals with
 	// no synonym dictionary and fixed thresholds.
-	Finder *manualsearch.Finder
+	Finder *find.Finder
 	// Mask hides built-in tools (as category/tool) from a flat listing; in
 	// categories mode the category layer applies it instead.
-	Mask    category.Mask
+	Mask    catalog.Mask
 	Logger  *slog.Logger
 	Version string // reported as the server version in initialize
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/audit"
 	"github.com/langspec/langspec/internal/vault"
+	"github.com/langspec/langspec/internal/vault/audit"
 )
 
 // CategoryVault holds the tools over the vault folder.

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/textnorm"
+	"github.com/langspec/langspec/internal/text/normalize"
 )
 
 // Find budgets and thresholds, from the design (seed 002 §6.1.1).
@@ -84,8 +84,8 @@ type FindResult struct {
 // files read are checked (verify_coverage). Errors: apperr.InvalidArgument
 // for an empty query or bad glob; the List and ReadFile codes.
 func (v *Vault) Find(req FindRequest) (FindResult, error) {
-	res := FindResult{Query: req.Query, Normalized: textnorm.Normal(req.Query), Candidates: []Candidate{}, Warnings: []string{}}
-	loose := textnorm.Loose(req.Query)
+	res := FindResult{Query: req.Query, Normalized: normalize.Normal(req.Query), Candidates: []Candidate{}, Warnings: []string{}}
+	loose := normalize.Loose(req.Query)
 	if res.Normalized == "" {
 		return res, apperr.New(apperr.InvalidArgument, "give the words to find", "empty query")
 	}
@@ -126,10 +126,10 @@ scan:
 		for i, line := range strings.Split(string(data), "\n") {
 			stage := ""
 			switch {
-			case strings.Contains(textnorm.Normal(line), res.Normalized):
+			case strings.Contains(normalize.Normal(line), res.Normalized):
 				stage = StageNormal
 				res.Stats.NormalizedHits++
-			case loose != "" && strings.Contains(textnorm.Loose(line), loose):
+			case loose != "" && strings.Contains(normalize.Loose(line), loose):
 				stage = StageLoose
 				res.Stats.LooseHits++
 			default:

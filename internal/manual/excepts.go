@@ -1,0 +1,126 @@
+package manual
+
+import (
+	"strings"
+
+	"github.com/langspec/langspec/internal/text/normalize"
+)
+
+// ExceptionTerms returns the exception vocabulary: words that introduce what
+// a rule does not cover. "Collect everything about X" misses these most
+// often, because the exception rarely repeats X's name. Matching is on the
+// normalised text (full/half width, case).
+func ExceptionTerms() []string {
+	return []string{
+		// Japanese
+		"注意", "除外", "除く", "除き", "対象外", "ただし", "但し", "例外", "免責",
+		"支払わない", "支払いません", "適用しない", "適用されません", "該当しない", "含みません", "認められません",
+		// English
+		"except", "unless", "not applicable", "excluded", "exclusion", "does not apply",
+		"do not apply", "not covered", "shall not", "notwithstanding", "warning", "caution",
+	}
+}
+
+// ExceptionHit is one line holding an exception term.
+type ExceptionHit struct {
+	Path   string   `json:"path" jsonschema:"file relative to the manual's folder"`
+	NodeID string   `json:"node_id" jsonschema:"the deepest section holding the line; pass to manual_read or bridge_copy_section"`
+	Title  string   `json:"title" jsonschema:"that section's heading"`
+	Line   int      `json:"line" jsonschema:"line number, from 1"`
+	Terms  []string `json:"terms" jsonschema:"the exception terms found on the line"`
+	Text   string   `json:"text" jsonschema:"the line, cut to 200 characters"`
+}
+
+// ExceptionResult is the answer of Exceptions.
+type ExceptionResult struct {
+	ManualID     string         `json:"manual_id" jsonschema:"the manual scanned"`
+	Hits         []ExceptionHit `json:"hits" jsonschema:"lines with exception terms, in file and line order"`
+	FilesScanned int            `json:"files_scanned" jsonschema:"files read"`
+	Truncated    bool           `json:"truncated" jsonschema:"true when max_hits stopped the scan"`
+}
+
+// Exceptions finds the lines of a manual that hold exception vocabulary, in
+// the given files (all of the manual's files when paths is empty). With a
+// query, only sections whose text also contains the query (normalised) are
+// scanned, so "exceptions about X" stays about X. JSON files are scanned as
+// text, one node. Errors: those of Files and Nodes.
+func (l *Library) Exceptions(manualID string, paths []string, query string, maxHits int) (ExceptionResult, error) {
+	res := ExceptionResult{ManualID: manualID, Hits: []ExceptionHit{}}
+	if len(paths) == 0 {
+		var err error
+		if paths, err = l.Files(manualID); err != nil {
+			return res, err
+		}
+	}
+	vocabulary := ExceptionTerms()
+	terms := make([]string, len(vocabulary))
+	for i, t := range vocabulary {
+		terms[i] = normalize.Normal(t)
+	}
+	q := normalize.Normal(query)
+	for _, p := range paths {
+		raw, err := l.Read(manualID, p)
+		if err != nil {
+			return res, err
+		}
+		nodes, err := l.Nodes(manualID, p)
+		if err != nil {
+			return res, err
+		}
+		res.FilesScanned++
+		lines := strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
+		for i, line := range lines {
+			n, top := containingNodes(nodes, i+1)
+			// The whole top-level section counts: an exception in a
+			// subsection rarely repeats the topic its parent names.
+			if q != "" && !sectionHas(lines, top, q) {
+				continue
+			}
+			norm := normalize.Normal(line)
+			var found []string
+			for j, t := range terms {
+				if strings.Contains(norm, t) {
+					found = append(found, vocabulary[j])
+				}
+			}
+			if len(found) == 0 {
+				continue
+			}
+			if len(res.Hits) == maxHits {
+				res.Truncated = true
+				return res, nil
+			}
+			if r := []rune(line); len(r) > 200 {
+				line = string(r[:200]) + "…"
+			}
+			res.Hits = append(res.Hits, ExceptionHit{Path: p, NodeID: n.NodeID, Title: n.Title, Line: i + 1, Terms: found, Text: line})
+		}
+	}
+	return res, nil
+}
+
+// containingNodes returns the most specific and the outermost node whose
+// lines hold line.
+func containingNodes(nodes []Node, line int) (deepest, outermost Node) {
+	for _, n := range nodes {
+		if n.LineStart > line || line > n.LineEnd {
+			continue
+		}
+		if deepest.NodeID == "" || n.Level >= deepest.Level {
+			deepest = n
+		}
+		if outermost.NodeID == "" || n.Level < outermost.Level {
+			outermost = n
+		}
+	}
+	return deepest, outermost
+}
+
+// sectionHas reports whether node n's lines contain the normalised query.
+func sectionHas(lines []string, n Node, q string) bool {
+	if n.NodeID == "" {
+		return false
+	}
+	end := min(n.LineEnd, len(lines))
+	return strings.Contains(normalize.Normal(strings.Join(lines[n.LineStart-1:end], "\n")), q)
+}

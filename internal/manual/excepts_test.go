@@ -1,0 +1,61 @@
+package manual
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+)
+
+func TestExceptions(t *testing.T) {
+	lib := openFixtures(t)
+	policy := "約款/普通保険約款.md"
+	tests := []struct {
+		name      string
+		id        string
+		paths     []string
+		query     string
+		max       int
+		wantHas   []string // "node_id:term" pairs that must be found
+		wantNot   []string // node ids that must not appear
+		truncated bool
+	}{
+		{"exclusions and provisos", "insurance-ja", []string{policy}, "", 100,
+			[]string{"保険金の支払い/支払いの対象外/免責事項:ただし", "保険金の支払い/支払いの対象外/支払いの対象外となる家財:除く"}, nil, false},
+		{"a topic keeps its subsections' exceptions", "insurance-ja", []string{policy}, "賠償", 100,
+			[]string{"賠償責任特約/支払いの対象外:対象外"}, []string{"保険金の支払い/支払いの対象外/免責事項"}, false},
+		{"full-width query", "insurance-ja", []string{policy}, "ＺＺＺＺ", 100, nil, []string{"保険金の支払い/支払いの対象外/免責事項"}, false},
+		{"English, every file", "ops-en", nil, "", 100, []string{"file:unless", "file:except", "file:excluded"}, nil, false},
+		{"capped", "ops-en", nil, "", 1, nil, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := lib.Exceptions(tt.id, tt.paths, tt.query, tt.max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, ids []string
+			for _, h := range res.Hits {
+				ids = append(ids, h.NodeID)
+				for _, term := range h.Terms {
+					got = append(got, fmt.Sprintf("%s:%s", h.NodeID, term))
+				}
+			}
+			for _, w := range tt.wantHas {
+				if !slices.Contains(got, w) {
+					t.Errorf("missing %s in %v", w, got)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if slices.Contains(ids, w) {
+					t.Errorf("%s should be out of scope", w)
+				}
+			}
+			if res.Truncated != tt.truncated || tt.truncated && len(res.Hits) != tt.max {
+				t.Errorf("truncated %v with %d hits", res.Truncated, len(res.Hits))
+			}
+		})
+	}
+	if _, err := lib.Exceptions("nope", nil, "", 10); err == nil {
+		t.Error("unknown manual: no error")
+	}
+}

@@ -1,0 +1,363 @@
+package find
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/manual/find/adaptive"
+	"github.com/langspec/langspec/internal/text/normalize"
+)
+
+// Evaluation modes.
+const (
+	ModeStaged    = "staged"     // manual_find as served: stages 0–4
+	ModeBM25      = "bm25"       // plain BM25: the words of the query as typed, any of them
+	ModeBM25Terms = "bm25-terms" // stage 0 alone: BM25 over the extracted terms, any of them
+)
+
+// Modes lists the evaluation modes, the staged search first.
+func Modes() []string { return []string{ModeStaged, ModeBM25Terms, ModeBM25} }
+
+// FirstPage is the page size precision is measured on: what a model sees
+// from the first manual_hits call it is likely to make.
+const FirstPage = 10
+
+// maxGoldBytes bounds one gold line and maxGoldCases the file.
+const (
+	maxGoldBytes = 1 << 20
+	maxGoldCases = 10_000
+)
+
+// GoldCase is one line of a gold file: a query and where its answer is.
+// Paths are relative to MANUALS_ROOT/<manual_id>/; "file.md" accepts any
+// section of the file, "file.md#node_id" that section or a subsection.
+type GoldCase struct {
+	CaseID         string   `json:"case_id"`
+	Query          string   `json:"query"`
+	ManualID       string   `json:"manual_id"`
+	ExpectedPaths  []string `json:"expected_paths"`
+	ForbiddenPaths []string `json:"forbidden_paths"`
+	RequiredTerms  []string `json:"required_terms"`
+	Facet          string   `json:"facet"`
+}
+
+// ReadGold parses a gold file (JSON Lines; blank lines are skipped). name
+// is used in errors. Errors: invalid_argument naming the line and field.
+func ReadGold(r io.Reader, name string) ([]GoldCase, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxGoldBytes)
+	var out []GoldCase
+	seen := map[string]int{}
+	hint := `each line is {"case_id", "query", "manual_id", "expected_paths": [...], "forbidden_paths": [...], "required_terms": [...], "facet"}`
+	for line := 1; sc.Scan(); line++ {
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var c GoldCase
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return nil, apperr.Wrap(err, apperr.InvalidArgument, hint, "%s line %d: %v", name, line, err)
+		}
+		var missing []string
+		if c.CaseID == "" {
+			missing = append(missing, "case_id")
+		}
+		if strings.TrimSpace(c.Query) == "" {
+			missing = append(missing, "query")
+		}
+		if c.ManualID == "" {
+			missing = append(missing, "manual_id")
+		}
+		if len(c.ExpectedPaths) == 0 {
+			missing = append(missing, "expected_paths")
+		}
+		if len(missing) > 0 {
+			return nil, apperr.New(apperr.InvalidArgument, hint, "%s line %d: missing %s", name, line, strings.Join(missing, ", "))
+		}
+		if prev, ok := seen[c.CaseID]; ok {
+			return nil, apperr.New(apperr.InvalidArgument, "give every case its own case_id",
+				"%s line %d: case_id %q already used on line %d", name, line, c.CaseID, prev)
+		}
+		seen[c.CaseID] = line
+		if c.Facet == "" {
+			c.Facet = "other"
+		}
+		if len(out) == maxGoldCases {
+			return nil, apperr.New(apperr.InvalidArgument, "split the gold set", "%s has more than %d cases", name, maxGoldCases)
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, apperr.Wrap(err, apperr.InvalidArgument, "keep each gold line under 1 MiB", "read %s: %v", name, err)
+	}
+	if len(out) == 0 {
+		return nil, apperr.New(apperr.InvalidArgument, hint, "%s has no cases", name)
+	}
+	return out, nil
+}
+
+// CaseResult is one case under one mode.
+type CaseResult struct {
+	CaseID        string   `json:"case_id"`
+	Facet         string   `json:"facet"`
+	Recall        float64  `json:"recall"`           // expected entries found among all candidates
+	RecallAt20    float64  `json:"recall_at_20"`     // expected entries found among the first 20 (manual_hits\' default page)
+	Precision     float64  `json:"precision"`        // first-page candidates inside an expected entry
+	ForbiddenHits int      `json:"forbidden_hits"`   // first-page candidates inside a forbidden entry
+	RequiredFound int      `json:"required_found"`   // required terms present in the candidates' text
+	RequiredTotal int      `json:"required_total"`   //
+	Candidates    int      `json:"candidates"`       //
+	Missed        []string `json:"missed,omitempty"` // expected entries no candidate was in
+	EstTokens     int      `json:"est_tokens"`       // manual_find plus the first manual_hits page
+	ElapsedMS     float64  `json:"elapsed_ms"`       // wall time of manual_find
+	Stage4        bool     `json:"stage4"`           // the widening stage ran
+	Error         string   `json:"error,omitempty"`  //
+}
+
+// Totals are a mode's means over cases (sums for forbidden hits).
+type Totals struct {
+	Cases          int     `json:"cases"`
+	Recall         float64 `json:"recall"`
+	RecallAt20     float64 `json:"recall_at_20"`
+	Precision      float64 `json:"precision"`
+	ForbiddenHits  int     `json:"forbidden_hits"`
+	RequiredTerms  float64 `json:"required_terms"` // share of required terms found
+	EstTokens      float64 `json:"est_tokens"`
+	P50MS          float64 `json:"p50_ms"`
+	P95MS          float64 `json:"p95_ms"`
+	PerfectRecall  int     `json:"perfect_recall_cases"`
+	Stage4Fired    int     `json:"stage4_fired"`
+	Errors         int     `json:"errors"`
+	MeanCandidates float64 `json:"mean_candidates"`
+}
+
+// ModeReport is one mode over a gold set.
+type ModeReport struct {
+	Mode    string            `json:"mode"`
+	Totals  Totals            `json:"totals"`
+	ByFacet map[string]Totals `json:"by_facet"`
+	Cases   []CaseResult      `json:"cases"`
+}
+
+// Evaluate runs every case under mode. A case whose search fails is counted
+// with recall 0 and its error, so a broken manual shows in the figures.
+func (f *Finder) Evaluate(ctx context.Context, cases []GoldCase, mode string) (ModeReport, error) {
+	if !slices.Contains(Modes(), mode) {
+		return ModeReport{}, apperr.New(apperr.InvalidArgument, "mode is "+strings.Join(Modes(), ", "), "unknown mode %q", mode)
+	}
+	rep := ModeReport{Mode: mode, ByFacet: map[string]Totals{}}
+	for _, c := range cases {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		rep.Cases = append(rep.Cases, f.evalCase(ctx, c, mode))
+	}
+	rep.Totals = totals(rep.Cases)
+	facets := map[string][]CaseResult{}
+	for _, r := range rep.Cases {
+		facets[r.Facet] = append(facets[r.Facet], r)
+	}
+	for k, rs := range facets {
+		rep.ByFacet[k] = totals(rs)
+	}
+	return rep, nil
+}
+
+func (f *Finder) evalCase(ctx context.Context, c GoldCase, mode string) CaseResult {
+	res := CaseResult{CaseID: c.CaseID, Facet: c.Facet, RequiredTotal: len(c.RequiredTerms)}
+	req := Request{ManualID: c.ManualID, Query: c.Query}
+	if mode != ModeStaged {
+		req.Baseline = mode
+	}
+	t0 := time.Now()
+	sum, err := f.Find(ctx, req)
+	res.ElapsedMS = float64(time.Since(t0).Microseconds()) / 1000
+	if err != nil {
+		res.Error = err.Error()
+		res.Missed = c.ExpectedPaths
+		return res
+	}
+	tr, err := f.loadTrace(ctx, sum.TraceID)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	cands := tr.Candidates
+	res.Candidates = len(cands)
+	res.Stage4 = sum.Retries > 0
+	found := 0
+	for _, e := range c.ExpectedPaths {
+		if slices.ContainsFunc(cands, func(k Candidate) bool { return inEntry(k, e) }) {
+			found++
+		} else {
+			res.Missed = append(res.Missed, e)
+		}
+	}
+	res.Recall = float64(found) / float64(len(c.ExpectedPaths))
+	top := cands[:min(DefaultHitsLimit, len(cands))]
+	foundTop := 0
+	for _, e := range c.ExpectedPaths {
+		if slices.ContainsFunc(top, func(k Candidate) bool { return inEntry(k, e) }) {
+			foundTop++
+		}
+	}
+	res.RecallAt20 = float64(foundTop) / float64(len(c.ExpectedPaths))
+	page := cands[:min(FirstPage, len(cands))]
+	relevant := 0
+	for _, k := range page {
+		if slices.ContainsFunc(c.ExpectedPaths, func(e string) bool { return inEntry(k, e) }) {
+			relevant++
+		}
+		if slices.ContainsFunc(c.ForbiddenPaths, func(e string) bool { return inEntry(k, e) }) {
+			res.ForbiddenHits++
+		}
+	}
+	if len(page) > 0 {
+		res.Precision = float64(relevant) / float64(len(page))
+	}
+	if len(c.RequiredTerms) > 0 {
+		text := f.candidateText(ctx, cands)
+		for _, t := range c.RequiredTerms {
+			if strings.Contains(text, normalize.Normal(t)) {
+				res.RequiredFound++
+			}
+		}
+	}
+	// What a model pays: the manual_find call and the first page of hits.
+	hitsIn, _ := json.Marshal(HitsRequest{TraceID: sum.TraceID, Kind: KindCandidates, Limit: FirstPage})
+	hitsOut, _ := json.Marshal(page)
+	_, _, hitTokens := adaptive.EstTokens(len(hitsIn), len(hitsOut))
+	res.EstTokens = sum.EstTokens + hitTokens
+	return res
+}
+
+// candidateText is the normalised text of the candidates, to check the
+// required terms against.
+func (f *Finder) candidateText(ctx context.Context, cands []Candidate) string {
+	want := map[string]bool{}
+	manualsSeen := map[string]bool{}
+	for _, c := range cands {
+		want[c.ManualID+"\x00"+c.Path+"#"+c.NodeID] = true
+		manualsSeen[c.ManualID] = true
+	}
+	var b strings.Builder
+	for m := range manualsSeen {
+		nodes, _, err := f.Index.Nodes(ctx, m)
+		if err != nil {
+			continue
+		}
+		for _, n := range nodes {
+			if want[m+"\x00"+n.Path+"#"+n.NodeID] {
+				b.WriteString(n.Norm)
+				b.WriteByte('\n')
+			}
+		}
+	}
+	return b.String()
+}
+
+// inEntry reports whether candidate k lies inside a gold entry: the file
+// for "path", the section or a subsection for "path#node_id".
+func inEntry(k Candidate, entry string) bool {
+	p, node, _ := strings.Cut(entry, "#")
+	if k.Path != p {
+		return false
+	}
+	return node == "" || k.NodeID == node || strings.HasPrefix(k.NodeID, node+"/")
+}
+
+func totals(rs []CaseResult) Totals {
+	t := Totals{Cases: len(rs)}
+	if len(rs) == 0 {
+		return t
+	}
+	var req, reqTotal int
+	var ms []float64
+	for _, r := range rs {
+		t.Recall += r.Recall
+		t.RecallAt20 += r.RecallAt20
+		t.Precision += r.Precision
+		t.ForbiddenHits += r.ForbiddenHits
+		t.EstTokens += float64(r.EstTokens)
+		t.MeanCandidates += float64(r.Candidates)
+		req += r.RequiredFound
+		reqTotal += r.RequiredTotal
+		ms = append(ms, r.ElapsedMS)
+		if r.Recall == 1 {
+			t.PerfectRecall++
+		}
+		if r.Stage4 {
+			t.Stage4Fired++
+		}
+		if r.Error != "" {
+			t.Errors++
+		}
+	}
+	n := float64(len(rs))
+	t.Recall = round3(t.Recall / n)
+	t.RecallAt20 = round3(t.RecallAt20 / n)
+	t.Precision = round3(t.Precision / n)
+	t.EstTokens = math.Round(t.EstTokens / n)
+	t.MeanCandidates = math.Round(t.MeanCandidates/n*10) / 10
+	if reqTotal > 0 {
+		t.RequiredTerms = round3(float64(req) / float64(reqTotal))
+	}
+	slices.Sort(ms)
+	t.P50MS = round3(percentile(ms, 0.50))
+	t.P95MS = round3(percentile(ms, 0.95))
+	return t
+}
+
+// percentile is the nearest-rank percentile of sorted xs.
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(len(xs)))) - 1
+	return xs[min(max(i, 0), len(xs)-1)]
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// WriteTable renders reports as a plain-text table: one row per mode, then
+// per facet, then the cases a mode missed something in.
+func WriteTable(w io.Writer, gold string, reports []ModeReport) {
+	fmt.Fprintf(w, "gold: %s\n\n", gold)
+	fmt.Fprintf(w, "%-10s %-11s %5s %7s %9s %9s %9s %9s %6s %7s %7s %6s\n", "mode", "facet", "cases", "recall", "recall@20", "precision", "forbidden", "req_terms", "cands", "tokens", "p50_ms", "stage4")
+	row := func(mode, facet string, t Totals) {
+		fmt.Fprintf(w, "%-10s %-11s %5d %7.3f %9.3f %9.3f %9d %9.3f %6.1f %7.0f %7.2f %6d\n", mode, facet, t.Cases, t.Recall, t.RecallAt20, t.Precision, t.ForbiddenHits, t.RequiredTerms, t.MeanCandidates, t.EstTokens, t.P50MS, t.Stage4Fired)
+	}
+	for _, r := range reports {
+		row(r.Mode, "all", r.Totals)
+		for _, k := range slices.Sorted(maps.Keys(r.ByFacet)) {
+			row(r.Mode, k, r.ByFacet[k])
+		}
+	}
+	for _, r := range reports {
+		var lines []string
+		for _, c := range r.Cases {
+			if c.Recall < 1 || c.Error != "" {
+				s := fmt.Sprintf("  %s  recall %.2f  missed %s", c.CaseID, c.Recall, strings.Join(c.Missed, ", "))
+				if c.Error != "" {
+					s += "  error: " + c.Error
+				}
+				lines = append(lines, s)
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "\n%s: cases with misses\n%s\n", r.Mode, strings.Join(lines, "\n"))
+		}
+	}
+}

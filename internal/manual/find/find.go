@@ -1,0 +1,438 @@
+package find
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/manual/find/adaptive"
+	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+)
+
+// Budgets (seed 002 §6.1).
+const (
+	DefaultTimeMS        = 60_000
+	MaxTimeMS            = 600_000
+	DefaultMaxCandidates = 200
+	MaxMaxCandidates     = 1000
+	// DefaultTraceTTL is how long manual_hits can page a trace.
+	DefaultTraceTTL = 24 * time.Hour
+	// hardNodeLimit bounds the nodes one call examines; beyond it nodes are
+	// reported unscanned (hard_limit) rather than slowing every call.
+	hardNodeLimit = 200_000
+	// maxUnscannedListed bounds the unscanned list kept in a trace.
+	maxUnscannedListed = 5000
+	// snippetRunes is the length of a candidate's snippet line.
+	snippetRunes = 160
+	// fuzzyPerTerm is how many fuzzy (trigram) hits a term that matched
+	// nothing may add.
+	fuzzyPerTerm = 5
+	// minTitleInTerm is the shortest heading (in runes, separators removed)
+	// that counts when a term contains it; shorter ones (概要, FAQ) are in
+	// too many terms by chance.
+	minTitleInTerm = 4
+)
+
+// Stage names, in the order they run. Stage 0–3 always run (unless cut by a
+// budget); 3.5 judges; 4 runs only when the judgement calls for it.
+const (
+	StageExact      = "exact"      // 0: BM25 over the word index
+	StageNormalized = "normalized" // 1: NFKC, width, case, digit forms
+	StageLoose      = "loose"      // 1: the same without separators
+	StageSynonym    = "synonym"    // 2: the synonym dictionary
+	StageException  = "exception"  // 3: exception vocabulary near the candidates
+	StageHeading    = "heading"    // 3: headings naming a term, with their subsections; fuzzy title match
+	StageWiden      = "widen"      // 4: term fragments, parent sections, exceptions everywhere
+)
+
+// Unscanned reasons.
+const (
+	ReasonTimeBudget   = "time_budget"
+	ReasonCandidateCap = "candidate_cap"
+	ReasonStageCap     = "stage_cap"
+	ReasonHardLimit    = "hard_limit"
+)
+
+// Next actions.
+const (
+	ActionInsufficient   = "insufficient_candidates"
+	ActionConflicts      = "resolve_conflicts"
+	ActionFillGaps       = "fill_gaps"
+	ActionReduceFileBias = "reduce_file_bias"
+	ActionCompleted      = "manual_completed"
+)
+
+// Request is one manual_find.
+type Request struct {
+	ManualID      string // "" searches every manual
+	Query         string
+	Intent        string // "" lets the query decide
+	TimeMS        int    // 0: DefaultTimeMS
+	MaxCandidates int    // 0: DefaultMaxCandidates
+	// OnlyUnscannedFromTraceID searches only that trace's unscanned sections.
+	OnlyUnscannedFromTraceID string
+	// Baseline runs a baseline instead of the staged search, for the
+	// evaluation to compare with: ModeBM25 (BM25 over the words of the query
+	// as typed, stop words dropped) or ModeBM25Terms (stage 0 alone: BM25
+	// over the terms the query analysis extracts). Tools never set it.
+	Baseline string
+}
+
+// Candidate is one section the search found.
+type Candidate struct {
+	ManualID    string   `json:"manual_id" jsonschema:"the manual"`
+	Path        string   `json:"path" jsonschema:"file relative to the manual's folder"`
+	NodeID      string   `json:"node_id" jsonschema:"section id; pass to manual_read or bridge_copy_section"`
+	Title       string   `json:"title" jsonschema:"section heading"`
+	LineStart   int      `json:"line_start" jsonschema:"first line of the section"`
+	LineEnd     int      `json:"line_end" jsonschema:"last line, subsections included"`
+	Score       float64  `json:"score" jsonschema:"rank score, higher is better"`
+	Stages      []string `json:"stages" jsonschema:"stages that found it: exact, normalized, loose, synonym, exception, heading, widen"`
+	Matched     []string `json:"matched,omitempty" jsonschema:"query terms it matched, directly or through a variant or synonym"`
+	Exception   bool     `json:"exception,omitempty" jsonschema:"true when it holds exception vocabulary (except, unless, 対象外, ただし…)"`
+	Snippet     string   `json:"snippet,omitempty" jsonschema:"the first matching line, cut to 160 characters"`
+	SnippetLine int      `json:"snippet_line,omitempty" jsonschema:"that line's number"`
+}
+
+// Unscanned is a section (or a whole file, node_id empty) the search did
+// not get to, and why.
+type Unscanned struct {
+	ManualID string `json:"manual_id" jsonschema:"the manual"`
+	Path     string `json:"path" jsonschema:"file relative to the manual's folder"`
+	NodeID   string `json:"node_id,omitempty" jsonschema:"section id; absent when the whole file was not scanned"`
+	Reason   string `json:"reason" jsonschema:"time_budget, candidate_cap, stage_cap or hard_limit"`
+	Stage    string `json:"stage,omitempty" jsonschema:"the stage that could not cover it"`
+}
+
+// NextAction is one suggested next step.
+type NextAction struct {
+	Action    string         `json:"action" jsonschema:"insufficient_candidates, resolve_conflicts, fill_gaps, reduce_file_bias or manual_completed"`
+	Reason    string         `json:"reason" jsonschema:"why, in one sentence"`
+	Tool      string         `json:"tool,omitempty" jsonschema:"the tool to call next"`
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"arguments for that tool"`
+}
+
+// Summary is what manual_find returns: metrics, not text.
+type Summary struct {
+	TraceID       string              `json:"trace_id" jsonschema:"pass to manual_hits to page through the candidates"`
+	Intent        string              `json:"intent" jsonschema:"definition, procedure, exceptions, compare or lookup"`
+	Terms         []string            `json:"terms" jsonschema:"the exact-match terms taken from the query"`
+	Candidates    int                 `json:"candidates" jsonschema:"sections found (after the candidate cap)"`
+	Files         int                 `json:"files" jsonschema:"files holding candidates"`
+	TopFileShare  float64             `json:"top_file_share" jsonschema:"share of candidates in the file holding most, 0 to 1"`
+	ExceptionHits int                 `json:"exception_hits" jsonschema:"candidates holding exception vocabulary"`
+	StagesRun     []string            `json:"stages_run" jsonschema:"stages that ran, in order"`
+	StagesFailed  []string            `json:"stages_failed,omitempty" jsonschema:"stages that failed; the others' results still stand"`
+	Retries       int                 `json:"retries" jsonschema:"widening passes (stage 4) run"`
+	Stage4Reasons []string            `json:"stage4_reasons,omitempty" jsonschema:"why stage 4 widened the search"`
+	Warnings      []string            `json:"warnings" jsonschema:"gaps, conflicts and limits found by the judgement (stage 3.5)"`
+	Unscanned     int                 `json:"unscanned" jsonschema:"sections not searched, listed by manual_hits(kind=unscanned)"`
+	CutoffReason  string              `json:"cutoff_reason,omitempty" jsonschema:"time_budget or candidate_cap; only when the search was cut short"`
+	ElapsedMS     int64               `json:"elapsed_ms" jsonschema:"time spent"`
+	Thresholds    adaptive.Thresholds `json:"thresholds" jsonschema:"the stage 4 thresholds used"`
+	EstTokensIn   int                 `json:"est_tokens_in" jsonschema:"ceil(request characters / 4)"`
+	EstTokensOut  int                 `json:"est_tokens_out" jsonschema:"ceil(response characters / 4)"`
+	EstTokens     int                 `json:"est_tokens" jsonschema:"ceil((request + response characters) / 4)"`
+	NextActions   []NextAction        `json:"next_actions" jsonschema:"what to do next; manual_completed when nothing is left"`
+	Dictionary    *DictionaryStatus   `json:"dictionary,omitempty" jsonschema:"the synonym dictionary used"`
+
+	// Kept for the judgement and the trace, not returned.
+	conflicts     map[string][]string // loose heading -> refs of candidates with it
+	gapTerms      []string            // terms nothing matched
+	unscannedList []Unscanned
+	candidateList []Candidate
+	expansions    map[string][]string // term -> the variants and synonyms searched
+}
+
+// DictionaryStatus says which synonym dictionary a search used.
+type DictionaryStatus struct {
+	Path   string `json:"path" jsonschema:"the dictionary file"`
+	Groups int    `json:"groups" jsonschema:"synonym groups loaded; 0 when the file does not exist"`
+}
+
+// Finder runs manual_find over an Index.
+type Finder struct {
+	Index    *Index
+	Synonyms *SynonymFile     // nil: no synonyms
+	Stats    *adaptive.Stats  // nil: fixed default thresholds, nothing recorded
+	Now      func() time.Time // nil: time.Now
+	TraceTTL time.Duration    // 0: DefaultTraceTTL
+	Log      *slog.Logger
+}
+
+func (f *Finder) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}
+
+func (f *Finder) log() *slog.Logger {
+	if f.Log != nil {
+		return f.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// workNode is a node during one search.
+type workNode struct {
+	db.ManualNode
+	manual string
+	ref    string // manual + "\x00" + path + "#" + node id
+	parent *workNode
+	root   *workNode // top-level ancestor (itself at the top)
+	hasExc bool      // holds exception vocabulary
+	isList bool      // holds a numbered or bulleted procedure
+}
+
+// found is a candidate being built.
+type found struct {
+	n       *workNode
+	stages  map[string]bool
+	terms   map[string]float64 // term -> best stage factor
+	bm25    float64
+	extra   float64
+	matched map[string]string // term -> the text that matched it (variant or synonym), for the snippet
+}
+
+// search is the state of one Find.
+type search struct {
+	f         *Finder
+	req       Request
+	plan      queryplan.Plan
+	nodes     []*workNode
+	found     map[*workNode]*found
+	deadline  time.Time
+	cut       string
+	unscanned []Unscanned
+	sum       *Summary
+	idf       map[string]float64
+	needles   map[string][]needle // term -> its normalised forms
+	excTerms  []string
+}
+
+// needle is one form of a term to look for.
+type needle struct {
+	text   string // normalised
+	loose  string
+	stage  string // normalized (the term and its notation variants) or synonym
+	factor float64
+}
+
+var numberedLine = regexp.MustCompile(`(?m)^\s*(?:\d+[.)．）]|[０-９]+[.．)）]|[①-⑳]|[-*+]\s|\(\d+\)|（[0-9０-９]+）)`)
+
+// Find runs the staged search and stores its trace.
+func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
+	start := f.now()
+	s, err := f.prepare(ctx, req, start)
+	if err != nil {
+		return Summary{}, err
+	}
+	s.run(ctx)
+	if err := ctx.Err(); err != nil {
+		return Summary{}, err
+	}
+	sum := s.finish(start)
+	if err := f.store(ctx, req, s, sum); err != nil {
+		return Summary{}, err
+	}
+	return *sum, nil
+}
+
+func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*search, error) {
+	req.Query = strings.TrimSpace(req.Query)
+	if req.TimeMS == 0 {
+		req.TimeMS = DefaultTimeMS
+	}
+	if req.MaxCandidates == 0 {
+		req.MaxCandidates = DefaultMaxCandidates
+	}
+	if req.TimeMS < 1 || req.TimeMS > MaxTimeMS {
+		return nil, apperr.New(apperr.InvalidArgument, fmt.Sprintf("budget.time_ms is 1 to %d (default %d)", MaxTimeMS, DefaultTimeMS),
+			"budget.time_ms %d is out of range", req.TimeMS)
+	}
+	if req.MaxCandidates < 1 || req.MaxCandidates > MaxMaxCandidates {
+		return nil, apperr.New(apperr.InvalidArgument, fmt.Sprintf("budget.max_candidates is 1 to %d (default %d)", MaxMaxCandidates, DefaultMaxCandidates),
+			"budget.max_candidates %d is out of range", req.MaxCandidates)
+	}
+	var only map[string]bool // refs, or manual+path+"#" for a whole file
+	if req.OnlyUnscannedFromTraceID != "" {
+		tr, err := f.loadTrace(ctx, req.OnlyUnscannedFromTraceID)
+		if err != nil {
+			return nil, err
+		}
+		if req.ManualID != "" && !slices.Contains(tr.ManualIDs, req.ManualID) {
+			return nil, apperr.New(apperr.InvalidArgument, "leave manual_id out or use the trace's own manual",
+				"trace %q searched %s, not %q", req.OnlyUnscannedFromTraceID, strings.Join(tr.ManualIDs, ", "), req.ManualID)
+		}
+		if req.Query == "" {
+			req.Query = tr.Query
+		}
+		only = map[string]bool{}
+		for _, u := range tr.Unscanned {
+			only[u.ManualID+"\x00"+u.Path+"#"+u.NodeID] = true
+		}
+		if req.ManualID == "" && len(tr.ManualIDs) == 1 {
+			req.ManualID = tr.ManualIDs[0]
+		}
+	}
+	if req.Query == "" {
+		return nil, apperr.New(apperr.InvalidArgument, `describe what to collect, such as "exceptions to the change freeze" or "解約の手続き"`, "empty query")
+	}
+	if n := utf8.RuneCountInString(req.Query); n > ftsquery.MaxQueryRunes {
+		return nil, apperr.New(apperr.InvalidArgument, fmt.Sprintf("use at most %d characters", ftsquery.MaxQueryRunes),
+			"query has %d characters", n)
+	}
+	plan := queryplan.Analyze(req.Query)
+	if req.Intent != "" {
+		in, err := queryplan.ParseIntent(req.Intent)
+		if err != nil {
+			return nil, err
+		}
+		plan.Intent = in
+	}
+
+	manualIDs := []string{req.ManualID}
+	if req.ManualID == "" {
+		ids, err := f.Index.Library().Manuals()
+		if err != nil {
+			return nil, err
+		}
+		manualIDs = ids
+	}
+	s := &search{f: f, req: req, plan: plan, found: map[*workNode]*found{},
+		deadline: start.Add(time.Duration(req.TimeMS) * time.Millisecond),
+		sum:      &Summary{Intent: string(plan.Intent), Terms: plan.Terms, Warnings: []string{}}}
+	if f.Stats != nil {
+		s.sum.Thresholds = f.Stats.Thresholds()
+	} else {
+		s.sum.Thresholds = adaptive.Defaults()
+	}
+	for _, id := range manualIDs {
+		nodes, skipped, err := f.Index.Nodes(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		for _, sk := range skipped {
+			s.addUnscanned(Unscanned{ManualID: id, Path: sk.Path, Reason: ReasonHardLimit})
+		}
+		byID := map[string]*workNode{}
+		for i := range nodes {
+			n := &workNode{ManualNode: nodes[i], manual: id}
+			n.ref = id + "\x00" + n.Path + "#" + n.NodeID
+			if only != nil && !only[n.ref] && !only[id+"\x00"+n.Path+"#"] {
+				continue
+			}
+			if len(s.nodes) >= hardNodeLimit {
+				s.addUnscanned(Unscanned{ManualID: id, Path: n.Path, NodeID: n.NodeID, Reason: ReasonHardLimit})
+				continue
+			}
+			byID[n.Path+"#"+n.NodeID] = n
+			s.nodes = append(s.nodes, n)
+		}
+		for _, n := range s.nodes {
+			if n.manual != id {
+				continue
+			}
+			if n.ParentID != "" {
+				n.parent = byID[n.Path+"#"+n.ParentID]
+			}
+		}
+	}
+	for _, n := range s.nodes {
+		r := n
+		for r.parent != nil {
+			r = r.parent
+		}
+		n.root = r
+	}
+	return s, nil
+}
+
+func (s *search) addUnscanned(u Unscanned) {
+	s.sum.Unscanned++
+	if len(s.unscanned) < maxUnscannedListed {
+		s.unscanned = append(s.unscanned, u)
+	}
+}
+
+// expired reports whether the time budget ran out, noting the cut.
+func (s *search) expired() bool {
+	if s.cut == ReasonTimeBudget {
+		return true
+	}
+	if !s.f.now().Before(s.deadline) {
+		s.cut = ReasonTimeBudget
+		return true
+	}
+	return false
+}
+
+// scan calls fn for each node, checking the budget; nodes left when the
+// budget runs out are recorded unscanned for stage.
+func (s *search) scan(stage string, nodes []*workNode, fn func(*workNode)) {
+	for i, n := range nodes {
+		if i%64 == 0 && s.expired() {
+			for _, m := range nodes[i:] {
+				s.addUnscanned(Unscanned{ManualID: m.manual, Path: m.Path, NodeID: m.NodeID, Reason: ReasonTimeBudget, Stage: stage})
+			}
+			return
+		}
+		fn(n)
+	}
+}
+
+func (s *search) add(n *workNode, stage, term string, factor float64, via string) *found {
+	c := s.found[n]
+	if c == nil {
+		c = &found{n: n, stages: map[string]bool{}, terms: map[string]float64{}, matched: map[string]string{}}
+		s.found[n] = c
+	}
+	c.stages[stage] = true
+	if term != "" && factor > c.terms[term] {
+		c.terms[term] = factor
+		if via != "" {
+			c.matched[term] = via
+		}
+	}
+	return c
+}
+
+func (s *search) run(ctx context.Context) {
+	s.stageExact(ctx)
+	if s.req.Baseline != "" {
+		return
+	}
+	s.buildNeedles()
+	s.stageSubstrings(StageNormalized, false)
+	s.stageSubstrings(StageLoose, false)
+	s.stageSubstrings(StageSynonym, true)
+	s.stageHeadings(ctx)
+	s.stageExceptions(false)
+	// Stage 3.5: judge; stage 4 when the judgement finds the net too thin.
+	if reasons := s.stage4Reasons(); len(reasons) > 0 && !s.expired() {
+		s.sum.Stage4Reasons = reasons
+		s.sum.Retries++
+		s.stageWiden()
+	}
+}
+
+func (s *search) ran(stage string) {
+	if !slices.Contains(s.sum.StagesRun, stage) {
+		s.sum.StagesRun = append(s.sum.StagesRun, stage)
+	}
+}
+
+func (s *search) failed(stage string, err error) {
+	s.sum.StagesFailed = append(s.sum.StagesFailed, stage)
+	s.sum.Warnings = append(s.sum.Warnings, fmt.Sprintf("stage %s failed: %v", stage, err))
+	s.f.log().Warn("manual_find stage failed", "stage", stage, "err", err)
+}

@@ -1,0 +1,355 @@
+package find
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/manual/find/adaptive"
+)
+
+// sampleManual is a small manual where each stage has something only it
+// can find for the query "cancellation" (or its Japanese counterpart).
+var sampleManual = map[string]string{
+	"cancel.md": "# Cancellation\n\nHow to ask for a cancellation.\n\n## Documents\n\nBring the signed form.\n",
+	"terms.md":  "# Termination of the contract\n\nThe contract ends on the date agreed.\n",
+	"fees.md":   "# Fees\n\nA CANCEL-LATION fee of 10 USD applies.\n",
+	"changes.md": "# Policy changes\n\n## Window\n\nA cancellation within 14 days is free.\n\n" +
+		"## Limits\n\nThis does not apply to group plans.\n",
+	"unrelated.md":  "# Billing\n\nInvoices are sent monthly.\n",
+	"解約.md":         "# 解約の受付\n\n３０日以内に書面で届け出てください。\n\n# 保険金\n\n保険金の支払いについて。\n\n# 請求書\n\n請求書の書き方。\n",
+	"settings.json": `{"cancellation": {"notice_days": 30}}`,
+}
+
+func writeManual(t testing.TB, dir, id string, files map[string]string) {
+	t.Helper()
+	for rel, text := range files {
+		p := filepath.Join(dir, id, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func sampleFinder(t testing.TB) (*Finder, string) {
+	t.Helper()
+	dir := t.TempDir()
+	writeManual(t, dir, "m", sampleManual)
+	if err := os.WriteFile(filepath.Join(dir, "synonyms.json"), []byte(`{"groups": [["cancellation", "termination"]]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return newFinder(t, dir), dir
+}
+
+// allHits pages through a whole trace.
+func allHits(t testing.TB, f *Finder, traceID, kind string) []Candidate {
+	t.Helper()
+	var out []Candidate
+	for off := 0; ; {
+		p, err := f.Hits(context.Background(), HitsRequest{TraceID: traceID, Kind: kind, Offset: off, Limit: MaxHitsLimit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p.Candidates...)
+		for _, u := range p.Unscanned {
+			out = append(out, Candidate{ManualID: u.ManualID, Path: u.Path, NodeID: u.NodeID, Stages: []string{u.Reason}})
+		}
+		if p.NextOffset == 0 {
+			return out
+		}
+		off = p.NextOffset
+	}
+}
+
+func find(t testing.TB, f *Finder, req Request) (Summary, []Candidate) {
+	t.Helper()
+	sum, err := f.Find(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Find(%+v): %v", req, err)
+	}
+	return sum, allHits(t, f, sum.TraceID, KindCandidates)
+}
+
+func stagesOf(cands []Candidate, path, node string) []string {
+	for _, c := range cands {
+		if c.Path == path && c.NodeID == node {
+			return c.Stages
+		}
+	}
+	return nil
+}
+
+func TestEachStageAddsWhatOnlyItFinds(t *testing.T) {
+	f, _ := sampleFinder(t)
+	_, cands := find(t, f, Request{ManualID: "m", Query: "Collect everything about cancellation"})
+	tests := []struct {
+		path, node, stage string
+	}{
+		{"cancel.md", "cancellation", StageExact},
+		{"settings.json", "file", StageNormalized},
+		{"fees.md", "fees", StageLoose},
+		{"terms.md", "termination-of-the-contract", StageSynonym},
+		{"cancel.md", "cancellation/documents", StageHeading},
+		{"changes.md", "policy-changes/limits", StageException},
+	}
+	for _, tt := range tests {
+		got := stagesOf(cands, tt.path, tt.node)
+		if !slices.Contains(got, tt.stage) {
+			t.Errorf("%s#%s: stages %v, want %s among them", tt.path, tt.node, got, tt.stage)
+		}
+	}
+	if s := stagesOf(cands, "unrelated.md", "billing"); s != nil {
+		t.Errorf("unrelated section found by %v", s)
+	}
+	// The direct hit ranks above what only came along as context.
+	if cands[0].Path != "cancel.md" && cands[0].Path != "changes.md" {
+		t.Errorf("first candidate %s#%s, want a section that says cancellation", cands[0].Path, cands[0].NodeID)
+	}
+}
+
+func TestJapaneseNotationVariants(t *testing.T) {
+	f, _ := sampleFinder(t)
+	// 三十日 (kanji numerals) finds ３０日 (full-width digits).
+	_, cands := find(t, f, Request{ManualID: "m", Query: "三十日以内の届け出"})
+	if s := stagesOf(cands, "解約.md", "解約の受付"); !slices.Contains(s, StageNormalized) {
+		t.Fatalf("解約の受付 stages %v, want normalized; candidates %+v", s, cands)
+	}
+}
+
+func TestStage4WidensAThinResult(t *testing.T) {
+	f, _ := sampleFinder(t)
+	// No section holds the compound; its parts are headings of their own.
+	sum, cands := find(t, f, Request{ManualID: "m", Query: "保険金請求書"})
+	if sum.Retries != 1 || len(sum.Stage4Reasons) == 0 {
+		t.Fatalf("stage 4 did not run: %+v", sum)
+	}
+	for _, node := range []string{"保険金", "請求書"} {
+		if s := stagesOf(cands, "解約.md", node); !slices.Contains(s, StageWiden) {
+			t.Errorf("%s stages %v, want widen", node, s)
+		}
+	}
+}
+
+func TestZeroHitsStillAnswers(t *testing.T) {
+	f, _ := sampleFinder(t)
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "xylophone"})
+	if sum.Candidates != 0 || sum.TraceID == "" {
+		t.Fatalf("summary %+v", sum)
+	}
+	if len(sum.NextActions) == 0 || sum.NextActions[0].Action != ActionInsufficient {
+		t.Fatalf("next actions %+v, want insufficient_candidates first", sum.NextActions)
+	}
+	if !slices.Contains(sum.StagesRun, StageWiden) {
+		t.Errorf("stages run %v, want widen after zero candidates", sum.StagesRun)
+	}
+}
+
+func TestExceptionsIntentFindsExceptionsInTheFile(t *testing.T) {
+	f, _ := sampleFinder(t)
+	sum, cands := find(t, f, Request{ManualID: "m", Query: "exceptions to the policy window"})
+	if sum.Intent != "exceptions" {
+		t.Fatalf("intent %q", sum.Intent)
+	}
+	if !slices.Contains(stagesOf(cands, "changes.md", "policy-changes/limits"), StageException) {
+		t.Errorf("Limits not found as an exception: %+v", cands)
+	}
+	if sum.ExceptionHits == 0 {
+		t.Errorf("exception_hits 0")
+	}
+}
+
+func TestBudgetsCutAndReportUnscanned(t *testing.T) {
+	t.Run("candidate cap", func(t *testing.T) {
+		f, _ := sampleFinder(t)
+		sum, cands := find(t, f, Request{ManualID: "m", Query: "cancellation", MaxCandidates: 2})
+		if sum.CutoffReason != ReasonCandidateCap || len(cands) != 2 || sum.Unscanned == 0 {
+			t.Fatalf("cutoff %q, %d candidates, %d unscanned", sum.CutoffReason, len(cands), sum.Unscanned)
+		}
+		un := allHits(t, f, sum.TraceID, KindUnscanned)
+		if len(un) != sum.Unscanned || un[0].Stages[0] != ReasonCandidateCap {
+			t.Fatalf("unscanned %+v", un)
+		}
+		// Searching only what was left finds it, and nothing of the first page.
+		_, again := find(t, f, Request{OnlyUnscannedFromTraceID: sum.TraceID})
+		if len(again) == 0 {
+			t.Fatal("re-search of the unscanned sections found nothing")
+		}
+		for _, c := range again {
+			if slices.ContainsFunc(cands, func(k Candidate) bool { return k.Path == c.Path && k.NodeID == c.NodeID }) {
+				t.Errorf("re-search returned %s#%s, which the first search already had", c.Path, c.NodeID)
+			}
+		}
+	})
+	t.Run("time budget", func(t *testing.T) {
+		f, _ := sampleFinder(t)
+		clk := &clock{now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC), step: 400 * time.Millisecond}
+		f.Now = clk.Now
+		sum, err := f.Find(context.Background(), Request{ManualID: "m", Query: "cancellation", TimeMS: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.CutoffReason != ReasonTimeBudget || sum.Unscanned == 0 {
+			t.Fatalf("cutoff %q, unscanned %d", sum.CutoffReason, sum.Unscanned)
+		}
+		un := allHits(t, f, sum.TraceID, KindUnscanned)
+		if !slices.ContainsFunc(un, func(c Candidate) bool { return c.Stages[0] == ReasonTimeBudget }) {
+			t.Fatalf("no time_budget entry in %+v", un)
+		}
+		if !slices.ContainsFunc(sum.NextActions, func(a NextAction) bool {
+			return a.Action == ActionFillGaps && a.Arguments["only_unscanned_from_trace_id"] == sum.TraceID
+		}) {
+			t.Errorf("next actions %+v, want fill_gaps re-searching the trace", sum.NextActions)
+		}
+	})
+	t.Run("no cut, no cutoff_reason", func(t *testing.T) {
+		f, _ := sampleFinder(t)
+		sum, _ := find(t, f, Request{ManualID: "m", Query: "cancellation"})
+		if sum.CutoffReason != "" || sum.Unscanned != 0 {
+			t.Fatalf("cutoff %q, unscanned %d", sum.CutoffReason, sum.Unscanned)
+		}
+	})
+}
+
+func TestTraces(t *testing.T) {
+	f, _ := sampleFinder(t)
+	clk := &clock{now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	f.Now = clk.Now
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "cancellation"})
+	clk.advance(DefaultTraceTTL + time.Second)
+	unknown := "mf_" + strings.Repeat("0", 20)
+	tests := []struct {
+		name string
+		req  HitsRequest
+		code apperr.Code
+		msg  string
+	}{
+		{"expired", HitsRequest{TraceID: sum.TraceID}, apperr.NotFound, "expired"},
+		{"unknown", HitsRequest{TraceID: unknown}, apperr.NotFound, "no trace"},
+		{"malformed", HitsRequest{TraceID: "'; DROP TABLE x"}, apperr.InvalidArgument, "not a trace id"},
+		{"bad kind", HitsRequest{TraceID: unknown, Kind: "all"}, apperr.InvalidArgument, "unknown kind"},
+		{"bad limit", HitsRequest{TraceID: unknown, Limit: 101}, apperr.InvalidArgument, "limit 101"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.Hits(context.Background(), tt.req)
+			if apperr.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want %s with %q", err, tt.code, tt.msg)
+			}
+		})
+	}
+	// An expired trace is not silently replaced by a whole-manual search.
+	if _, err := f.Find(context.Background(), Request{OnlyUnscannedFromTraceID: sum.TraceID}); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("re-search of an expired trace: %v, want not_found", err)
+	}
+}
+
+func TestFindRefusesBadRequests(t *testing.T) {
+	f, _ := sampleFinder(t)
+	tests := []struct {
+		name string
+		req  Request
+		code apperr.Code
+		msg  string
+	}{
+		{"empty query", Request{ManualID: "m", Query: "  "}, apperr.InvalidArgument, "empty query"},
+		{"long query", Request{ManualID: "m", Query: strings.Repeat("a ", 600)}, apperr.InvalidArgument, "characters"},
+		{"bad intent", Request{ManualID: "m", Query: "x", Intent: "summary"}, apperr.InvalidArgument, "summary"},
+		{"time budget", Request{ManualID: "m", Query: "x", TimeMS: -1}, apperr.InvalidArgument, "time_ms"},
+		{"candidate cap", Request{ManualID: "m", Query: "x", MaxCandidates: 5000}, apperr.InvalidArgument, "max_candidates"},
+		{"unknown manual", Request{ManualID: "nope", Query: "x"}, apperr.NotFound, "nope"},
+		{"escaping manual", Request{ManualID: "../m", Query: "x"}, apperr.PathOutsideManuals, "../m"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.Find(context.Background(), tt.req)
+			if apperr.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want %s with %q", err, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestBrokenDictionaryIsAPartialSuccess(t *testing.T) {
+	f, dir := sampleFinder(t)
+	if err := os.WriteFile(filepath.Join(dir, "synonyms.json"), []byte(`{"groups": [["cancellation"`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, cands := find(t, f, Request{ManualID: "m", Query: "cancellation"})
+	if !slices.Contains(sum.StagesFailed, StageSynonym) || !slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, "synonyms.json") }) {
+		t.Fatalf("failed %v warnings %v", sum.StagesFailed, sum.Warnings)
+	}
+	if stagesOf(cands, "cancel.md", "cancellation") == nil {
+		t.Fatal("stage 0-1 results lost")
+	}
+	if stagesOf(cands, "terms.md", "termination-of-the-contract") != nil {
+		t.Fatal("synonym found with a broken dictionary")
+	}
+}
+
+func TestStatsHoldNoManualText(t *testing.T) {
+	f, _ := sampleFinder(t)
+	path := filepath.Join(t.TempDir(), ".system", "adaptive_stats.jsonl")
+	stats, err := adaptive.Open(adaptive.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stats.Close()
+	f.Stats = stats
+	sum, cands := find(t, f, Request{ManualID: "m", Query: "cancellation"})
+	f.RecordUse(sum.TraceID, "m", cands[0].Path, cands[0].NodeID)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	if !strings.Contains(text, sum.TraceID) || !strings.Contains(text, `"kind":"use"`) {
+		t.Fatalf("stats file lacks the find or the use:\n%s", text)
+	}
+	for _, s := range []string{"cancel", "Cancellation", "cancel.md", "signed form", "解約"} {
+		if strings.Contains(text, s) {
+			t.Errorf("stats file holds manual text %q", s)
+		}
+	}
+}
+
+// TestConcurrentFinds runs searches in parallel while a manual changes:
+// every search must succeed and see a whole index (run with -race).
+func TestConcurrentFinds(t *testing.T) {
+	f, dir := sampleFinder(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 5 {
+				if i == 0 {
+					text := fmt.Sprintf("# Cancellation %d\n\nA cancellation note.\n", j)
+					if err := os.WriteFile(filepath.Join(dir, "m", "notes.md"), []byte(text), 0o644); err != nil {
+						errs <- err
+						return
+					}
+				}
+				if _, err := f.Find(context.Background(), Request{ManualID: "m", Query: "cancellation"}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,250 @@
+// Package find keeps the manuals folder indexed in the store and runs
+// manual_find, the thorough staged search over it, with its traces, its
+// adaptive thresholds and the gold-set evaluation that measures it.
+package find
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/text/normalize"
+)
+
+// Index keeps the manual tables of the store in step with the manuals
+// folder, incrementally: a refresh lists the files, re-reads only those whose
+// size or modification time changed, and re-indexes only those whose content
+// hash changed. Safe for concurrent use; refreshes run one at a time.
+type Index struct {
+	store *db.DB
+	lib   *manual.Library
+	log   *slog.Logger
+
+	mu    sync.Mutex // serialises refreshes and guards cache
+	cache map[string]*manualSnapshot
+}
+
+// manualSnapshot is the nodes of one manual as of one set of file hashes.
+type manualSnapshot struct {
+	key     string // fingerprint of (path, hash) of every file
+	nodes   []db.ManualNode
+	skipped []SkippedFile
+}
+
+// SkippedFile is a file the index could not take, with why.
+type SkippedFile struct {
+	Path   string `json:"path" jsonschema:"file relative to the manual's folder"`
+	Reason string `json:"reason" jsonschema:"why it is not searchable, such as file_too_large"`
+}
+
+// RefreshReport says what a refresh changed.
+type RefreshReport struct {
+	ManualID  string        `json:"manual_id"`
+	Files     int           `json:"files"`     // files seen
+	Indexed   int           `json:"indexed"`   // new or changed content, (re)indexed
+	Unchanged int           `json:"unchanged"` // same size and time, or same content
+	Removed   int           `json:"removed"`   // gone from disk, dropped from the index
+	Skipped   []SkippedFile `json:"skipped,omitempty"`
+}
+
+// NewIndex returns an Index over lib, stored in store.
+func NewIndex(store *db.DB, lib *manual.Library, log *slog.Logger) *Index {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Index{store: store, lib: lib, log: log, cache: map[string]*manualSnapshot{}}
+}
+
+// Library is the manuals folder the index follows.
+func (x *Index) Library() *manual.Library { return x.lib }
+
+// RefreshAll refreshes every manual and drops manuals whose folder is gone.
+func (x *Index) RefreshAll(ctx context.Context) ([]RefreshReport, error) {
+	ids, err := x.lib.Manuals()
+	if err != nil {
+		return nil, err
+	}
+	var reports []RefreshReport
+	for _, id := range ids {
+		r, err := x.Refresh(ctx, id)
+		if err != nil {
+			return reports, err
+		}
+		reports = append(reports, r)
+	}
+	indexed, err := x.store.IndexedManuals(ctx)
+	if err != nil {
+		return reports, err
+	}
+	for _, id := range indexed {
+		if !slices.Contains(ids, id) {
+			if err := x.store.DeleteManualFiles(ctx, id, nil); err != nil {
+				return reports, err
+			}
+			x.log.Info("manual removed from index", "manual", id)
+		}
+	}
+	return reports, nil
+}
+
+// Refresh brings one manual's index up to date with its folder.
+func (x *Index) Refresh(ctx context.Context, manualID string) (RefreshReport, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, r, err := x.refreshLocked(ctx, manualID)
+	return r, err
+}
+
+// Nodes refreshes a manual and returns its nodes in path and document order,
+// with the files it had to skip. The slice is shared: callers must not
+// change it.
+func (x *Index) Nodes(ctx context.Context, manualID string) ([]db.ManualNode, []SkippedFile, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	key, _, err := x.refreshLocked(ctx, manualID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if snap := x.cache[manualID]; snap != nil && snap.key == key.fingerprint {
+		return snap.nodes, snap.skipped, nil
+	}
+	nodes, err := x.store.ManualNodes(ctx, manualID)
+	if err != nil {
+		return nil, nil, err
+	}
+	x.cache[manualID] = &manualSnapshot{key: key.fingerprint, nodes: nodes, skipped: key.skipped}
+	return nodes, key.skipped, nil
+}
+
+type refreshState struct {
+	fingerprint string
+	skipped     []SkippedFile
+}
+
+func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshState, RefreshReport, error) {
+	rep := RefreshReport{ManualID: manualID}
+	infos, err := x.lib.FileInfos(manualID)
+	if err != nil {
+		if apperr.CodeOf(err) == apperr.NotFound {
+			// The folder is gone: forget it, then report not_found.
+			_ = x.store.DeleteManualFiles(ctx, manualID, nil)
+			delete(x.cache, manualID)
+		}
+		return refreshState{}, rep, err
+	}
+	stored, err := x.store.ManualFiles(ctx, manualID)
+	if err != nil {
+		return refreshState{}, rep, err
+	}
+	rep.Files = len(infos)
+	var st refreshState
+	fp := sha256.New()
+	seen := make(map[string]bool, len(infos))
+	for _, fi := range infos {
+		if err := ctx.Err(); err != nil {
+			return st, rep, err
+		}
+		seen[fi.Path] = true
+		cur := db.ManualFile{ManualID: manualID, Path: fi.Path, Size: fi.Size, MtimeNS: fi.ModTime.UnixNano()}
+		old, ok := stored[fi.Path]
+		if ok && old.Size == cur.Size && old.MtimeNS == cur.MtimeNS {
+			rep.Unchanged++
+			fp.Write([]byte(fi.Path + "\x00" + old.Hash + "\x00"))
+			continue
+		}
+		b, err := x.lib.Read(manualID, fi.Path)
+		if err != nil {
+			code := apperr.CodeOf(err)
+			if code == apperr.NotFound {
+				continue // removed since the listing
+			}
+			st.skipped = append(st.skipped, SkippedFile{Path: fi.Path, Reason: string(code)})
+			x.log.Warn("manual file not indexed", "manual", manualID, "path", fi.Path, "err", err)
+			continue
+		}
+		cur.Hash = db.TextHash(string(b))
+		fp.Write([]byte(fi.Path + "\x00" + cur.Hash + "\x00"))
+		if ok && old.Hash == cur.Hash {
+			rep.Unchanged++
+			if err := x.store.TouchManualFile(ctx, cur); err != nil {
+				return st, rep, err
+			}
+			continue
+		}
+		if err := x.store.PutManualFile(ctx, cur, nodesOf(fi.Path, b)); err != nil {
+			return st, rep, err
+		}
+		rep.Indexed++
+	}
+	var gone []string
+	for p := range stored {
+		if !seen[p] {
+			gone = append(gone, p)
+		}
+	}
+	// A skipped file that is still on disk keeps no stale rows either: what
+	// cannot be read now must not be served from an old copy.
+	for _, s := range st.skipped {
+		if _, ok := stored[s.Path]; ok {
+			gone = append(gone, s.Path)
+		}
+	}
+	if len(gone) > 0 {
+		if err := x.store.DeleteManualFiles(ctx, manualID, gone); err != nil {
+			return st, rep, err
+		}
+		rep.Removed = len(gone)
+	}
+	rep.Skipped = st.skipped
+	st.fingerprint = hex.EncodeToString(fp.Sum(nil))
+	if rep.Indexed > 0 || rep.Removed > 0 {
+		x.log.Info("manual index refreshed", "manual", manualID, "indexed", rep.Indexed, "removed", rep.Removed, "unchanged", rep.Unchanged)
+	}
+	return st, rep, nil
+}
+
+// nodesOf splits a file into stored nodes, each with its own text. A JSON file
+// that does not parse is still indexed, as one node of its text: a typo in a
+// settings file must not hide the file from search.
+func nodesOf(rel string, b []byte) []db.ManualNode {
+	doc, err := manual.ParseDocument(rel, b)
+	if err != nil {
+		text := strings.ReplaceAll(strings.TrimPrefix(string(b), "\ufeff"), "\r\n", "\n")
+		lines := strings.Count(text, "\n")
+		if !strings.HasSuffix(text, "\n") && text != "" {
+			lines++
+		}
+		return []db.ManualNode{storedNode(manual.Node{Kind: manual.KindFile, NodeID: manual.FileID, Path: rel,
+			Title: pathBase(rel), LineStart: 1, LineEnd: lines}, lines, text)}
+	}
+	out := make([]db.ManualNode, 0, len(doc.Nodes))
+	for i, n := range doc.Nodes {
+		ownEnd := n.LineEnd
+		if i+1 < len(doc.Nodes) && doc.Nodes[i+1].LineStart <= n.LineEnd {
+			ownEnd = doc.Nodes[i+1].LineStart - 1
+		}
+		out = append(out, storedNode(n, ownEnd, doc.Lines(n.LineStart, ownEnd)))
+	}
+	return out
+}
+
+func storedNode(n manual.Node, ownEnd int, body string) db.ManualNode {
+	text := n.Title + "\n" + body
+	return db.ManualNode{Path: n.Path, NodeID: n.NodeID, ParentID: n.ParentID, Kind: n.Kind, Level: n.Level,
+		Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd, OwnEnd: ownEnd, Body: body,
+		Norm: normalize.Normal(text), Loose: normalize.Loose(text)}
+}
+
+func pathBase(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[i+1:]
+	}
+	return rel
+}

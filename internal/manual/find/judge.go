@@ -1,0 +1,292 @@
+package find
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/text/normalize"
+)
+
+// score ranks a candidate: each term it matched, weighted by how rare the
+// term is and by how directly it matched, plus BM25's say and the intent.
+func (s *search) score(c *found) float64 {
+	sc := c.bm25 + c.extra
+	for t, factor := range c.terms {
+		idf := s.idf[t]
+		if idf == 0 {
+			idf = 1
+		}
+		sc += factor * idf
+	}
+	if len(c.terms) == 0 {
+		sc += 0.2 // found only as context (an exception nearby, a parent)
+	}
+	switch s.plan.Intent {
+	case queryplan.IntentExceptions:
+		if c.n.hasExc {
+			sc += 1
+		}
+	case queryplan.IntentProcedure:
+		if c.n.isList {
+			sc += 0.5
+		}
+	case queryplan.IntentDefinition:
+		if c.stages[StageHeading] && len(c.terms) > 0 {
+			sc += 0.5
+		}
+	}
+	return math.Round(sc*1000) / 1000
+}
+
+// finish ranks, caps and judges (stage 3.5) and fills the summary.
+func (s *search) finish(start time.Time) *Summary {
+	sum := s.sum
+	cands := make([]*found, 0, len(s.found))
+	for _, c := range s.found {
+		cands = append(cands, c)
+	}
+	scores := make(map[*found]float64, len(cands))
+	for _, c := range cands {
+		scores[c] = s.score(c)
+	}
+	slices.SortFunc(cands, func(a, b *found) int {
+		if d := scores[b] - scores[a]; d != 0 {
+			if d > 0 {
+				return 1
+			}
+			return -1
+		}
+		if a.n.manual != b.n.manual {
+			return strings.Compare(a.n.manual, b.n.manual)
+		}
+		if a.n.Path != b.n.Path {
+			return strings.Compare(a.n.Path, b.n.Path)
+		}
+		return a.n.Ord - b.n.Ord
+	})
+	if len(cands) > s.req.MaxCandidates {
+		for _, c := range cands[s.req.MaxCandidates:] {
+			s.addUnscanned(Unscanned{ManualID: c.n.manual, Path: c.n.Path, NodeID: c.n.NodeID, Reason: ReasonCandidateCap})
+		}
+		cands = cands[:s.req.MaxCandidates]
+		if s.cut == "" {
+			s.cut = ReasonCandidateCap
+		}
+	}
+	sum.CutoffReason = s.cut
+	files := map[string]int{}
+	matchedTerms := map[string]bool{}
+	titles := map[string][]*workNode{}
+	for _, c := range cands {
+		files[c.n.manual+"/"+c.n.Path]++
+		for t := range c.terms {
+			matchedTerms[t] = true
+		}
+		if c.n.hasExc {
+			sum.ExceptionHits++
+		}
+		if len(c.terms) > 0 && c.n.Kind == manual.KindHeading {
+			key := normalize.Loose(c.n.Title)
+			titles[key] = append(titles[key], c.n)
+		}
+		sum.candidateList = append(sum.candidateList, s.candidate(c, scores[c]))
+	}
+	sum.Candidates = len(cands)
+	sum.Files = len(files)
+	top := 0
+	for _, k := range files {
+		top = max(top, k)
+	}
+	if len(cands) > 0 {
+		sum.TopFileShare = math.Round(float64(top)/float64(len(cands))*100) / 100
+	}
+	for _, t := range s.plan.Terms {
+		if !matchedTerms[t] {
+			sum.gapTerms = append(sum.gapTerms, t)
+		}
+	}
+	sum.conflicts = map[string][]string{}
+	for k, nodes := range titles {
+		if refs := conflicting(nodes); refs != nil {
+			sum.conflicts[k] = refs
+		}
+	}
+	sum.unscannedList = s.unscanned
+	sum.ElapsedMS = s.f.now().Sub(start).Milliseconds()
+	sum.Warnings = append(sum.Warnings, s.judge()...)
+	return sum
+}
+
+// conflicting returns two sections with the same heading, in different
+// files, that state different figures (30 days here, 60 there), or nil. The
+// same heading with the same or no figures is a rule restated, not a
+// conflict: a rider repeating "保険金を支払う場合" is expected.
+func conflicting(nodes []*workNode) []string {
+	for i, a := range nodes {
+		na := figures(a.Norm)
+		for _, b := range nodes[i+1:] {
+			if a.manual+a.Path == b.manual+b.Path {
+				continue
+			}
+			if nb := figures(b.Norm); len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb) {
+				return []string{a.manual + "/" + a.Path + "#" + a.NodeID, b.manual + "/" + b.Path + "#" + b.NodeID}
+			}
+		}
+	}
+	return nil
+}
+
+var figure = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
+
+// figures are the numbers a normalised text states, sorted and distinct;
+// kanji numerals are left to the reader.
+func figures(norm string) []string {
+	out := figure.FindAllString(norm, -1)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// judge is stage 3.5's verdict: the next actions, and a warning for each.
+func (s *search) judge() []string {
+	sum := s.sum
+	th := sum.Thresholds
+	var warn []string
+	act := func(a NextAction) {
+		sum.NextActions = append(sum.NextActions, a)
+		warn = append(warn, a.Reason)
+	}
+	if sum.Candidates < th.CandidateLow {
+		act(NextAction{Action: ActionInsufficient, Tool: "manual_toc",
+			Reason: fmt.Sprintf("only %d candidates (fewer than %d) even after widening; browse the table of contents or rephrase", sum.Candidates, th.CandidateLow)})
+	}
+	if len(sum.conflicts) > 0 {
+		keys := slices.Sorted(maps.Keys(sum.conflicts))
+		act(NextAction{Action: ActionConflicts, Tool: "manual_read",
+			Reason: fmt.Sprintf("%d headings appear in more than one file with different figures (e.g. %s); read both and check which applies", len(keys), strings.Join(sum.conflicts[keys[0]], " and "))})
+	}
+	var gaps []string
+	if len(sum.gapTerms) > 0 {
+		gaps = append(gaps, fmt.Sprintf("no section matched %s", quoteAll(sum.gapTerms)))
+	}
+	if s.plan.Intent == queryplan.IntentExceptions && sum.ExceptionHits == 0 {
+		gaps = append(gaps, "no exception wording found near the candidates")
+	}
+	if sum.Unscanned > 0 {
+		gaps = append(gaps, fmt.Sprintf("%d sections were not searched", sum.Unscanned))
+	}
+	if len(gaps) > 0 {
+		a := NextAction{Action: ActionFillGaps, Reason: strings.Join(gaps, "; "), Tool: "manual_excepts"}
+		if sum.Unscanned > 0 {
+			a.Tool = "manual_find"
+			a.Arguments = map[string]any{"only_unscanned_from_trace_id": ""}
+		}
+		act(a)
+	}
+	if sum.Candidates >= 5 && sum.TopFileShare >= th.FileBias && len(s.manualFiles()) > 1 {
+		act(NextAction{Action: ActionReduceFileBias, Tool: "manual_ls",
+			Reason: fmt.Sprintf("%.0f%% of candidates sit in one file; check the other files of the manual", sum.TopFileShare*100)})
+	}
+	if len(sum.NextActions) == 0 {
+		sum.NextActions = append(sum.NextActions, NextAction{Action: ActionCompleted, Tool: "manual_hits",
+			Reason: fmt.Sprintf("%d candidates in %d files; page them with manual_hits and read with manual_read", sum.Candidates, sum.Files)})
+	}
+	return warn
+}
+
+func (s *search) manualFiles() map[string]bool {
+	out := map[string]bool{}
+	for _, n := range s.nodes {
+		out[n.manual+"/"+n.Path] = true
+	}
+	return out
+}
+
+func quoteAll(ts []string) string {
+	q := make([]string, len(ts))
+	for i, t := range ts {
+		q[i] = fmt.Sprintf("%q", t)
+	}
+	return strings.Join(q, ", ")
+}
+
+// candidate renders a found node with its snippet: the first line of its
+// own text holding a matched form, else its first line of text.
+func (s *search) candidate(c *found, score float64) Candidate {
+	n := c.n
+	out := Candidate{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
+		LineStart: n.LineStart, LineEnd: n.LineEnd, Score: score, Exception: n.hasExc}
+	for st := range c.stages {
+		out.Stages = append(out.Stages, st)
+	}
+	slices.SortFunc(out.Stages, func(a, b string) int { return stageOrder(a) - stageOrder(b) })
+	for _, t := range s.plan.Terms {
+		if _, ok := c.terms[t]; ok {
+			out.Matched = append(out.Matched, t)
+		}
+	}
+	// Every form of its terms: the synonym or variant that matched it, the
+	// term, and the term's other forms.
+	var forms []string
+	for _, t := range out.Matched {
+		if via := c.matched[t]; via != "" {
+			forms = append(forms, via)
+		}
+	}
+	for _, t := range out.Matched {
+		forms = append(forms, normalize.Normal(t))
+		for _, nd := range s.needles[t] {
+			forms = append(forms, nd.text)
+		}
+	}
+	if c.n.hasExc && len(forms) == 0 {
+		forms = s.excTerms
+	}
+	looseForms := make([]string, 0, len(forms))
+	for _, f := range forms {
+		if lf := normalize.Loose(f); utf8.RuneCountInString(lf) >= 2 {
+			looseForms = append(looseForms, lf)
+		}
+	}
+	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
+	first := -1
+	for i, l := range lines {
+		if i == 0 && n.Kind == manual.KindHeading {
+			continue // the heading line itself
+		}
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if len(forms) > 0 && (containsAny(normalize.Normal(l), forms) || containsAny(normalize.Loose(l), looseForms)) {
+			first = i
+			break
+		}
+	}
+	if first >= 0 {
+		out.Snippet = cutRunes(strings.TrimSpace(lines[first]), snippetRunes)
+		out.SnippetLine = n.LineStart + first
+	}
+	return out
+}
+
+func stageOrder(st string) int {
+	return slices.Index([]string{StageExact, StageNormalized, StageLoose, StageSynonym, StageHeading, StageException, StageWiden}, st)
+}
+
+func cutRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,412 @@
+package find
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/normalize"
+)
+
+// stageExact is stage 0: the terms as phrases against the word index, BM25.
+func (s *search) stageExact(ctx context.Context) {
+	if s.expired() {
+		return
+	}
+	s.ran(StageExact)
+	expr := ftsquery.AnyPhrase(s.plan.Terms)
+	if s.req.Baseline == ModeBM25 {
+		q, err := ftsquery.Parse(s.req.Query)
+		if err != nil {
+			s.failed(StageExact, err)
+			return
+		}
+		// BM25 proper scores a bag of words: any of them may match.
+		if expr = q.AnyTerm(); expr.IsZero() {
+			expr = q.AllTerms() // one word
+		}
+	}
+	if expr.IsZero() {
+		return
+	}
+	byRow := make(map[int64]*workNode, len(s.nodes))
+	manualsSeen := map[string]bool{}
+	for _, n := range s.nodes {
+		byRow[n.RowID] = n
+		manualsSeen[n.manual] = true
+	}
+	for manual := range manualsSeen {
+		hits, err := s.f.Index.store.MatchManualWords(ctx, manual, expr, hardNodeLimit)
+		if err != nil {
+			s.failed(StageExact, err)
+			return
+		}
+		best := 0.0
+		for _, h := range hits {
+			best = max(best, h.Score)
+		}
+		for _, h := range hits {
+			n := byRow[h.RowID]
+			if n == nil {
+				continue // outside an only_unscanned scope
+			}
+			c := s.add(n, StageExact, "", 0, "")
+			if best > 0 {
+				c.bm25 = max(c.bm25, h.Score/best)
+			}
+			for _, t := range s.plan.Terms {
+				if strings.Contains(n.Norm, normalize.Normal(t)) {
+					s.add(n, StageExact, t, 1, t)
+				}
+			}
+		}
+	}
+}
+
+// buildNeedles gathers each term's notation variants and synonyms, and the
+// terms' weights: a term few sections hold says more than one most hold.
+func (s *search) buildNeedles() {
+	s.needles = map[string][]needle{}
+	s.sum.expansions = map[string][]string{}
+	dict, status, err := s.f.Synonyms.Load()
+	if err != nil {
+		s.failed(StageSynonym, err)
+	}
+	s.sum.Dictionary = status
+	for _, t := range s.plan.Terms {
+		forms := []needle{{text: normalize.Normal(t), loose: normalize.Loose(t), stage: StageNormalized, factor: 1}}
+		for _, v := range queryplan.Variants(t) {
+			forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageNormalized, factor: 1})
+			s.sum.expansions[t] = append(s.sum.expansions[t], v)
+		}
+		for _, syn := range dict.Expand(t) {
+			forms = append(forms, needle{text: normalize.Normal(syn), loose: normalize.Loose(syn), stage: StageSynonym, factor: 0.8})
+			for _, v := range queryplan.Variants(syn) {
+				forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageSynonym, factor: 0.8})
+			}
+			s.sum.expansions[t] = append(s.sum.expansions[t], syn)
+		}
+		s.needles[t] = forms
+	}
+	s.idf = map[string]float64{}
+	total := float64(len(s.nodes))
+	for _, t := range s.plan.Terms {
+		df := 0
+		for _, n := range s.nodes {
+			for _, nd := range s.needles[t] {
+				if nd.text != "" && strings.Contains(n.Norm, nd.text) {
+					df++
+					break
+				}
+			}
+		}
+		s.idf[t] = math.Log(1 + total/float64(1+df))
+	}
+	excs := manual.ExceptionTerms()
+	s.excTerms = make([]string, len(excs))
+	for i, e := range excs {
+		s.excTerms[i] = normalize.Normal(e)
+	}
+	for _, n := range s.nodes {
+		n.hasExc = containsAny(n.Norm, s.excTerms)
+		n.isList = numberedLine.MatchString(n.Body)
+	}
+}
+
+func containsAny(s string, needles []string) bool {
+	for _, nd := range needles {
+		if strings.Contains(s, nd) {
+			return true
+		}
+	}
+	return false
+}
+
+// stageSubstrings is stage 1 (normalized: the terms and their notation
+// variants in the normalised text; loose: the same with separators removed)
+// and stage 2 (synonym: the dictionary's expansions, both ways).
+func (s *search) stageSubstrings(stage string, synonyms bool) {
+	if s.expired() {
+		return
+	}
+	s.ran(stage)
+	loose := stage == StageLoose
+	s.scan(stage, s.nodes, func(n *workNode) {
+		for _, t := range s.plan.Terms {
+			for _, nd := range s.needles[t] {
+				if (nd.stage == StageSynonym) != synonyms {
+					continue
+				}
+				text, hay, factor := nd.text, n.Norm, nd.factor
+				if loose || synonyms && utf8.RuneCountInString(nd.loose) >= 2 {
+					text, hay = nd.loose, n.Loose
+				}
+				if loose {
+					factor *= 0.9
+				}
+				if utf8.RuneCountInString(text) < 2 && !isWordRune(text) {
+					continue
+				}
+				if strings.Contains(hay, text) {
+					s.add(n, stage, t, factor, nd.text)
+					break
+				}
+			}
+		}
+	})
+}
+
+// isWordRune allows a one-character needle only when it is a kanji, which
+// can be a word on its own (火, 水).
+func isWordRune(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return n == len(s) && r >= 0x4E00 && r <= 0x9FFF
+}
+
+// stageHeadings is stage 3's table-of-contents completion: a section whose
+// heading names a term brings its subsections, which rarely repeat the
+// term; a term nothing matched is looked up fuzzily (shared trigrams) so a
+// typo or an unfamiliar spelling never ends the search at zero.
+func (s *search) stageHeadings(ctx context.Context) {
+	if s.expired() {
+		return
+	}
+	s.ran(StageHeading)
+	children := map[*workNode][]*workNode{}
+	for _, n := range s.nodes {
+		if n.parent != nil {
+			children[n.parent] = append(children[n.parent], n)
+		}
+	}
+	var heads []*workNode
+	for _, n := range s.nodes {
+		title, looseTitle := normalize.Normal(n.Title), normalize.Loose(n.Title)
+		for _, t := range s.plan.Terms {
+			for _, nd := range s.needles[t] {
+				if nd.text != "" && strings.Contains(title, nd.text) {
+					s.add(n, StageHeading, t, nd.factor, nd.text).extra += 0.5 * s.idf[t]
+					heads = append(heads, n)
+					break
+				}
+				// A heading that is part of the term names the thing itself:
+				// the glossary's 地震火災費用 for 地震火災費用特約.
+				if n.Kind == manual.KindHeading && utf8.RuneCountInString(looseTitle) >= minTitleInTerm && strings.Contains(nd.loose, looseTitle) {
+					s.add(n, StageHeading, t, 0.6*nd.factor, "")
+					heads = append(heads, n)
+					break
+				}
+			}
+		}
+	}
+	limit := s.req.MaxCandidates / 2
+	added := 0
+	var walk func(n *workNode, term string, depth int)
+	walk = func(n *workNode, term string, depth int) {
+		for _, c := range children[n] {
+			if s.found[c] == nil {
+				if added >= limit {
+					s.addUnscanned(Unscanned{ManualID: c.manual, Path: c.Path, NodeID: c.NodeID, Reason: ReasonStageCap, Stage: StageHeading})
+					continue
+				}
+				added++
+			}
+			s.add(c, StageHeading, term, 0.6/float64(depth), "")
+			walk(c, term, depth+1)
+		}
+	}
+	for _, h := range heads {
+		for t := range s.found[h].terms {
+			walk(h, t, 1)
+		}
+	}
+	// Fuzzy lookup for the terms still without a match.
+	matched := map[string]bool{}
+	for _, c := range s.found {
+		for t := range c.terms {
+			matched[t] = true
+		}
+	}
+	byRow := make(map[int64]*workNode, len(s.nodes))
+	for _, n := range s.nodes {
+		byRow[n.RowID] = n
+	}
+	for _, t := range s.plan.Terms {
+		if matched[t] || utf8.RuneCountInString(normalize.Normal(t)) < 4 {
+			continue
+		}
+		for _, manual := range s.manualIDs() {
+			hits, err := s.f.Index.store.MatchManualTrigrams(ctx, manual, ftsquery.AnyTrigram(normalize.Normal(t)), fuzzyPerTerm)
+			if err != nil {
+				s.failed(StageHeading, err)
+				return
+			}
+			for _, h := range hits {
+				if n := byRow[h.RowID]; n != nil && trigramOverlap(normalize.Normal(t), n.Norm) >= 0.5 {
+					s.add(n, StageHeading, t, 0.4, "")
+				}
+			}
+		}
+	}
+}
+
+func (s *search) manualIDs() []string {
+	var out []string
+	for _, n := range s.nodes {
+		if !slices.Contains(out, n.manual) {
+			out = append(out, n.manual)
+		}
+	}
+	return out
+}
+
+// trigramOverlap is the share of term's trigrams found in text.
+func trigramOverlap(term, text string) float64 {
+	grams := ftsquery.Trigrams(term)
+	if len(grams) == 0 {
+		return 0
+	}
+	hit := 0
+	for _, g := range grams {
+		if strings.Contains(text, g) {
+			hit++
+		}
+	}
+	return float64(hit) / float64(len(grams))
+}
+
+// stageExceptions is stage 3's exception-vocabulary scan: sections with
+// "except", "unless", 対象外, ただし… in the same top-level section as a
+// candidate (or, when everywhere is set or the intent is exceptions, in the
+// same file). An exception rarely repeats the name of what it limits.
+func (s *search) stageExceptions(everywhere bool) {
+	if s.expired() {
+		return
+	}
+	stage := StageException
+	if everywhere {
+		stage = StageWiden
+	}
+	s.ran(stage)
+	roots, files := map[*workNode]bool{}, map[string]bool{}
+	for n, c := range s.found {
+		if len(c.terms) == 0 {
+			continue
+		}
+		roots[n.root] = true
+		files[n.manual+"\x00"+n.Path] = true
+	}
+	wide := everywhere || s.plan.Intent == queryplan.IntentExceptions
+	limit := s.req.MaxCandidates / 2
+	added := 0
+	s.scan(stage, s.nodes, func(n *workNode) {
+		if !n.hasExc {
+			return
+		}
+		if !roots[n.root] && !(wide && files[n.manual+"\x00"+n.Path]) {
+			return
+		}
+		if s.found[n] == nil {
+			if added >= limit {
+				s.addUnscanned(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: stage})
+				return
+			}
+			added++
+		}
+		s.add(n, stage, "", 0, "")
+	})
+}
+
+// stage4Reasons is the oversight check of stage 3.5 (seed 002 §6.1): too
+// few candidates, candidates piled in one file, or an exceptions question
+// with no exception found.
+func (s *search) stage4Reasons() []string {
+	th := s.sum.Thresholds
+	n := len(s.found)
+	var out []string
+	switch {
+	case n == 0:
+		out = append(out, "no candidates")
+	case n < th.CandidateLow:
+		out = append(out, fmt.Sprintf("%d candidates, fewer than %d", n, th.CandidateLow))
+	}
+	if share, file := s.topFile(); n >= 5 && share >= th.FileBias {
+		out = append(out, fmt.Sprintf("%.0f%% of candidates in %s", share*100, file))
+	}
+	if s.plan.Intent == queryplan.IntentExceptions && s.exceptionHits() == 0 {
+		out = append(out, "exceptions asked for, none found")
+	}
+	return out
+}
+
+func (s *search) topFile() (float64, string) {
+	per := map[string]int{}
+	for n := range s.found {
+		per[n.manual+"/"+n.Path]++
+	}
+	best, file := 0, ""
+	for f, c := range per {
+		if c > best || c == best && f < file {
+			best, file = c, f
+		}
+	}
+	if len(s.found) == 0 {
+		return 0, ""
+	}
+	return float64(best) / float64(len(s.found)), file
+}
+
+func (s *search) exceptionHits() int {
+	k := 0
+	for n := range s.found {
+		if n.hasExc {
+			k++
+		}
+	}
+	return k
+}
+
+// stageWiden is stage 4: fragments of the terms (words of a phrase, parts
+// of a Japanese compound), the parents of what was found, and exception
+// vocabulary across every file with a candidate.
+func (s *search) stageWiden() {
+	s.ran(StageWiden)
+	type frag struct{ term, text, loose string }
+	var frags []frag
+	for _, t := range s.plan.Terms {
+		for _, fr := range queryplan.Fragments(t) {
+			frags = append(frags, frag{t, normalize.Normal(fr), normalize.Loose(fr)})
+		}
+	}
+	limit := max(s.req.MaxCandidates/4, 10)
+	added := 0
+	addCapped := func(n *workNode, term string, factor float64) {
+		if s.found[n] == nil {
+			if added >= limit {
+				s.addUnscanned(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: StageWiden})
+				return
+			}
+			added++
+		}
+		s.add(n, StageWiden, term, factor, "")
+	}
+	s.scan(StageWiden, s.nodes, func(n *workNode) {
+		for _, fr := range frags {
+			if fr.text != "" && (strings.Contains(n.Norm, fr.text) || fr.loose != "" && strings.Contains(n.Loose, fr.loose)) {
+				addCapped(n, fr.term, 0.3)
+				return
+			}
+		}
+	})
+	for n, c := range s.found {
+		if n.parent != nil && len(c.terms) > 0 && s.found[n.parent] == nil {
+			addCapped(n.parent, "", 0)
+		}
+	}
+	s.stageExceptions(true)
+}

@@ -1,0 +1,509 @@
+// Package manual reads the user's manuals folder (MANUALS_ROOT): one
+// subfolder per manual, holding Markdown and JSON files at any depth. It
+// splits each file into nodes (Markdown sections, whole JSON files) that a
+// bridge can copy into the vault and a search index can store, both keyed by
+// the same (manual id, path, node id) and line ranges.
+//
+// The folder is read-only to langspec. Every access goes through one os.Root,
+// which refuses any path that resolves outside it; on top of that the library
+// never follows a symbolic link, inside or out: a path with a symlink at any
+// component is refused with path_outside_manuals, and listings skip symlinks.
+// A link swapped in between the check and the open can at worst redirect a
+// read to another file inside the folder, because os.Root still confines it.
+package manual
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/apperr"
+)
+
+const (
+	// DefaultMaxReadBytes caps one manual file. Manuals are prose and
+	// settings; a larger file is more likely a data dump than a manual.
+	DefaultMaxReadBytes = 8 << 20
+	// maxPathBytes bounds a user path before any work proportional to it.
+	maxPathBytes = 1024
+)
+
+// hintPath is the hint for every path that is not a plain relative path.
+const hintPath = `use a path relative to the manual's folder with "/" between names, such as runbooks/db/failover.md; no leading "/", drive letter, ".." or symbolic link`
+
+// Library is a MANUALS_ROOT folder. Safe for concurrent use.
+type Library struct {
+	dir     string
+	maxRead int64
+
+	mu     sync.Mutex // guards root, closed
+	root   *os.Root
+	closed bool
+}
+
+// Open returns a Library for dir. A dir that does not exist yet is an empty
+// library, so langspec can start before the user has made the folder; it is
+// opened on first use after it appears. A dir that exists and is not a folder
+// is invalid_argument.
+func Open(dir string) (*Library, error) {
+	if dir == "" {
+		return nil, apperr.New(apperr.InvalidArgument, "set MANUALS_ROOT", "no manuals folder given")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.InvalidArgument, "", "manuals folder %q: %v", dir, err)
+	}
+	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
+		return nil, apperr.New(apperr.InvalidArgument, "point MANUALS_ROOT at a folder", "manuals root %q is not a folder", abs)
+	}
+	return &Library{dir: abs, maxRead: DefaultMaxReadBytes}, nil
+}
+
+// Dir returns the absolute manuals folder.
+func (l *Library) Dir() string { return l.dir }
+
+// Close releases the folder handle. Calls after Close fail with unavailable.
+func (l *Library) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	if l.root == nil {
+		return nil
+	}
+	err := l.root.Close()
+	l.root = nil
+	return err
+}
+
+// openRoot returns the folder's os.Root, or nil, nil while the folder does
+// not exist (an empty library).
+func (l *Library) openRoot() (*os.Root, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil, apperr.New(apperr.Unavailable, "langspec is shutting down; retry once it has restarted", "the manuals library is closed")
+	}
+	if l.root == nil {
+		r, err := os.OpenRoot(l.dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Unavailable, "check MANUALS_ROOT and its permissions", "open manuals folder: %v", err)
+		}
+		l.root = r
+	}
+	return l.root, nil
+}
+
+// Manuals returns the manual ids, the names of the first-level folders,
+// sorted. Symbolic links, files, hidden folders (".git") and names
+// checkManualID would refuse are left out: nothing could be read through them.
+func (l *Library) Manuals() ([]string, error) {
+	root, err := l.openRoot()
+	if err != nil || root == nil {
+		return nil, err
+	}
+	f, err := root.Open(".")
+	if err != nil {
+		return nil, fsError(err, ".", "list manuals")
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, fsError(err, ".", "list manuals")
+	}
+	var ids []string
+	for _, e := range ents {
+		// DirEntry types come from the directory itself (Lstat semantics), so
+		// a symlink to a folder is a symlink here, not a folder.
+		if e.IsDir() && checkManualID(e.Name()) == nil {
+			ids = append(ids, e.Name())
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+// Files returns the .md and .json files of a manual at any depth, as
+// "/"-separated paths relative to the manual folder, sorted. Only regular
+// files are listed; symbolic links (to files or folders) and hidden names are
+// skipped. Errors: invalid_argument (bad id), path_outside_manuals (the manual
+// folder is a symlink), not_found (no such manual).
+func (l *Library) Files(manualID string) ([]string, error) {
+	infos, err := l.FileInfos(manualID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(infos))
+	for i, fi := range infos {
+		out[i] = fi.Path
+	}
+	return out, nil
+}
+
+// FileInfo is a manual file's path with the size and modification time an
+// index compares to tell whether the file changed.
+type FileInfo struct {
+	Path    string // relative to the manual's folder
+	Size    int64
+	ModTime time.Time
+}
+
+// FileInfos is Files with each file's size and modification time, read from
+// the same walk. A file that vanishes during the walk is left out.
+func (l *Library) FileInfos(manualID string) ([]FileInfo, error) {
+	root, err := l.manualRoot(manualID)
+	if err != nil {
+		return nil, err
+	}
+	var out []FileInfo
+	err = fs.WalkDir(root.FS(), manualID, func(name string, d fs.DirEntry, err error) error {
+		if name == manualID {
+			return err // the manual folder itself must be readable
+		}
+		if err != nil {
+			return skip(d) // an unreadable subfolder is left out, not fatal
+		}
+		if strings.HasPrefix(d.Name(), ".") {
+			return skip(d)
+		}
+		// d.Type comes from the directory listing: a symlink is never a
+		// folder here, so the walk cannot follow one.
+		if d.Type().IsRegular() && allowedExt(name) {
+			fi, err := d.Info()
+			if err != nil {
+				return nil // removed since the listing
+			}
+			out = append(out, FileInfo{Path: strings.TrimPrefix(name, manualID+"/"), Size: fi.Size(), ModTime: fi.ModTime()})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fsError(err, manualID, "list")
+	}
+	slices.SortFunc(out, func(a, b FileInfo) int { return strings.Compare(a.Path, b.Path) })
+	return out, nil
+}
+
+func skip(d fs.DirEntry) error {
+	if d != nil && d.IsDir() {
+		return fs.SkipDir
+	}
+	return nil
+}
+
+// Read returns a manual file's bytes as stored. Errors: invalid_argument (bad
+// id or path, not .md or .json, not a regular file), path_outside_manuals,
+// not_found, file_too_large.
+func (l *Library) Read(manualID, rel string) ([]byte, error) {
+	b, _, err := l.read(manualID, rel)
+	return b, err
+}
+
+// read is Read, also returning the canonical relative path.
+func (l *Library) read(manualID, rel string) ([]byte, string, error) {
+	root, err := l.manualRoot(manualID)
+	if err != nil {
+		return nil, "", err
+	}
+	canon, err := cleanRel(rel)
+	if err != nil {
+		return nil, "", err
+	}
+	full := manualID + "/" + canon
+	fi, err := inspect(root, manualID, rel, full)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkFile(manualID, rel, fi); err != nil {
+		return nil, "", err
+	}
+	f, err := root.Open(full)
+	if err != nil {
+		return nil, "", fsError(err, rel, "read")
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, "", fsError(err, rel, "read")
+	}
+	if err := checkFile(manualID, rel, fi); err != nil {
+		return nil, "", err
+	}
+	// The size may change after Stat; the limited read is what enforces it.
+	if fi.Size() > l.maxRead {
+		return nil, "", l.tooLarge(rel, fi.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, l.maxRead+1))
+	if err != nil {
+		return nil, "", fsError(err, rel, "read")
+	}
+	if int64(len(b)) > l.maxRead {
+		return nil, "", l.tooLarge(rel, int64(len(b)))
+	}
+	return b, canon, nil
+}
+
+func (l *Library) tooLarge(rel string, size int64) error {
+	return apperr.New(apperr.FileTooLarge, fmt.Sprintf("manual files are read up to %d bytes; split the file", l.maxRead),
+		"manual file %s: %d bytes is over the read limit", quote(rel), size)
+}
+
+// Nodes parses one manual file into its nodes, in file order. Errors: those
+// of Read, and invalid_argument for a JSON file that is not valid JSON.
+func (l *Library) Nodes(manualID, rel string) ([]Node, error) {
+	_, nodes, err := l.parsed(manualID, rel)
+	return nodes, err
+}
+
+// parsed reads and parses a file, returning the normalised source too.
+func (l *Library) parsed(manualID, rel string) (*source, []Node, error) {
+	b, canon, err := l.read(manualID, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	src := newSource(b)
+	nodes, err := parseSource(canon, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	return src, nodes, nil
+}
+
+// Section returns a node's full text, lines LineStart..LineEnd with "\n"
+// line endings: for a heading, the heading and everything under it,
+// descendant sections included. Errors: those of Nodes, and not_found for an
+// unknown node id, with the nearest ids as the hint.
+func (l *Library) Section(manualID, rel, nodeID string) (string, Node, error) {
+	src, nodes, err := l.parsed(manualID, rel)
+	if err != nil {
+		return "", Node{}, err
+	}
+	for _, n := range nodes {
+		if n.NodeID == nodeID {
+			return src.lines(n.LineStart, n.LineEnd), n, nil
+		}
+	}
+	hint := "this file has no sections"
+	if near := nearestIDs(nodeID, nodes, 5); len(near) > 0 {
+		hint = "nearest node ids: " + strings.Join(near, ", ")
+	}
+	return "", Node{}, apperr.New(apperr.NotFound, hint, "no node %s in %s", quote(nodeID), quote(manualID+"/"+rel))
+}
+
+// Lines returns lines start..end (1-based, inclusive) of a manual file with
+// "\n" line endings. Errors: those of Read, and invalid_argument for a range
+// that is empty or runs past the file, naming the file's line count.
+func (l *Library) Lines(manualID, rel string, start, end int) (string, error) {
+	b, _, err := l.read(manualID, rel)
+	if err != nil {
+		return "", err
+	}
+	src := newSource(b)
+	n := src.lineCount()
+	if start < 1 || end < start || end > n {
+		return "", apperr.New(apperr.InvalidArgument, fmt.Sprintf("use 1 <= start <= end <= %d", n),
+			"line range %d-%d is outside %s, which has %d lines", start, end, quote(rel), n)
+	}
+	return src.lines(start, end), nil
+}
+
+// manualRoot validates a manual id and checks that its folder exists and is
+// a real folder.
+func (l *Library) manualRoot(manualID string) (*os.Root, error) {
+	if err := checkManualID(manualID); err != nil {
+		return nil, err
+	}
+	root, err := l.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	var fi fs.FileInfo
+	if root != nil {
+		fi, err = root.Lstat(manualID)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fsError(err, manualID, "open manual")
+		}
+	}
+	switch {
+	case fi == nil || (fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir()):
+		return nil, l.unknownManual(manualID)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, apperr.New(apperr.PathOutsideManuals, "manuals are real folders under MANUALS_ROOT; symbolic links are not followed",
+			"manual %s is a symbolic link", quote(manualID))
+	}
+	return root, nil
+}
+
+func (l *Library) unknownManual(manualID string) error {
+	ids, err := l.Manuals()
+	hint := "no manuals yet: add a folder per manual under MANUALS_ROOT"
+	if err == nil && len(ids) > 0 {
+		hint = "manual ids: " + strings.Join(ids, ", ")
+	}
+	return apperr.New(apperr.NotFound, hint, "no manual %s", quote(manualID))
+}
+
+// checkManualID accepts one plain folder name: no separators, no "." or "..",
+// no hidden names, no control characters.
+func checkManualID(id string) error {
+	const hint = "use a manual id from the list of manuals: a single folder name under MANUALS_ROOT"
+	if err := checkChars(id, "manual id"); err != nil {
+		return err
+	}
+	switch {
+	case id == "":
+		return apperr.New(apperr.InvalidArgument, hint, "empty manual id")
+	case strings.ContainsAny(id, `/\`), id == "..", len(id) >= 2 && id[1] == ':':
+		return apperr.New(apperr.PathOutsideManuals, hint, "manual id %s leaves the manuals folder or names more than one folder", quote(id))
+	case strings.HasPrefix(id, "."):
+		return apperr.New(apperr.InvalidArgument, hint, "manual id %s is hidden or names the root", quote(id))
+	}
+	return nil
+}
+
+// cleanRel validates a path inside a manual and returns it "/"-separated with
+// no empty or "." segments. Backslash counts as a separator everywhere, so
+// `a\..\b` is seen as the ".." it is whatever the host. ".." is refused even
+// when it would stay inside: nothing is resolved, so nothing can go wrong.
+func cleanRel(p string) (string, error) {
+	if p == "" {
+		return "", apperr.New(apperr.InvalidArgument, "name a file, such as runbooks/db/failover.md", "empty path")
+	}
+	if err := checkChars(p, "path"); err != nil {
+		return "", err
+	}
+	if p[0] == '/' || p[0] == '\\' {
+		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s is absolute and leaves the manuals folder", quote(p))
+	}
+	if len(p) >= 2 && p[1] == ':' {
+		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s starts with a drive letter and leaves the manuals folder", quote(p))
+	}
+	var segs []string
+	for _, s := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
+		switch s {
+		case "", ".":
+			continue
+		case "..":
+			return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s contains \"..\" and may leave the manuals folder", quote(p))
+		}
+		segs = append(segs, s)
+	}
+	if len(segs) == 0 {
+		return "", apperr.New(apperr.InvalidArgument, "name a file, such as runbooks/db/failover.md", "path %s names no file", quote(p))
+	}
+	canon := strings.Join(segs, "/")
+	if !allowedExt(canon) {
+		return "", apperr.New(apperr.InvalidArgument, "manual files are .md (Markdown) and .json only; list them with the manual's files",
+			"path %s is not a .md or .json file", quote(p))
+	}
+	return canon, nil
+}
+
+// checkChars refuses over-long strings, bad UTF-8 and control characters,
+// which no manual name needs and which make messages and logs lie.
+func checkChars(s, what string) error {
+	if len(s) > maxPathBytes {
+		return apperr.New(apperr.InvalidArgument, "use at most "+strconv.Itoa(maxPathBytes)+" bytes", "%s %s is %d bytes long", what, quote(s), len(s))
+	}
+	if !utf8.ValidString(s) {
+		return apperr.New(apperr.InvalidArgument, "use UTF-8 names", "%s %s is not valid UTF-8", what, quote(s))
+	}
+	for _, r := range s {
+		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
+			return apperr.New(apperr.InvalidArgument, "remove control characters (NUL, newline, tab…)",
+				"%s %s contains control character U+%04X", what, quote(s), r)
+		}
+	}
+	return nil
+}
+
+// allowedExt reports .md or .json, in any case: "README.MD" is a manual too.
+func allowedExt(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".md" || ext == ".json"
+}
+
+// inspect Lstats every component of full ("id/a/b.md") through the root
+// without following symbolic links. It returns the leaf's info, or nil if the
+// leaf or a parent does not exist. A symlink anywhere is path_outside_manuals.
+func inspect(root *os.Root, manualID, rel, full string) (fs.FileInfo, error) {
+	for end := len(manualID); end < len(full); {
+		next := strings.IndexByte(full[end+1:], '/')
+		if next < 0 {
+			end = len(full)
+		} else {
+			end += 1 + next
+		}
+		prefix := full[:end]
+		fi, err := root.Lstat(prefix)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fsError(err, rel, "inspect")
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, apperr.New(apperr.PathOutsideManuals, "manuals are not read through symbolic links; use the path of the real file",
+				"path %s goes through symbolic link %s", quote(rel), quote(strings.TrimPrefix(prefix, manualID+"/")))
+		}
+		if end == len(full) {
+			return fi, nil
+		}
+		if !fi.IsDir() {
+			return nil, nil
+		}
+	}
+	return nil, nil
+}
+
+// checkFile refuses a missing leaf and anything but a regular file.
+func checkFile(manualID, rel string, fi fs.FileInfo) error {
+	switch {
+	case fi == nil:
+		return apperr.New(apperr.NotFound, "list the manual's files to see what exists",
+			"manual %s has no file %s", quote(manualID), quote(rel))
+	case !fi.Mode().IsRegular():
+		return apperr.New(apperr.InvalidArgument, "name a .md or .json file, not a folder or special file",
+			"path %s in manual %s is not a regular file", quote(rel), quote(manualID))
+	}
+	return nil
+}
+
+// fsError turns an error from the root into an apperr.Error naming the
+// user's path.
+func fsError(err error, p, op string) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return apperr.Wrap(err, apperr.NotFound, "list the manual's files to see what exists", "path %s does not exist", quote(p))
+	case errors.Is(err, syscall.ELOOP), strings.Contains(err.Error(), "path escapes from parent"):
+		// os.Root's escape error is unexported; its text is all there is.
+		return apperr.Wrap(err, apperr.PathOutsideManuals, hintPath, "path %s leaves the manuals folder", quote(p))
+	}
+	return apperr.Wrap(err, apperr.Internal, "", "%s %s: %v", op, quote(p), err)
+}
+
+// quote renders a user string for a message: ASCII escapes for anything
+// unprintable, cut short when long. Japanese names stay readable.
+func quote(p string) string {
+	const max = 120
+	if len(p) <= max {
+		return strconv.Quote(p)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(p[cut]) {
+		cut--
+	}
+	return strconv.Quote(p[:cut]) + "… (" + strconv.Itoa(len(p)) + " bytes)"
+}

@@ -1,0 +1,303 @@
+// Package ftsquery turns what a user typed into FTS5 MATCH expressions.
+//
+// It is the only way text reaches MATCH: an Expr can only be built here, and every
+// piece of user text in it is a double-quoted FTS5 string, so operators (AND, NOT,
+// NEAR), column filters, parentheses and stray quotes in a query are just words.
+package ftsquery
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/text/tokenize"
+)
+
+// Limits on a query. A query is a few words; anything longer is a paste, and
+// running it would only spend time on a result nobody can use.
+const (
+	MaxQueryRunes = 1000
+	MaxTerms      = 32
+)
+
+// Term is one thing the user asked for.
+type Term struct {
+	Text   string // as typed, without surrounding quotes or a trailing '*'
+	Phrase bool   // the user wrapped it in double quotes
+	Prefix bool   // the user ended it with '*'
+}
+
+// Query is a parsed user query.
+type Query struct {
+	Raw   string // the query after control characters were removed and space trimmed
+	Terms []Term
+}
+
+// Expr is an FTS5 MATCH expression made only of quoted strings and the
+// operators this package writes. The zero Expr matches nothing and is not run.
+type Expr struct{ s string }
+
+// String returns the expression to bind as the MATCH parameter.
+func (e Expr) String() string { return e.s }
+
+// IsZero reports whether there is nothing to run.
+func (e Expr) IsZero() bool { return e.s == "" }
+
+// Parse splits a query into terms: whitespace separates terms, "double quotes"
+// make a phrase, and a trailing * makes a prefix term. An unterminated quote runs
+// to the end of the query. Errors are apperr.InvalidArgument.
+func Parse(raw string) (Query, error) {
+	clean := strings.TrimSpace(strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) {
+			return ' ' // NUL and friends would truncate or confuse SQLite's text handling
+		}
+		return r
+	}, raw))
+	if clean == "" {
+		return Query{}, apperr.New(apperr.InvalidArgument, `type a word or "a phrase"`, "empty query")
+	}
+	if n := utf8.RuneCountInString(clean); n > MaxQueryRunes {
+		return Query{}, apperr.New(apperr.InvalidArgument, "shorten the query to the words that matter",
+			"query is %d characters; at most %d are allowed", n, MaxQueryRunes)
+	}
+	q := Query{Raw: clean}
+	rest := clean
+	for rest != "" {
+		rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+		if rest == "" {
+			break
+		}
+		var t Term
+		if rest[0] == '"' {
+			body, after, _ := strings.Cut(rest[1:], `"`)
+			t = Term{Text: strings.TrimSpace(body), Phrase: true}
+			rest = after
+			if strings.HasPrefix(rest, "*") {
+				t.Prefix, rest = true, rest[1:]
+			}
+		} else {
+			end := strings.IndexFunc(rest, func(r rune) bool { return unicode.IsSpace(r) || r == '"' })
+			if end < 0 {
+				end = len(rest)
+			}
+			t.Text, rest = rest[:end], rest[end:]
+			// A lone "*" or "**" stays a literal term; "slic*" is a prefix.
+			if trimmed := strings.TrimRight(t.Text, "*"); trimmed != "" && trimmed != t.Text {
+				t.Text, t.Prefix = trimmed, true
+			}
+		}
+		if t.Text == "" {
+			continue
+		}
+		if len(q.Terms) == MaxTerms {
+			return Query{}, apperr.New(apperr.InvalidArgument, "keep the words that matter",
+				"query has more than %d terms", MaxTerms)
+		}
+		q.Terms = append(q.Terms, t)
+	}
+	if len(q.Terms) == 0 {
+		return Query{}, apperr.New(apperr.InvalidArgument, `type a word or "a phrase"`, "empty query")
+	}
+	return q, nil
+}
+
+// quote makes s one FTS5 string: inside it, the table's tokenizer splits the
+// text, so punctuation separates words and nothing is an operator.
+func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func (t Term) expr() string {
+	s := quote(t.Text)
+	if t.Prefix {
+		s += "*"
+	}
+	return s
+}
+
+// hasWords reports whether the word tokenizer sees anything in t; "..." or "<-"
+// have no words, and an empty FTS5 string would only match nothing.
+func (t Term) hasWords() bool { return len(tokenize.Tokenize(t.Text)) > 0 }
+
+// WordTerms are the terms the word index searches: terms with at least one word,
+// without stop words unless the query has nothing else ("what is a goroutine?"
+// searches goroutine; "the" alone still searches the).
+func (q Query) WordTerms() []Term {
+	var content, stop []Term
+	for _, t := range q.Terms {
+		switch {
+		case !t.hasWords():
+		case !t.Phrase && !t.Prefix && isStopTerm(t.Text):
+			stop = append(stop, t)
+		default:
+			content = append(content, t)
+		}
+	}
+	if len(content) == 0 {
+		return stop
+	}
+	return content
+}
+
+// AllTerms matches sections that hold every word term (phrases as phrases).
+func (q Query) AllTerms() Expr {
+	var parts []string
+	for _, t := range q.WordTerms() {
+		parts = append(parts, t.expr())
+	}
+	return Expr{strings.Join(parts, " AND ")}
+}
+
+// AnyTerm matches sections that hold any single word of the word terms. It is
+// zero when it could only repeat AllTerms (one word and no phrase).
+func (q Query) AnyTerm() Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, t := range q.WordTerms() {
+		toks := tokenize.Tokenize(t.Text)
+		for i, tok := range toks {
+			w := t.Text[tok.Start:tok.End]
+			if i == len(toks)-1 && t.Prefix {
+				w += "*"
+			}
+			if q := quoteWord(w); !seen[q] {
+				seen[q] = true
+				parts = append(parts, q)
+			}
+		}
+	}
+	if len(parts) < 2 {
+		return Expr{}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
+func quoteWord(w string) string {
+	if trimmed, ok := strings.CutSuffix(w, "*"); ok {
+		return quote(trimmed) + "*"
+	}
+	return quote(w)
+}
+
+// Symbolic reports whether the query leans on punctuation the word index
+// ignores, as in x.(T), <-chan or interface{}: such a query is first looked
+// up as literal text. Sentence punctuation at the end of a word ("goroutine?")
+// does not count.
+func (q Query) Symbolic() bool {
+	for _, t := range q.Terms {
+		text := strings.TrimRight(t.Text, "?!.,;:")
+		if text == "" {
+			text = t.Text // "..." is all punctuation, and meant
+		}
+		if strings.IndexFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsSpace(r) }) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// MinSubstringRunes is the shortest text the trigram index can find.
+const MinSubstringRunes = 3
+
+// Substrings matches sections that contain every term of three or more
+// characters as a substring (case-insensitive), punctuation included.
+func (q Query) Substrings() Expr {
+	var parts []string
+	for _, t := range q.Terms {
+		if utf8.RuneCountInString(t.Text) >= MinSubstringRunes {
+			parts = append(parts, quote(t.Text))
+		}
+	}
+	return Expr{strings.Join(parts, " AND ")}
+}
+
+// ShortNeedles are the terms too short for the trigram index, for a plain
+// substring scan. It is empty unless every term is that short.
+func (q Query) ShortNeedles() []string {
+	var out []string
+	for _, t := range q.Terms {
+		if utf8.RuneCountInString(t.Text) >= MinSubstringRunes {
+			return nil
+		}
+		out = append(out, t.Text)
+	}
+	return out
+}
+
+// FuzzyWords are the words long enough to correct a typo in: four or more
+// letters, so that a one-letter slip still leaves trigrams in common.
+func (q Query) FuzzyWords() []string {
+	var out []string
+	for _, t := range q.WordTerms() {
+		for _, tok := range tokenize.Tokenize(t.Text) {
+			if utf8.RuneCountInString(tok.Folded) >= 4 {
+				out = append(out, tok.Folded)
+			}
+		}
+	}
+	return out
+}
+
+// Trigrams matches sections sharing any three-letter run with the fuzzy words;
+// bm25 ranks the ones sharing most first. Callers must check the hits, since
+// nearly every long text shares some trigram.
+func (q Query) Trigrams() Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, w := range q.FuzzyWords() {
+		for _, g := range Trigrams(w) {
+			if !seen[g] {
+				seen[g] = true
+				parts = append(parts, quote(g))
+			}
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
+// Trigrams lists the three-rune windows of w, in order.
+func Trigrams(w string) []string {
+	r := []rune(w)
+	var out []string
+	for i := 0; i+3 <= len(r); i++ {
+		out = append(out, string(r[i:i+3]))
+	}
+	return out
+}
+
+// AnyPhrase matches sections holding any of texts as a phrase (its words in
+// order) in the word index; bm25 ranks sections holding more of them first.
+// Texts without a word are left out; none left is the zero Expr.
+func AnyPhrase(texts []string) Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, s := range texts {
+		t := Term{Text: strings.Map(func(r rune) rune {
+			if r == utf8.RuneError || unicode.IsControl(r) {
+				return ' '
+			}
+			return r
+		}, s), Phrase: true}
+		if !t.hasWords() {
+			continue
+		}
+		if e := t.expr(); !seen[e] {
+			seen[e] = true
+			parts = append(parts, e)
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
+// AnyTrigram matches texts sharing any three-rune run with s in the trigram
+// index, for a fuzzy lookup; callers check the hits, as for Trigrams.
+func AnyTrigram(s string) Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, g := range Trigrams(s) {
+		if q := quote(g); !seen[q] {
+			seen[q] = true
+			parts = append(parts, q)
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}

@@ -1,0 +1,29 @@
+package normalize
+
+import "testing"
+
+func TestNormalAndLoose(t *testing.T) {
+	tests := []struct {
+		a, b          string
+		normal, loose bool // whether a and b match at each level
+	}{
+		{"ＡＢＣ１２３", "abc123", true, true},
+		{"ﾃﾞｰﾀ", "データ", true, true},
+		{"Pre-Authorisation", "pre-authorisation", true, true},
+		{"pre-authorisation", "pre authorisation", false, true},
+		{"pre authorisation", "preauthorisation", false, true},
+		{"医療・保険", "医療保険", false, true},
+		{"支払い　の対象外", "支払い の対象外", true, true}, // ideographic space
+		{"（注意）", "(注意)", true, true},
+		{"データ", "デタ", false, false}, // the long-vowel mark is part of the word
+		{"slice", "slices", false, false},
+	}
+	for _, tt := range tests {
+		if got := Normal(tt.a) == Normal(tt.b); got != tt.normal {
+			t.Errorf("Normal(%q)=%q vs Normal(%q)=%q: equal %v, want %v", tt.a, Normal(tt.a), tt.b, Normal(tt.b), got, tt.normal)
+		}
+		if got := Loose(tt.a) == Loose(tt.b); got != tt.loose {
+			t.Errorf("Loose(%q)=%q vs Loose(%q)=%q: equal %v, want %v", tt.a, Loose(tt.a), tt.b, Loose(tt.b), got, tt.loose)
+		}
+	}
+}
