@@ -6,6 +6,10 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Code classifies an error for exit codes and MCP error results.
@@ -81,4 +85,43 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	return Internal
+}
+
+// maxQuotedBytes bounds a name quoted into a message: a model can send a
+// megabyte-long path, and the error must stay one readable line.
+const maxQuotedBytes = 120
+
+// Quote quotes a user-supplied name (a path, an id) for an error message, in
+// Go syntax. Letters, marks and digits of any script stay as they are, so
+// Japanese names read as written; every other character outside ASCII
+// (look-alike slashes such as U+2215, spaces, format and control characters)
+// shows as an escape, so a name that only looks right is told apart. Names
+// over 120 bytes are cut at a character boundary and their length is given.
+func Quote(s string) string {
+	suffix := ""
+	if len(s) > maxQuotedBytes {
+		cut := maxQuotedBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s, suffix = s[:cut], "… ("+strconv.Itoa(len(s))+" bytes)"
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		var q string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			q = strconv.Quote(s[:1]) // invalid UTF-8: \xNN
+		case r < utf8.RuneSelf || unicode.In(r, unicode.L, unicode.M, unicode.N):
+			q = strconv.Quote(s[:size])
+		default:
+			q = strconv.QuoteToASCII(s[:size])
+		}
+		b.WriteString(q[1 : len(q)-1])
+		s = s[size:]
+	}
+	b.WriteByte('"')
+	return b.String() + suffix
 }

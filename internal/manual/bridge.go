@@ -81,7 +81,7 @@ func JSONCopy(raw []byte, ref SourceRef, now time.Time) ([]byte, error) {
 	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 	if !json.Valid(raw) {
 		return nil, apperr.New(apperr.InvalidArgument, "only valid JSON files can be copied as JSON",
-			"manual file %s is not valid JSON", quote(ref.Source()))
+			"manual file %s is not valid JSON", apperr.Quote(ref.Source()))
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -95,7 +95,7 @@ func JSONCopy(raw []byte, ref SourceRef, now time.Time) ([]byte, error) {
 		Content:         json.RawMessage(raw),
 	})
 	if err != nil {
-		return nil, apperr.Wrap(err, apperr.Internal, "", "encode JSON copy of %s: %v", quote(ref.Source()), err)
+		return nil, apperr.Wrap(err, apperr.Internal, "", "encode JSON copy of %s: %v", apperr.Quote(ref.Source()), err)
 	}
 	return b.Bytes(), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 )
 
 var copiedAt = time.Date(2026, 11, 22, 9, 30, 0, 0, time.FixedZone("JST", 9*60*60))
@@ -74,7 +75,7 @@ func TestSectionCopyRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	ref := SourceRef{ManualID: "ops-en", Path: node.Path, NodeID: node.NodeID, LineStart: node.LineStart, LineEnd: node.LineEnd}
-	nodes, err := Parse("copy.md", SectionCopy(text, ref, copiedAt))
+	nodes, err := manualfile.Parse("copy.md", SectionCopy(text, ref, copiedAt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ func TestJSONCopy(t *testing.T) {
 		{name: "object using our keys", raw: []byte(`{"source": "theirs", "content": 1}`)},
 		{name: "invalid", raw: []byte(`{"a":`), code: apperr.InvalidArgument},
 	}
-	ref := SourceRef{ManualID: "ops-en", Path: "alerts/thresholds.json", NodeID: FileID, LineStart: 1, LineEnd: 8}
+	ref := SourceRef{ManualID: "ops-en", Path: "alerts/thresholds.json", NodeID: manualfile.FileID, LineStart: 1, LineEnd: 8}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := JSONCopy(tt.raw, ref, copiedAt)

@@ -3,6 +3,7 @@ package manual
 import (
 	"strings"
 
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
@@ -101,7 +102,7 @@ func (l *Library) Exceptions(manualID string, paths []string, query string, maxH
 
 // containingNodes returns the most specific and the outermost node whose
 // lines hold line.
-func containingNodes(nodes []Node, line int) (deepest, outermost Node) {
+func containingNodes(nodes []manualfile.Node, line int) (deepest, outermost manualfile.Node) {
 	for _, n := range nodes {
 		if n.LineStart > line || line > n.LineEnd {
 			continue
@@ -117,7 +118,7 @@ func containingNodes(nodes []Node, line int) (deepest, outermost Node) {
 }
 
 // sectionHas reports whether node n's lines contain the normalised query.
-func sectionHas(lines []string, n Node, q string) bool {
+func sectionHas(lines []string, n manualfile.Node, q string) bool {
 	if n.NodeID == "" {
 		return false
 	}

@@ -29,6 +29,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 )
 
 const (
@@ -257,24 +258,24 @@ func (l *Library) read(manualID, rel string) ([]byte, string, error) {
 
 func (l *Library) tooLarge(rel string, size int64) error {
 	return apperr.New(apperr.FileTooLarge, fmt.Sprintf("manual files are read up to %d bytes; split the file", l.maxRead),
-		"manual file %s: %d bytes is over the read limit", quote(rel), size)
+		"manual file %s: %d bytes is over the read limit", apperr.Quote(rel), size)
 }
 
 // Nodes parses one manual file into its nodes, in file order. Errors: those
 // of Read, and invalid_argument for a JSON file that is not valid JSON.
-func (l *Library) Nodes(manualID, rel string) ([]Node, error) {
+func (l *Library) Nodes(manualID, rel string) ([]manualfile.Node, error) {
 	_, nodes, err := l.parsed(manualID, rel)
 	return nodes, err
 }
 
 // parsed reads and parses a file, returning the normalised source too.
-func (l *Library) parsed(manualID, rel string) (*source, []Node, error) {
+func (l *Library) parsed(manualID, rel string) (*manualfile.Source, []manualfile.Node, error) {
 	b, canon, err := l.read(manualID, rel)
 	if err != nil {
 		return nil, nil, err
 	}
-	src := newSource(b)
-	nodes, err := parseSource(canon, src)
+	src := manualfile.NewSource(b)
+	nodes, err := manualfile.ParseSource(canon, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -285,21 +286,21 @@ func (l *Library) parsed(manualID, rel string) (*source, []Node, error) {
 // line endings: for a heading, the heading and everything under it,
 // descendant sections included. Errors: those of Nodes, and not_found for an
 // unknown node id, with the nearest ids as the hint.
-func (l *Library) Section(manualID, rel, nodeID string) (string, Node, error) {
+func (l *Library) Section(manualID, rel, nodeID string) (string, manualfile.Node, error) {
 	src, nodes, err := l.parsed(manualID, rel)
 	if err != nil {
-		return "", Node{}, err
+		return "", manualfile.Node{}, err
 	}
 	for _, n := range nodes {
 		if n.NodeID == nodeID {
-			return src.lines(n.LineStart, n.LineEnd), n, nil
+			return src.Lines(n.LineStart, n.LineEnd), n, nil
 		}
 	}
 	hint := "this file has no sections"
-	if near := nearestIDs(nodeID, nodes, 5); len(near) > 0 {
+	if near := manualfile.NearestIDs(nodeID, nodes, 5); len(near) > 0 {
 		hint = "nearest node ids: " + strings.Join(near, ", ")
 	}
-	return "", Node{}, apperr.New(apperr.NotFound, hint, "no node %s in %s", quote(nodeID), quote(manualID+"/"+rel))
+	return "", manualfile.Node{}, apperr.New(apperr.NotFound, hint, "no node %s in %s", apperr.Quote(nodeID), apperr.Quote(manualID+"/"+rel))
 }
 
 // Lines returns lines start..end (1-based, inclusive) of a manual file with
@@ -310,13 +311,13 @@ func (l *Library) Lines(manualID, rel string, start, end int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src := newSource(b)
-	n := src.lineCount()
+	src := manualfile.NewSource(b)
+	n := src.LineCount()
 	if start < 1 || end < start || end > n {
 		return "", apperr.New(apperr.InvalidArgument, fmt.Sprintf("use 1 <= start <= end <= %d", n),
-			"line range %d-%d is outside %s, which has %d lines", start, end, quote(rel), n)
+			"line range %d-%d is outside %s, which has %d lines", start, end, apperr.Quote(rel), n)
 	}
-	return src.lines(start, end), nil
+	return src.Lines(start, end), nil
 }
 
 // manualRoot validates a manual id and checks that its folder exists and is
@@ -341,7 +342,7 @@ func (l *Library) manualRoot(manualID string) (*os.Root, error) {
 		return nil, l.unknownManual(manualID)
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return nil, apperr.New(apperr.PathOutsideManuals, "manuals are real folders under MANUALS_ROOT; symbolic links are not followed",
-			"manual %s is a symbolic link", quote(manualID))
+			"manual %s is a symbolic link", apperr.Quote(manualID))
 	}
 	return root, nil
 }
@@ -352,7 +353,7 @@ func (l *Library) unknownManual(manualID string) error {
 	if err == nil && len(ids) > 0 {
 		hint = "manual ids: " + strings.Join(ids, ", ")
 	}
-	return apperr.New(apperr.NotFound, hint, "no manual %s", quote(manualID))
+	return apperr.New(apperr.NotFound, hint, "no manual %s", apperr.Quote(manualID))
 }
 
 // checkManualID accepts one plain folder name: no separators, no "." or "..",
@@ -366,9 +367,9 @@ func checkManualID(id string) error {
 	case id == "":
 		return apperr.New(apperr.InvalidArgument, hint, "empty manual id")
 	case strings.ContainsAny(id, `/\`), id == "..", len(id) >= 2 && id[1] == ':':
-		return apperr.New(apperr.PathOutsideManuals, hint, "manual id %s leaves the manuals folder or names more than one folder", quote(id))
+		return apperr.New(apperr.PathOutsideManuals, hint, "manual id %s leaves the manuals folder or names more than one folder", apperr.Quote(id))
 	case strings.HasPrefix(id, "."):
-		return apperr.New(apperr.InvalidArgument, hint, "manual id %s is hidden or names the root", quote(id))
+		return apperr.New(apperr.InvalidArgument, hint, "manual id %s is hidden or names the root", apperr.Quote(id))
 	}
 	return nil
 }
@@ -385,10 +386,10 @@ func cleanRel(p string) (string, error) {
 		return "", err
 	}
 	if p[0] == '/' || p[0] == '\\' {
-		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s is absolute and leaves the manuals folder", quote(p))
+		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s is absolute and leaves the manuals folder", apperr.Quote(p))
 	}
 	if len(p) >= 2 && p[1] == ':' {
-		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s starts with a drive letter and leaves the manuals folder", quote(p))
+		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s starts with a drive letter and leaves the manuals folder", apperr.Quote(p))
 	}
 	var segs []string
 	for _, s := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
@@ -396,17 +397,17 @@ func cleanRel(p string) (string, error) {
 		case "", ".":
 			continue
 		case "..":
-			return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s contains \"..\" and may leave the manuals folder", quote(p))
+			return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s contains \"..\" and may leave the manuals folder", apperr.Quote(p))
 		}
 		segs = append(segs, s)
 	}
 	if len(segs) == 0 {
-		return "", apperr.New(apperr.InvalidArgument, "name a file, such as runbooks/db/failover.md", "path %s names no file", quote(p))
+		return "", apperr.New(apperr.InvalidArgument, "name a file, such as runbooks/db/failover.md", "path %s names no file", apperr.Quote(p))
 	}
 	canon := strings.Join(segs, "/")
 	if !allowedExt(canon) {
 		return "", apperr.New(apperr.InvalidArgument, "manual files are .md (Markdown) and .json only; list them with the manual's files",
-			"path %s is not a .md or .json file", quote(p))
+			"path %s is not a .md or .json file", apperr.Quote(p))
 	}
 	return canon, nil
 }
@@ -415,15 +416,15 @@ func cleanRel(p string) (string, error) {
 // which no manual name needs and which make messages and logs lie.
 func checkChars(s, what string) error {
 	if len(s) > maxPathBytes {
-		return apperr.New(apperr.InvalidArgument, "use at most "+strconv.Itoa(maxPathBytes)+" bytes", "%s %s is %d bytes long", what, quote(s), len(s))
+		return apperr.New(apperr.InvalidArgument, "use at most "+strconv.Itoa(maxPathBytes)+" bytes", "%s %s is %d bytes long", what, apperr.Quote(s), len(s))
 	}
 	if !utf8.ValidString(s) {
-		return apperr.New(apperr.InvalidArgument, "use UTF-8 names", "%s %s is not valid UTF-8", what, quote(s))
+		return apperr.New(apperr.InvalidArgument, "use UTF-8 names", "%s %s is not valid UTF-8", what, apperr.Quote(s))
 	}
 	for _, r := range s {
 		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
 			return apperr.New(apperr.InvalidArgument, "remove control characters (NUL, newline, tab…)",
-				"%s %s contains control character U+%04X", what, quote(s), r)
+				"%s %s contains control character U+%04X", what, apperr.Quote(s), r)
 		}
 	}
 	return nil
@@ -456,7 +457,7 @@ func inspect(root *os.Root, manualID, rel, full string) (fs.FileInfo, error) {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, apperr.New(apperr.PathOutsideManuals, "manuals are not read through symbolic links; use the path of the real file",
-				"path %s goes through symbolic link %s", quote(rel), quote(strings.TrimPrefix(prefix, manualID+"/")))
+				"path %s goes through symbolic link %s", apperr.Quote(rel), apperr.Quote(strings.TrimPrefix(prefix, manualID+"/")))
 		}
 		if end == len(full) {
 			return fi, nil
@@ -473,10 +474,10 @@ func checkFile(manualID, rel string, fi fs.FileInfo) error {
 	switch {
 	case fi == nil:
 		return apperr.New(apperr.NotFound, "list the manual's files to see what exists",
-			"manual %s has no file %s", quote(manualID), quote(rel))
+			"manual %s has no file %s", apperr.Quote(manualID), apperr.Quote(rel))
 	case !fi.Mode().IsRegular():
 		return apperr.New(apperr.InvalidArgument, "name a .md or .json file, not a folder or special file",
-			"path %s in manual %s is not a regular file", quote(rel), quote(manualID))
+			"path %s in manual %s is not a regular file", apperr.Quote(rel), apperr.Quote(manualID))
 	}
 	return nil
 }
@@ -486,24 +487,10 @@ func checkFile(manualID, rel string, fi fs.FileInfo) error {
 func fsError(err error, p, op string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
-		return apperr.Wrap(err, apperr.NotFound, "list the manual's files to see what exists", "path %s does not exist", quote(p))
+		return apperr.Wrap(err, apperr.NotFound, "list the manual's files to see what exists", "path %s does not exist", apperr.Quote(p))
 	case errors.Is(err, syscall.ELOOP), strings.Contains(err.Error(), "path escapes from parent"):
 		// os.Root's escape error is unexported; its text is all there is.
-		return apperr.Wrap(err, apperr.PathOutsideManuals, hintPath, "path %s leaves the manuals folder", quote(p))
+		return apperr.Wrap(err, apperr.PathOutsideManuals, hintPath, "path %s leaves the manuals folder", apperr.Quote(p))
 	}
-	return apperr.Wrap(err, apperr.Internal, "", "%s %s: %v", op, quote(p), err)
-}
-
-// quote renders a user string for a message: ASCII escapes for anything
-// unprintable, cut short when long. Japanese names stay readable.
-func quote(p string) string {
-	const max = 120
-	if len(p) <= max {
-		return strconv.Quote(p)
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(p[cut]) {
-		cut--
-	}
-	return strconv.Quote(p[:cut]) + "… (" + strconv.Itoa(len(p)) + " bytes)"
+	return apperr.Wrap(err, apperr.Internal, "", "%s %s: %v", op, apperr.Quote(p), err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
@@ -76,8 +77,8 @@ type ManualTocIn struct {
 
 // ManualTocOut is a file's table of contents.
 type ManualTocOut struct {
-	ManualID string        `json:"manual_id" jsonschema:"the manual"`
-	Nodes    []manual.Node `json:"nodes" jsonschema:"headings (and file nodes) in document order"`
+	ManualID string            `json:"manual_id" jsonschema:"the manual"`
+	Nodes    []manualfile.Node `json:"nodes" jsonschema:"headings (and file nodes) in document order"`
 }
 
 // ManualReadIn reads sections or a file, within limits.
@@ -218,7 +219,7 @@ func (mt *manualTools) ls(_ context.Context, in ManualLsIn) (ManualLsOut, error)
 func (mt *manualTools) toc(_ context.Context, in ManualTocIn) (ManualTocOut, error) {
 	nodes, err := mt.lib.Nodes(in.ManualID, in.Path)
 	if nodes == nil {
-		nodes = []manual.Node{}
+		nodes = []manualfile.Node{}
 	}
 	return ManualTocOut{ManualID: in.ManualID, Nodes: nodes}, err
 }
@@ -269,7 +270,7 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 			return out, err
 		}
 		text, cut := capChars(string(raw), maxChars)
-		out.Parts = append(out.Parts, ManualPart{NodeID: manual.FileID, Title: in.Path, LineStart: 1,
+		out.Parts = append(out.Parts, ManualPart{NodeID: manualfile.FileID, Title: in.Path, LineStart: 1,
 			LineEnd: strings.Count(string(raw), "\n") + 1, Text: text, Truncated: cut})
 		return out, nil
 	default:

@@ -178,8 +178,8 @@ func TestAttacks(t *testing.T) {
 			t.Run(a.name+"/"+op, func(t *testing.T) {
 				before := snapshot(t, e.base)
 				err := runOp(e.v, op, a.path)
-				if checkCode(t, err, a.code) && a.path != "" && !strings.Contains(err.Error(), quote(a.path)) {
-					t.Errorf("error %q does not name the path %s", err, quote(a.path))
+				if checkCode(t, err, a.code) && a.path != "" && !strings.Contains(err.Error(), apperr.Quote(a.path)) {
+					t.Errorf("error %q does not name the path %s", err, apperr.Quote(a.path))
 				}
 				if d := diffSnapshots(before, snapshot(t, e.base)); len(d) > 0 {
 					t.Errorf("%s %q changed the file system: %v", op, a.path, d)

@@ -58,24 +58,24 @@ func cleanPath(p string, allowRoot bool) (string, error) {
 	}
 	if len(p) > maxPathBytes {
 		return "", apperr.New(apperr.InvalidPath, "use a path of at most "+strconv.Itoa(maxPathBytes)+" bytes",
-			"path %s is %d bytes long", quote(p), len(p))
+			"path %s is %d bytes long", apperr.Quote(p), len(p))
 	}
 	if !utf8.ValidString(p) {
-		return "", apperr.New(apperr.InvalidPath, "use UTF-8 names", "path %s is not valid UTF-8", quote(p))
+		return "", apperr.New(apperr.InvalidPath, "use UTF-8 names", "path %s is not valid UTF-8", apperr.Quote(p))
 	}
 	// Control characters first: "a\x00b" is a bad name, whatever else it is.
 	for _, r := range p {
 		if isControl(r) {
 			return "", apperr.New(apperr.InvalidPath, "remove control characters (newline, tab, NUL…) from the name",
-				"path %s contains control character U+%04X", quote(p), r)
+				"path %s contains control character U+%04X", apperr.Quote(p), r)
 		}
 	}
 	if p[0] == '/' || p[0] == '\\' {
 		// Also catches UNC (\\server\share) and Windows root-relative (\x) paths.
-		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s is absolute", quote(p))
+		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s is absolute", apperr.Quote(p))
 	}
 	if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
-		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s starts with a drive letter", quote(p))
+		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s starts with a drive letter", apperr.Quote(p))
 	}
 	// Backslash is a separator on Windows; treating it as one everywhere means
 	// "a\..\b" is seen as the ".." it is, whatever the host.
@@ -85,7 +85,7 @@ func cleanPath(p string, allowRoot bool) (string, error) {
 		case "", ".":
 			continue
 		case "..":
-			return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s contains a \"..\" segment", quote(p))
+			return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s contains a \"..\" segment", apperr.Quote(p))
 		}
 		if err := checkSegment(p, s); err != nil {
 			return "", err
@@ -96,7 +96,7 @@ func cleanPath(p string, allowRoot bool) (string, error) {
 		if allowRoot {
 			return "", nil
 		}
-		return "", apperr.New(apperr.InvalidPath, "name a file, such as notes/todo.md", "path %s names the vault root, not a file", quote(p))
+		return "", apperr.New(apperr.InvalidPath, "name a file, such as notes/todo.md", "path %s names the vault root, not a file", apperr.Quote(p))
 	}
 	for _, top := range topFolders {
 		if strings.EqualFold(segs[0], top) {
@@ -114,28 +114,28 @@ func cleanPath(p string, allowRoot bool) (string, error) {
 func checkSegment(p, s string) error {
 	if len(s) > maxSegmentBytes {
 		return apperr.New(apperr.InvalidPath, "use names of at most "+strconv.Itoa(maxSegmentBytes)+" bytes",
-			"path %s has a %d-byte name", quote(p), len(s))
+			"path %s has a %d-byte name", apperr.Quote(p), len(s))
 	}
 	for _, r := range s {
 		if !allowedRune(r) {
 			return apperr.New(apperr.InvalidPath,
 				`use letters, digits, spaces and ASCII punctuation other than < > : " | ? *`,
-				"path %s contains character U+%04X, which is not allowed in a name", quote(p), r)
+				"path %s contains character U+%04X, which is not allowed in a name", apperr.Quote(p), r)
 		}
 	}
 	// Windows strips trailing dots and spaces, so "x.md." and "x.md " alias
 	// "x.md"; a leading space is allowed there but only ever a mistake.
 	if last := s[len(s)-1]; last == '.' || last == ' ' || s[0] == ' ' {
 		return apperr.New(apperr.InvalidPath, "remove leading spaces and trailing dots or spaces from names",
-			"path %s has a name %s that starts with a space or ends with a dot or space", quote(p), quote(s))
+			"path %s has a name %s that starts with a space or ends with a dot or space", apperr.Quote(p), apperr.Quote(s))
 	}
 	if len(s) >= len(tempPrefix) && strings.EqualFold(s[:len(tempPrefix)], tempPrefix) {
 		return apperr.New(apperr.InvalidPath, "choose a name that does not start with "+tempPrefix,
-			"path %s uses a name reserved for the vault's temporary files", quote(p))
+			"path %s uses a name reserved for the vault's temporary files", apperr.Quote(p))
 	}
 	if isReservedName(s) {
 		return apperr.New(apperr.InvalidPath, "choose another name; CON, PRN, AUX, NUL, COM0-9 and LPT0-9 are device names on Windows",
-			"path %s uses the reserved device name %s", quote(p), quote(s))
+			"path %s uses the reserved device name %s", apperr.Quote(p), apperr.Quote(s))
 	}
 	return nil
 }
@@ -213,7 +213,7 @@ func checkWriteRules(p, canon string, op writeOp) error {
 		for _, top := range topFolders {
 			if segs[0] == top {
 				return apperr.New(apperr.IsADirectory, "name a file inside it, such as "+top+"/x.md",
-					"path %s is a vault folder", quote(p))
+					"path %s is a vault folder", apperr.Quote(p))
 			}
 		}
 	}
@@ -223,22 +223,22 @@ func checkWriteRules(p, canon string, op writeOp) error {
 	if len(segs) >= 2 && segs[1] == dailyDir {
 		if len(segs) == 2 {
 			return apperr.New(apperr.IsADirectory, "name a daily log, such as artifacts/daily/2026-11-22.md",
-				"path %s is the daily log folder", quote(p))
+				"path %s is the daily log folder", apperr.Quote(p))
 		}
 		if len(segs) > 3 || !isDailyName(segs[2]) {
 			return apperr.New(apperr.InvalidPath, "daily logs are artifacts/daily/YYYY-MM-DD.md, for a real date",
-				"path %s is not a daily log name", quote(p))
+				"path %s is not a daily log name", apperr.Quote(p))
 		}
 		if op == opOverwrite || op == opReplace {
 			return apperr.New(apperr.AppendOnly, "daily logs only grow: use append to add to "+canon,
-				"path %s is a daily log; %s is not allowed", quote(p), op)
+				"path %s is a daily log; %s is not allowed", apperr.Quote(p), op)
 		}
 		return nil
 	}
 	ext := path.Ext(canon)
 	if !strings.EqualFold(ext, ".md") && !strings.EqualFold(ext, ".json") {
 		return apperr.New(apperr.ExtensionNotAllowed, "artifacts/ holds only .md and .json files; write other files under drafts/ or notes/",
-			"path %s has extension %s", quote(p), quote(ext))
+			"path %s has extension %s", apperr.Quote(p), apperr.Quote(ext))
 	}
 	return nil
 }
@@ -261,18 +261,4 @@ func isDailyName(name string) bool {
 	}
 	_, err := time.Parse(time.DateOnly, date) // refuses 2026-02-30
 	return err == nil
-}
-
-// quote renders a user path for a message: ASCII-only, so look-alikes show as
-// \u2215 and control characters as escapes, and cut short when long.
-func quote(p string) string {
-	const max = 120
-	if len(p) <= max {
-		return strconv.QuoteToASCII(p)
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(p[cut]) {
-		cut--
-	}
-	return strconv.QuoteToASCII(p[:cut]) + "… (" + strconv.Itoa(len(p)) + " bytes)"
 }

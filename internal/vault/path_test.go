@@ -88,19 +88,6 @@ func TestIsDailyName(t *testing.T) {
 	}
 }
 
-func TestQuote(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"a\u2215b", `"a\u2215b"`},
-		{"a\x00b", `"a\x00b"`},
-		{strings.Repeat("é", 100), `"` + strings.Repeat(`\u00e9`, 60) + `"… (200 bytes)`},
-	}
-	for _, tt := range tests {
-		if got := quote(tt.in); got != tt.want {
-			t.Errorf("quote(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 // FuzzClean checks the path layer's promise on any input: either an error,
 // or a canonical path that is local, clean and stable, and that a Create
 // puts inside the vault and nowhere else.

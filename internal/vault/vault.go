@@ -247,11 +247,11 @@ func (v *Vault) inspect(root *os.Root, p, canon string) (fs.FileInfo, error) {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, apperr.New(apperr.PathOutsideVault, "the vault does not follow symbolic links; use the path of the real file",
-				"path %s goes through symbolic link %s", quote(p), quote(prefix))
+				"path %s goes through symbolic link %s", apperr.Quote(p), apperr.Quote(prefix))
 		}
 		if end < len(canon) && !fi.IsDir() {
 			return nil, apperr.New(apperr.NotFound, "check the path with list",
-				"path %s: %s is a file, not a folder", quote(p), quote(prefix))
+				"path %s: %s is a file, not a folder", apperr.Quote(p), apperr.Quote(prefix))
 		}
 		if end == len(canon) {
 			return fi, nil
@@ -265,18 +265,18 @@ func (v *Vault) inspect(root *os.Root, p, canon string) (fs.FileInfo, error) {
 func fsError(err error, p, op string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return apperr.Wrap(err, apperr.NotFound, "check the path with list", "path %s does not exist", quote(p))
+		return apperr.Wrap(err, apperr.NotFound, "check the path with list", "path %s does not exist", apperr.Quote(p))
 	case errors.Is(err, fs.ErrExist):
-		return apperr.Wrap(err, apperr.AlreadyExists, "use overwrite, append or replace to change it", "path %s already exists", quote(p))
+		return apperr.Wrap(err, apperr.AlreadyExists, "use overwrite, append or replace to change it", "path %s already exists", apperr.Quote(p))
 	case errors.Is(err, syscall.ENOTDIR):
-		return apperr.Wrap(err, apperr.NotFound, "check the path with list", "path %s: a parent is a file, not a folder", quote(p))
+		return apperr.Wrap(err, apperr.NotFound, "check the path with list", "path %s: a parent is a file, not a folder", apperr.Quote(p))
 	case errors.Is(err, syscall.EISDIR):
-		return apperr.Wrap(err, apperr.IsADirectory, "name a file, or list the folder", "path %s is a folder", quote(p))
+		return apperr.Wrap(err, apperr.IsADirectory, "name a file, or list the folder", "path %s is a folder", apperr.Quote(p))
 	case errors.Is(err, syscall.ELOOP), strings.Contains(err.Error(), "path escapes from parent"):
 		// os.Root's escape error is unexported; its text is all there is.
-		return apperr.Wrap(err, apperr.PathOutsideVault, hintPath, "path %s resolves outside the vault", quote(p))
+		return apperr.Wrap(err, apperr.PathOutsideVault, hintPath, "path %s resolves outside the vault", apperr.Quote(p))
 	}
-	return apperr.Wrap(err, apperr.Internal, "", "%s %s: %v", op, quote(p), err)
+	return apperr.Wrap(err, apperr.Internal, "", "%s %s: %v", op, apperr.Quote(p), err)
 }
 
 // Stat describes a file or folder. It does not follow symbolic links.
@@ -297,7 +297,7 @@ func (v *Vault) Stat(p string) (Info, error) {
 		}
 	}
 	if fi == nil {
-		return Info{}, apperr.New(apperr.NotFound, "check the path with list", "path %s does not exist", quote(p))
+		return Info{}, apperr.New(apperr.NotFound, "check the path with list", "path %s does not exist", apperr.Quote(p))
 	}
 	return Info{Path: canon, Size: fi.Size(), ModTime: fi.ModTime(), IsDir: fi.IsDir()}, nil
 }
@@ -321,7 +321,7 @@ func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 		if canon == "" {
 			return nil, nil
 		}
-		return nil, apperr.New(apperr.NotFound, "list the vault root first", "folder %s does not exist", quote(dir))
+		return nil, apperr.New(apperr.NotFound, "list the vault root first", "folder %s does not exist", apperr.Quote(dir))
 	}
 	start := "."
 	if canon != "" {
@@ -330,10 +330,10 @@ func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 			return nil, err
 		}
 		if fi == nil {
-			return nil, apperr.New(apperr.NotFound, "list the vault root first", "folder %s does not exist", quote(dir))
+			return nil, apperr.New(apperr.NotFound, "list the vault root first", "folder %s does not exist", apperr.Quote(dir))
 		}
 		if !fi.IsDir() {
-			return nil, apperr.New(apperr.InvalidPath, "use read for a file", "path %s is a file, not a folder", quote(dir))
+			return nil, apperr.New(apperr.InvalidPath, "use read for a file", "path %s is a file, not a folder", apperr.Quote(dir))
 		}
 		start = canon
 	}
@@ -390,7 +390,7 @@ func (v *Vault) ReadFile(p string) ([]byte, error) {
 		return nil, err
 	}
 	if root == nil {
-		return nil, apperr.New(apperr.NotFound, "check the path with list", "path %s does not exist", quote(p))
+		return nil, apperr.New(apperr.NotFound, "check the path with list", "path %s does not exist", apperr.Quote(p))
 	}
 	fi, err := v.inspect(root, p, canon)
 	if err != nil {
@@ -411,11 +411,11 @@ func (v *Vault) ReadFile(p string) ([]byte, error) {
 func (v *Vault) checkFile(p string, fi fs.FileInfo) error {
 	switch {
 	case fi == nil:
-		return apperr.New(apperr.NotFound, "check the path with list, or create the file", "path %s does not exist", quote(p))
+		return apperr.New(apperr.NotFound, "check the path with list, or create the file", "path %s does not exist", apperr.Quote(p))
 	case fi.IsDir():
-		return apperr.New(apperr.IsADirectory, "name a file, or list the folder", "path %s is a folder", quote(p))
+		return apperr.New(apperr.IsADirectory, "name a file, or list the folder", "path %s is a folder", apperr.Quote(p))
 	case !fi.Mode().IsRegular():
-		return apperr.New(apperr.InvalidPath, "the vault reads and writes regular files only", "path %s is not a regular file", quote(p))
+		return apperr.New(apperr.InvalidPath, "the vault reads and writes regular files only", "path %s is not a regular file", apperr.Quote(p))
 	}
 	return nil
 }
@@ -446,5 +446,5 @@ func (v *Vault) readCapped(p string, f *os.File) ([]byte, error) {
 
 func (v *Vault) tooLarge(p string, size, limit int64, what string) error {
 	return apperr.New(apperr.FileTooLarge, fmt.Sprintf("the %s limit is %d bytes; split the content into smaller files", what, limit),
-		"path %s: %d bytes is over the %s limit", quote(p), size, what)
+		"path %s: %d bytes is over the %s limit", apperr.Quote(p), size, what)
 }

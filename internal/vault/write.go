@@ -40,10 +40,10 @@ func (v *Vault) Create(p string, data []byte) (Result, error) {
 		}
 		if w.leaf != nil {
 			if w.leaf.IsDir() {
-				return Result{}, apperr.New(apperr.IsADirectory, "name a file, or list the folder", "path %s is a folder", quote(p))
+				return Result{}, apperr.New(apperr.IsADirectory, "name a file, or list the folder", "path %s is a folder", apperr.Quote(p))
 			}
 			return Result{}, apperr.New(apperr.AlreadyExists, "use overwrite, append or replace to change it, or pick a new name",
-				"path %s already exists", quote(p))
+				"path %s already exists", apperr.Quote(p))
 		}
 		if dir := path.Dir(w.canon); dir != "." {
 			if err := w.root.MkdirAll(dir, dirPerm); err != nil {
@@ -140,11 +140,11 @@ func (v *Vault) Append(p string, data []byte) (Result, error) {
 func (v *Vault) Replace(p, old, new string, expected int) (Result, error) {
 	return v.write(opReplace, p, func(w *writeCtx) (Result, error) {
 		if old == "" {
-			return Result{}, apperr.New(apperr.InvalidArgument, "give the exact text to replace", "replace in %s: the text to replace is empty", quote(p))
+			return Result{}, apperr.New(apperr.InvalidArgument, "give the exact text to replace", "replace in %s: the text to replace is empty", apperr.Quote(p))
 		}
 		if expected < 1 {
 			return Result{}, apperr.New(apperr.InvalidArgument, "expected is how many times the text occurs: 1 or more",
-				"replace in %s: expected count %d", quote(p), expected)
+				"replace in %s: expected count %d", apperr.Quote(p), expected)
 		}
 		if err := v.checkSize(p, int64(len(old)+len(new))); err != nil {
 			return Result{}, err
@@ -165,7 +165,7 @@ func (v *Vault) Replace(p, old, new string, expected int) (Result, error) {
 		if n := strings.Count(content, old); n != expected {
 			return Result{}, apperr.New(apperr.MatchCountMismatch,
 				"read the file again and give the exact text and its count, or more surrounding text to make it unique",
-				"path %s: the text occurs %d times, expected %d", quote(p), n, expected)
+				"path %s: the text occurs %d times, expected %d", apperr.Quote(p), n, expected)
 		}
 		out := []byte(strings.ReplaceAll(content, old, new))
 		if int64(len(out)) > v.opts.MaxReadBytes {
@@ -193,7 +193,7 @@ type writeCtx struct {
 func (v *Vault) write(op writeOp, p string, do func(*writeCtx) (Result, error)) (Result, error) {
 	res, err := v.writeLocked(op, p, do)
 	if err != nil {
-		v.log.Warn("vault write refused", "op", string(op), "path", quote(p), "code", string(apperr.CodeOf(err)))
+		v.log.Warn("vault write refused", "op", string(op), "path", apperr.Quote(p), "code", string(apperr.CodeOf(err)))
 		return Result{}, err
 	}
 	return res, nil
@@ -246,7 +246,7 @@ func (v *Vault) createExclusive(w *writeCtx, data []byte) (string, error) {
 	defer v.removeTemp(w.root, tmp)
 	if v.beforeCommit != nil {
 		if err := v.beforeCommit(tmp); err != nil {
-			return "", apperr.Wrap(err, apperr.Internal, "", "create %s: %v", quote(w.p), err)
+			return "", apperr.Wrap(err, apperr.Internal, "", "create %s: %v", apperr.Quote(w.p), err)
 		}
 	}
 	// link(2) neither follows nor replaces an existing name, dangling
@@ -295,7 +295,7 @@ func (v *Vault) replaceAtomic(w *writeCtx, data []byte) error {
 	}()
 	if v.beforeCommit != nil {
 		if err := v.beforeCommit(tmp); err != nil {
-			return apperr.Wrap(err, apperr.Internal, "", "overwrite %s: %v", quote(w.p), err)
+			return apperr.Wrap(err, apperr.Internal, "", "overwrite %s: %v", apperr.Quote(w.p), err)
 		}
 	}
 	if err := w.root.Rename(tmp, w.canon); err != nil {
@@ -336,7 +336,7 @@ func (v *Vault) writeTemp(w *writeCtx, data []byte, perm fs.FileMode) (string, e
 		}
 		return name, nil
 	}
-	return "", apperr.New(apperr.Internal, "", "write %s: could not pick a temp file name", quote(w.p))
+	return "", apperr.New(apperr.Internal, "", "write %s: could not pick a temp file name", apperr.Quote(w.p))
 }
 
 // writeSync writes, fsyncs and closes f.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -214,14 +215,14 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 // that does not parse is still indexed, as one node of its text: a typo in a
 // settings file must not hide the file from search.
 func nodesOf(rel string, b []byte) []db.ManualNode {
-	doc, err := manual.ParseDocument(rel, b)
+	doc, err := manualfile.ParseDocument(rel, b)
 	if err != nil {
 		text := strings.ReplaceAll(strings.TrimPrefix(string(b), "\ufeff"), "\r\n", "\n")
 		lines := strings.Count(text, "\n")
 		if !strings.HasSuffix(text, "\n") && text != "" {
 			lines++
 		}
-		return []db.ManualNode{storedNode(manual.Node{Kind: manual.KindFile, NodeID: manual.FileID, Path: rel,
+		return []db.ManualNode{storedNode(manualfile.Node{Kind: manualfile.KindFile, NodeID: manualfile.FileID, Path: rel,
 			Title: pathBase(rel), LineStart: 1, LineEnd: lines}, lines, text)}
 	}
 	out := make([]db.ManualNode, 0, len(doc.Nodes))
@@ -235,7 +236,7 @@ func nodesOf(rel string, b []byte) []db.ManualNode {
 	return out
 }
 
-func storedNode(n manual.Node, ownEnd int, body string) db.ManualNode {
+func storedNode(n manualfile.Node, ownEnd int, body string) db.ManualNode {
 	text := n.Title + "\n" + body
 	return db.ManualNode{Path: n.Path, NodeID: n.NodeID, ParentID: n.ParentID, Kind: n.Kind, Level: n.Level,
 		Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd, OwnEnd: ownEnd, Body: body,

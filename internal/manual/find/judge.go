@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -93,7 +93,7 @@ func (s *search) finish(start time.Time) *Summary {
 		if c.n.hasExc {
 			sum.ExceptionHits++
 		}
-		if len(c.terms) > 0 && c.n.Kind == manual.KindHeading {
+		if len(c.terms) > 0 && c.n.Kind == manualfile.KindHeading {
 			key := normalize.Loose(c.n.Title)
 			titles[key] = append(titles[key], c.n)
 		}
@@ -258,7 +258,7 @@ func (s *search) candidate(c *found, score float64) Candidate {
 	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
 	first := -1
 	for i, l := range lines {
-		if i == 0 && n.Kind == manual.KindHeading {
+		if i == 0 && n.Kind == manualfile.KindHeading {
 			continue // the heading line itself
 		}
 		if strings.TrimSpace(l) == "" {

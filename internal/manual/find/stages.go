@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -196,7 +197,7 @@ func (s *search) stageHeadings(ctx context.Context) {
 				}
 				// A heading that is part of the term names the thing itself:
 				// the glossary's 地震火災費用 for 地震火災費用特約.
-				if n.Kind == manual.KindHeading && utf8.RuneCountInString(looseTitle) >= minTitleInTerm && strings.Contains(nd.loose, looseTitle) {
+				if n.Kind == manualfile.KindHeading && utf8.RuneCountInString(looseTitle) >= minTitleInTerm && strings.Contains(nd.loose, looseTitle) {
 					s.add(n, StageHeading, t, 0.6*nd.factor, "")
 					heads = append(heads, n)
 					break

@@ -1,4 +1,8 @@
-package manual
+// Package manualfile reads one manual file (Markdown or JSON) into its nodes:
+// the headings of a Markdown file as nested sections with line ranges, a
+// JSON file as one node. It is the manuals' reader, as the spec formats'
+// readers are in package ingest.
+package manualfile
 
 import (
 	"bytes"
@@ -50,21 +54,21 @@ type Node struct {
 // its extension (.md or .json, any case). It is what Library.Nodes uses, for
 // callers such as an indexer that already hold the bytes.
 func Parse(rel string, b []byte) ([]Node, error) {
-	return parseSource(rel, newSource(b))
+	return ParseSource(rel, NewSource(b))
 }
 
 // Document is a parsed manual file that keeps its text, for callers that cut
 // node texts by line (an indexer storing each section's own text).
 type Document struct {
 	Nodes []Node
-	src   *source
+	src   *Source
 }
 
 // ParseDocument is Parse keeping the text. Line endings are "\n" and a
 // leading BOM is dropped, as everywhere in this package.
 func ParseDocument(rel string, b []byte) (*Document, error) {
-	src := newSource(b)
-	nodes, err := parseSource(rel, src)
+	src := NewSource(b)
+	nodes, err := ParseSource(rel, src)
 	if err != nil {
 		return nil, err
 	}
@@ -73,12 +77,14 @@ func ParseDocument(rel string, b []byte) (*Document, error) {
 
 // Lines returns lines start..end (1-based, inclusive), "" for a range
 // outside the file.
-func (d *Document) Lines(start, end int) string { return d.src.lines(start, end) }
+func (d *Document) Lines(start, end int) string { return d.src.Lines(start, end) }
 
 // LineCount is the number of lines.
-func (d *Document) LineCount() int { return d.src.lineCount() }
+func (d *Document) LineCount() int { return d.src.LineCount() }
 
-func parseSource(rel string, src *source) ([]Node, error) {
+// ParseSource splits a source into nodes; rel decides the format as in
+// Parse.
+func ParseSource(rel string, src *Source) ([]Node, error) {
 	switch strings.ToLower(path.Ext(rel)) {
 	case ".md":
 		return parseMarkdown(rel, src), nil
@@ -86,23 +92,23 @@ func parseSource(rel string, src *source) ([]Node, error) {
 		return parseJSON(rel, src)
 	}
 	return nil, apperr.New(apperr.InvalidArgument, "manual files are .md (Markdown) and .json only",
-		"path %s is not a .md or .json file", quote(rel))
+		"path %s is not a .md or .json file", apperr.Quote(rel))
 }
 
-// source is a file's content with "\r\n" turned into "\n" and a leading
+// Source is a file's content with "\r\n" turned into "\n" and a leading
 // UTF-8 BOM dropped. Neither changes line numbers, so they match what an
 // editor shows; lone "\r" is not a line ending here (nor in goldmark).
-type source struct {
+type Source struct {
 	b      []byte
 	starts []int // byte offset of each line's first byte
 }
 
-func newSource(b []byte) *source {
+func NewSource(b []byte) *Source {
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
 	if bytes.Contains(b, []byte("\r\n")) {
 		b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
 	}
-	s := &source{b: b}
+	s := &Source{b: b}
 	for i := 0; i < len(b); {
 		s.starts = append(s.starts, i)
 		j := bytes.IndexByte(b[i:], '\n')
@@ -114,19 +120,19 @@ func newSource(b []byte) *source {
 	return s
 }
 
-// lineCount is the number of lines; a final "\n" ends the last line rather
+// LineCount is the number of lines; a final "\n" ends the last line rather
 // than starting an empty one, and an empty file has none.
-func (s *source) lineCount() int { return len(s.starts) }
+func (s *Source) LineCount() int { return len(s.starts) }
 
 // lineOf returns the 1-based line holding byte offset off.
-func (s *source) lineOf(off int) int {
+func (s *Source) lineOf(off int) int {
 	return sort.Search(len(s.starts), func(i int) bool { return s.starts[i] > off })
 }
 
-// lines returns lines start..end (1-based, inclusive), each with its "\n"
+// Lines returns lines start..end (1-based, inclusive), each with its "\n"
 // (the file's last line may have none). Concatenating the sections of a file
 // in order gives the file back.
-func (s *source) lines(start, end int) string {
+func (s *Source) Lines(start, end int) string {
 	if start < 1 || end < start || start > len(s.starts) {
 		return ""
 	}
@@ -141,12 +147,12 @@ func (s *source) lines(start, end int) string {
 // ("---" on line 1 up to the next "---" or "...") or 0 if there is none.
 // Goldmark without an extension would read "---" as a thematic break and
 // "title: x\n---" as a setext heading, so the block is blanked before parsing.
-func (s *source) frontMatterEnd() int {
-	if s.lineCount() < 2 || strings.TrimRight(s.lines(1, 1), " \t\n") != "---" {
+func (s *Source) frontMatterEnd() int {
+	if s.LineCount() < 2 || strings.TrimRight(s.Lines(1, 1), " \t\n") != "---" {
 		return 0
 	}
-	for i := 2; i <= s.lineCount(); i++ {
-		switch strings.TrimRight(s.lines(i, i), " \t\n") {
+	for i := 2; i <= s.LineCount(); i++ {
+		switch strings.TrimRight(s.Lines(i, i), " \t\n") {
 		case "---", "...":
 			return i
 		}
@@ -165,8 +171,8 @@ type heading struct {
 // preamble, then one node per top-level heading. Only headings that are
 // children of the document count: "> # x" inside a quote or a list item is
 // not a section of the manual.
-func parseMarkdown(rel string, src *source) []Node {
-	n := src.lineCount()
+func parseMarkdown(rel string, src *Source) []Node {
+	n := src.LineCount()
 	if n == 0 {
 		return nil // nothing to address
 	}
@@ -209,7 +215,7 @@ func parseMarkdown(rel string, src *source) []Node {
 	}
 	var nodes []Node
 	used := map[string]bool{}
-	if first := hs[0].line; first > 1 && strings.TrimSpace(src.lines(1, first-1)) != "" {
+	if first := hs[0].line; first > 1 && strings.TrimSpace(src.Lines(1, first-1)) != "" {
 		nodes = append(nodes, Node{Kind: KindFile, NodeID: PreambleID, Path: rel, Title: base, LineStart: 1, LineEnd: first - 1})
 		used[PreambleID] = true
 	}
@@ -301,25 +307,25 @@ func unique(id string, used map[string]bool) string {
 
 // parseJSON checks the file is JSON and returns its one node. A JSON file is
 // addressed whole: its structure is data, not sections a model reads apart.
-func parseJSON(rel string, src *source) ([]Node, error) {
+func parseJSON(rel string, src *Source) ([]Node, error) {
 	var v any
 	if err := json.Unmarshal(src.b, &v); err != nil {
 		msg := err.Error()
-		if se, ok := errors.AsType[*json.SyntaxError](err); ok && src.lineCount() > 0 {
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok && src.LineCount() > 0 {
 			// Offset counts the bytes read, the bad one included.
 			off := min(max(int(se.Offset)-1, 0), len(src.b)-1)
 			line := src.lineOf(off)
 			msg = fmt.Sprintf("line %d, column %d: %v", line, off-src.starts[line-1]+1, se)
 		}
 		return nil, apperr.Wrap(err, apperr.InvalidArgument, "fix the JSON file; only valid JSON files are manuals",
-			"manual file %s is not valid JSON: %s", quote(rel), msg)
+			"manual file %s is not valid JSON: %s", apperr.Quote(rel), msg)
 	}
-	return []Node{{Kind: KindFile, NodeID: FileID, Path: rel, Title: path.Base(rel), LineStart: 1, LineEnd: src.lineCount()}}, nil
+	return []Node{{Kind: KindFile, NodeID: FileID, Path: rel, Title: path.Base(rel), LineStart: 1, LineEnd: src.LineCount()}}, nil
 }
 
-// nearestIDs returns up to k node ids closest to id by edit distance, ties
+// NearestIDs returns up to k node ids closest to id by edit distance, ties
 // in file order, for a not_found hint.
-func nearestIDs(id string, nodes []Node, k int) []string {
+func NearestIDs(id string, nodes []Node, k int) []string {
 	type cand struct {
 		id   string
 		dist int

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 )
 
 // n is a compact expected node: kind is derived from the level (0: file).
@@ -17,7 +18,7 @@ type n struct {
 	start, end int
 }
 
-func checkNodes(t *testing.T, rel string, got []Node, want []n) {
+func checkNodes(t *testing.T, rel string, got []manualfile.Node, want []n) {
 	t.Helper()
 	if len(got) != len(want) {
 		var ids []string
@@ -27,11 +28,11 @@ func checkNodes(t *testing.T, rel string, got []Node, want []n) {
 		t.Fatalf("%s: got %d nodes %q, want %d", rel, len(got), ids, len(want))
 	}
 	for i, w := range want {
-		kind := KindHeading
+		kind := manualfile.KindHeading
 		if w.level == 0 {
-			kind = KindFile
+			kind = manualfile.KindFile
 		}
-		exp := Node{Kind: kind, NodeID: w.id, Path: rel, Title: w.title, Level: w.level, ParentID: w.parent, LineStart: w.start, LineEnd: w.end}
+		exp := manualfile.Node{Kind: kind, NodeID: w.id, Path: rel, Title: w.title, Level: w.level, ParentID: w.parent, LineStart: w.start, LineEnd: w.end}
 		if got[i] != exp {
 			t.Errorf("%s node %d:\n got %+v\nwant %+v", rel, i, got[i], exp)
 		}
@@ -186,164 +187,6 @@ func TestLines(t *testing.T) {
 			if want := fileLines(t, filepath.Join(fixturesDir, "ops-en", tt.rel), tt.start, tt.end); got != want {
 				t.Errorf("Lines = %q, want %q", got, want)
 			}
-		})
-	}
-}
-
-func TestParseMarkdown(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []n
-	}{
-		{name: "empty file", src: "", want: nil},
-		{name: "no headings", src: "just text\nmore\n", want: []n{{"file", "x.md", 0, "", 1, 2}}},
-		{name: "no final newline", src: "# A\ntext", want: []n{{"a", "A", 1, "", 1, 2}}},
-		{name: "crlf", src: "intro\r\n\r\n# A\r\ntext\r\n## B\r\nb\r\n", want: []n{
-			{"_preamble", "x.md", 0, "", 1, 2},
-			{"a", "A", 1, "", 3, 6},
-			{"a/b", "B", 2, "a", 5, 6},
-		}},
-		{name: "bom", src: "\ufeff# A\n", want: []n{{"a", "A", 1, "", 1, 1}}},
-		{name: "blank lines before first heading are no preamble", src: "\n\n# A\n", want: []n{{"a", "A", 1, "", 3, 3}}},
-		{name: "front matter only", src: "---\ntitle: x\n---\n", want: []n{{"file", "x.md", 0, "", 1, 3}}},
-		{name: "front matter is no setext heading", src: "---\ntitle: x\n---\n# A\n", want: []n{
-			{"_preamble", "x.md", 0, "", 1, 3},
-			{"a", "A", 1, "", 4, 4},
-		}},
-		{name: "thematic break later is no front matter", src: "# A\n\n---\n\ntext\n", want: []n{{"a", "A", 1, "", 1, 5}}},
-		{name: "front matter not on line 1", src: "\n---\ntitle: x\n---\n", want: []n{
-			{"_preamble", "x.md", 0, "", 1, 2},
-			{"title-x", "title: x", 2, "", 3, 4},
-		}},
-		{name: "unclosed front matter is Markdown", src: "---\n# A\n", want: []n{
-			{"_preamble", "x.md", 0, "", 1, 1},
-			{"a", "A", 1, "", 2, 2},
-		}},
-		{name: "setext after paragraph text", src: "# A\n\ntext\n\nB\n---\nc\n", want: []n{
-			{"a", "A", 1, "", 1, 7},
-			{"a/b", "B", 2, "a", 5, 7},
-		}},
-		{name: "multi-line setext", src: "one\ntwo\n===\n", want: []n{{"one-two", "one two", 1, "", 1, 3}}},
-		{name: "fence hides headings", src: "# A\n~~~\n# no\n~~~\n## B\n", want: []n{
-			{"a", "A", 1, "", 1, 5},
-			{"a/b", "B", 2, "a", 5, 5},
-		}},
-		{name: "unclosed fence runs to the end", src: "# A\n```\n# no\n", want: []n{{"a", "A", 1, "", 1, 3}}},
-		{name: "headings in quotes and lists are not sections", src: "# A\n> # q\n- # l\n", want: []n{{"a", "A", 1, "", 1, 3}}},
-		{name: "skipped level", src: "# A\n### C\n## B\n", want: []n{
-			{"a", "A", 1, "", 1, 3},
-			{"a/c", "C", 3, "a", 2, 2},
-			{"a/b", "B", 2, "a", 3, 3},
-		}},
-		{name: "starts below top level", src: "### C\n# A\n", want: []n{
-			{"c", "C", 3, "", 1, 1},
-			{"a", "A", 1, "", 2, 2},
-		}},
-		{name: "collisions", src: "# FAQ\n# faq\n# FAQ-2\n# faq\n", want: []n{
-			{"faq", "FAQ", 1, "", 1, 1},
-			{"faq-2", "faq", 1, "", 2, 2},
-			{"faq-2-2", "FAQ-2", 1, "", 3, 3},
-			{"faq-3", "faq", 1, "", 4, 4},
-		}},
-		{name: "children of a renamed duplicate", src: "# A\n## X\n# A\n## X\n", want: []n{
-			{"a", "A", 1, "", 1, 2},
-			{"a/x", "X", 2, "a", 2, 2},
-			{"a-2", "A", 1, "", 3, 4},
-			{"a-2/x", "X", 2, "a-2", 4, 4},
-		}},
-		{name: "preamble name is taken", src: "text\n# _preamble\n", want: []n{
-			{"_preamble", "x.md", 0, "", 1, 1},
-			{"_preamble-2", "_preamble", 1, "", 2, 2},
-		}},
-		{name: "empty and punctuation-only headings", src: "#\n# ?!\n## ...\n", want: []n{
-			{"section", "", 1, "", 1, 1},
-			{"section-2", "?!", 1, "", 2, 3},
-			{"section-2/section", "...", 2, "section-2", 3, 3},
-		}},
-		{name: "inline markup in titles", src: "# Use `kubectl` and **[docs](http://x)** #\n", want: []n{
-			{"use-kubectl-and-docs", "Use kubectl and docs", 1, "", 1, 1},
-		}},
-		{name: "closing hashes", src: "## 第2条 ###\n", want: []n{{"第2条", "第2条", 2, "", 1, 1}}},
-		{name: "indented heading up to three spaces", src: "   # A\n    # code\n", want: []n{{"a", "A", 1, "", 1, 2}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse("x.md", []byte(tt.src))
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkNodes(t, "x.md", got, tt.want)
-		})
-	}
-}
-
-func TestParseStable(t *testing.T) {
-	src := []byte("# A\n## A\n# A\n## A\n## A\n")
-	first, _ := Parse("x.md", src)
-	for range 5 {
-		again, _ := Parse("x.md", src)
-		for i := range first {
-			if again[i] != first[i] {
-				t.Fatalf("parse %d differs: %+v vs %+v", i, again[i], first[i])
-			}
-		}
-	}
-}
-
-func TestSlug(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"支払いの対象外", "支払いの対象外"},
-		{"Install on Linux", "install-on-linux"},
-		{"第3条（保険金を支払わない場合）", "第3条保険金を支払わない場合"},
-		{"免責事項・ただし書", "免責事項ただし書"},
-		{"Q&A: what/why?", "qa-whatwhy"},
-		{"snake_case-and-dash", "snake_case-and-dash"},
-		{"全角　スペース", "全角-スペース"},
-		{"ＡＢＣ１２３", "ＡＢＣ１２３"}, // non-ASCII letters keep their case
-		{"Café Über", "café-Über"},
-		{"カタカナー長音", "カタカナー長音"},
-		{"!!!", "section"},
-		{"", "section"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			if got := slug(tt.in); got != tt.want {
-				t.Errorf("slug(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestParseJSON(t *testing.T) {
-	tests := []struct {
-		name, src string
-		end       int
-		msg       string // for invalid JSON: a part of the message
-	}{
-		{name: "object", src: "{\n  \"a\": 1\n}\n", end: 3},
-		{name: "array one line", src: `[1,2,3]`, end: 1},
-		{name: "crlf", src: "{\r\n\"a\": 1\r\n}\r\n", end: 3},
-		{name: "bom", src: "\ufeff{}", end: 1},
-		{name: "trailing comma", src: "{\n  \"a\": 1,\n}\n", msg: "line 3, column 1"},
-		{name: "bad value", src: "{\n  \"a\": tru\n}\n", msg: "line 2"},
-		{name: "truncated", src: "{\n  \"a\": [1,\n", msg: "unexpected end of JSON input"},
-		{name: "two values", src: "{}\n{}\n", msg: "line 2, column 1"},
-		{name: "empty", src: "", msg: "not valid JSON"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := Parse("a/t.json", []byte(tt.src))
-			if tt.msg != "" {
-				if checkCode(t, err, apperr.InvalidArgument) && !strings.Contains(err.Error(), tt.msg) {
-					t.Errorf("error %q lacks %q", err, tt.msg)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkNodes(t, "a/t.json", got, []n{{"file", "t.json", 0, "", 1, tt.end}})
 		})
 	}
 }
