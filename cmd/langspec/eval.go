@@ -9,10 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/manual"
-	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/eval"
 )
 
 type evalOptions struct {
@@ -65,8 +64,8 @@ into a temporary database; the gold run writes no statistics.`,
 				return usageErrorf("--gold FILE.jsonl is required")
 			}
 			for _, m := range opts.modes {
-				if !slices.Contains(find.Modes(), m) {
-					return usageErrorf("--mode %q is not a mode; use %s", m, strings.Join(find.Modes(), ", "))
+				if !slices.Contains(eval.Modes(), m) {
+					return usageErrorf("--mode %q is not a mode; use %s", m, strings.Join(eval.Modes(), ", "))
 				}
 			}
 			if runF != nil {
@@ -78,7 +77,7 @@ into a temporary database; the gold run writes no statistics.`,
 	opts.ws.addManualFlags(cmd, f)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.gold, "gold", "", "gold file, JSON Lines")
-	fl.StringSliceVar(&opts.modes, "mode", find.Modes(), "modes to run: "+strings.Join(find.Modes(), ", "))
+	fl.StringSliceVar(&opts.modes, "mode", eval.Modes(), "modes to run: "+strings.Join(eval.Modes(), ", "))
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
 	return cmd
 }
@@ -90,23 +89,14 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		return apperr.Wrap(err, apperr.NotFound, "pass --gold with an existing JSON Lines file", "cannot open gold file %s", opts.gold)
 	}
 	defer gf.Close()
-	cases, err := find.ReadGold(gf, filepath.Base(opts.gold))
+	cases, err := eval.ReadGold(gf, filepath.Base(opts.gold))
 	if err != nil {
 		return err
 	}
-	dir, err := opts.ws.manualsDir()
+	ws, err := opts.ws.Resolve(false) // no statistics: a gold run records nothing
 	if err != nil {
 		return err
 	}
-	synonyms, err := opts.ws.synonyms(dir)
-	if err != nil {
-		return err
-	}
-	lib, err := manual.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer lib.Close()
 	// A throwaway store: the gold run must not leave traces or an index of
 	// someone's test folder in the user's database.
 	tmp, err := os.MkdirTemp("", "langspec-eval-")
@@ -114,18 +104,18 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		return apperr.Wrap(err, apperr.Unavailable, "check TMPDIR", "cannot create a temporary folder")
 	}
 	defer os.RemoveAll(tmp)
-	store, err := db.Open(ctx, filepath.Join(tmp, "eval.db"))
+	a := app.New(app.Options{DBPath: filepath.Join(tmp, "eval.db"), Workspace: ws, Logger: f.logger})
+	defer a.Close()
+	finder, err := a.Finder(ctx)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	finder := &find.Finder{Index: find.NewIndex(store, lib, f.logger), Synonyms: find.NewSynonymFile(synonyms), Log: f.logger}
 	if _, err := finder.Index.RefreshAll(ctx); err != nil {
 		return err
 	}
-	var reports []find.ModeReport
+	var reports []eval.ModeReport
 	for _, m := range opts.modes {
-		r, err := finder.Evaluate(ctx, cases, m)
+		r, err := eval.ManualFind(ctx, finder, cases, m)
 		if err != nil {
 			return err
 		}
@@ -134,6 +124,6 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	if opts.jsonOut {
 		return writeJSON(f.io.Out, reports)
 	}
-	find.WriteTable(f.io.Out, opts.gold, reports)
+	eval.WriteTable(f.io.Out, opts.gold, reports)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
 )
 
@@ -47,24 +46,24 @@ changed, so this command is only needed to index ahead of time.`,
 
 func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
 	f := opts.f
-	dir, err := opts.ws.manualsDir()
+	ws, err := opts.ws.Resolve(false)
 	if err != nil {
 		return err
 	}
-	store, err := f.openStore(ctx, false)
+	a, err := f.newApp(ws, nil)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	lib, err := manual.Open(dir)
+	defer a.Close()
+	index, err := a.ManualIndex(ctx)
 	if err != nil {
 		return err
 	}
-	defer lib.Close()
-	reports, err := find.NewIndex(store, lib, f.logger).RefreshAll(ctx)
+	reports, err := index.RefreshAll(ctx)
 	if err != nil {
 		return err
 	}
+	dir := ws.Manuals
 	if opts.jsonOut {
 		if reports == nil {
 			reports = []find.RefreshReport{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/langspec/langspec/internal/eval"
 	"github.com/langspec/langspec/internal/manual/find"
 )
 
@@ -57,7 +58,7 @@ func TestEvalManualFind(t *testing.T) {
 		}
 	}
 	code, out, _ = run(t, env, "eval", "manual-find", "--gold", gold, "--mode", "staged", "--json")
-	var reports []find.ModeReport
+	var reports []eval.ModeReport
 	if code != 0 || json.Unmarshal([]byte(out), &reports) != nil || len(reports) != 1 || reports[0].Totals.RequiredTerms != 1 {
 		t.Fatalf("json: exit %d\n%s", code, out)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
@@ -30,22 +31,37 @@ type factory struct {
 	logger     *slog.Logger
 }
 
-// openStore opens the database. With seed, an empty database first gets the
-// embedded Go specification, so a first search works with no set-up.
-func (f *factory) openStore(ctx context.Context, seed bool) (*db.DB, error) {
-	store, err := db.Open(ctx, f.dbPath)
+// newApp reads the configuration and returns the app over the database
+// and the workspace ws: the one preamble of every command that needs more
+// than its flags. log nil is the factory's logger.
+func (f *factory) newApp(ws app.Workspace, log *slog.Logger) (*app.App, error) {
+	if log == nil {
+		log = f.logger
+	}
+	cfg, err := f.config()
 	if err != nil {
 		return nil, err
 	}
-	if seed {
-		loaded, err := ingest.EnsureDefault(ctx, store, f.now())
-		if err != nil {
-			store.Close()
-			return nil, err
-		}
-		if loaded && f.io.errTTY {
-			fmt.Fprintf(f.io.ErrOut, "langspec: first run: loaded the built-in Go specification into %s\n", f.dbPath)
-		}
+	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now,
+		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion()}), nil
+}
+
+// openStore opens the database of a (a new app when a is nil, closed with
+// the store). With seed, an empty database first gets the embedded Go
+// specification, so a first search works with no set-up; on a terminal the
+// user is told.
+func (f *factory) openStore(ctx context.Context, seed bool) (*db.DB, error) {
+	a := app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now})
+	if !seed {
+		return a.Store(ctx)
+	}
+	store, loaded, err := a.SeededStore(ctx)
+	if err != nil {
+		a.Close()
+		return nil, err
+	}
+	if loaded && f.io.errTTY {
+		fmt.Fprintf(f.io.ErrOut, "langspec: first run: loaded the built-in Go specification into %s\n", f.dbPath)
 	}
 	return store, nil
 }

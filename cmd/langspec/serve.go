@@ -9,11 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/manual"
-	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/langspec/langspec/internal/manual/find/adaptive"
-	"github.com/langspec/langspec/internal/tools"
-	"github.com/langspec/langspec/internal/vault"
+	"github.com/langspec/langspec/internal/mcpserver"
 )
 
 type serveOptions struct {
@@ -40,7 +36,7 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if _, err := parseLogLevel(opts.logLevel); err != nil {
 				return usageError{err}
 			}
-			if opts.toolsMode != "" && opts.toolsMode != tools.ModeFlat && opts.toolsMode != tools.ModeCategories {
+			if opts.toolsMode != "" && opts.toolsMode != mcpserver.ModeFlat && opts.toolsMode != mcpserver.ModeCategories {
 				return usageErrorf("--tools %q is not a mode; use flat or categories", opts.toolsMode)
 			}
 			if runF != nil {
@@ -74,74 +70,38 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	level, _ := parseLogLevel(opts.logLevel) // checked in RunE
 	log := slog.New(slog.NewTextHandler(f.io.ErrOut, &slog.HandlerOptions{Level: level}))
 	tuneGC(f.getenv, log)
-	cfg, err := f.config()
+	ws, err := opts.ws.Resolve(true)
 	if err != nil {
 		return err
 	}
-	store, err := f.openStore(ctx, true)
+	a, err := f.newApp(ws, log)
 	if err != nil {
 		return err
 	}
-	defer store.Close()
-	vaultDir, err := opts.ws.vaultDir()
+	defer a.Close()
+	deps, err := a.ToolDeps(ctx)
 	if err != nil {
 		return err
 	}
-	manualsDir, err := opts.ws.manualsDir()
+	if err := a.RefreshManualsInBackground(ctx); err != nil {
+		return err
+	}
+	upstreams, err := a.Upstreams()
 	if err != nil {
 		return err
 	}
-	synonymsPath, err := opts.ws.synonyms(manualsDir)
-	if err != nil {
-		return err
-	}
-	statsPath, err := opts.ws.stats(vaultDir)
-	if err != nil {
-		return err
-	}
-	v, err := vault.Open(vaultDir, vault.Options{Logger: log})
-	if err != nil {
-		return err
-	}
-	defer v.Close()
-	lib, err := manual.Open(manualsDir)
-	if err != nil {
-		return err
-	}
-	defer lib.Close()
-	stats, err := adaptive.Open(adaptive.Options{Path: statsPath, Logger: log})
-	if err != nil {
-		return err
-	}
-	defer stats.Close()
-	index := find.NewIndex(store, lib, log)
-	finder := &find.Finder{Index: index, Synonyms: find.NewSynonymFile(synonymsPath), Stats: stats, Log: log}
-	// Index the manuals in the background: the first tool call that needs a
-	// manual refreshes it anyway (one at a time), so start-up never waits.
-	refreshCtx, stopRefresh := context.WithCancel(ctx)
-	refreshed := make(chan struct{})
-	go func() {
-		defer close(refreshed)
-		if _, err := index.RefreshAll(refreshCtx); err != nil && refreshCtx.Err() == nil {
-			log.Warn("manual index refresh failed", "err", err)
-		}
-	}()
-	defer func() { stopRefresh(); <-refreshed }()
-	deps := tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Logger: log, Version: buildVersion(), Mask: cfg.ToolMask}
+	cfg := a.Config()
 	mode := opts.toolsMode
 	if mode == "" {
-		mode = tools.ModeFlat
-		if len(cfg.MCPServers) > 0 {
-			mode = tools.ModeCategories
+		mode = mcpserver.ModeFlat
+		if upstreams != nil {
+			mode = mcpserver.ModeCategories
 		}
 	}
-	log.Info("serving MCP on stdio", "tools", mode, "db", store.Path(), "vault", vaultDir, "manuals", manualsDir,
-		"synonyms", synonymsPath, "stats", statsPath)
-	if mode == tools.ModeFlat && len(cfg.MCPServers) == 0 {
-		return tools.ServeStdio(ctx, deps, readCloser(f.io.In), f.io.Out)
-	}
-	return tools.ServeCatalog(ctx, deps, tools.CatalogOptions{Mode: mode, Servers: cfg.MCPServers, Categories: cfg.Categories,
-		Mask: cfg.ToolMask, Stderr: f.io.ErrOut, Getenv: f.getenv}, readCloser(f.io.In), f.io.Out)
+	log.Info("serving MCP on stdio", "tools", mode, "db", deps.Store.Path(), "vault", ws.Vault, "manuals", ws.Manuals,
+		"synonyms", ws.Synonyms, "stats", ws.Stats)
+	return mcpserver.Serve(ctx, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
+		Categories: cfg.Categories, Upstreams: upstreams}, readCloser(f.io.In), f.io.Out)
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

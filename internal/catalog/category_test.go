@@ -1,11 +1,13 @@
 package catalog
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/catalog/upstream"
 )
 
 func off() *bool { f := false; return &f }
@@ -105,5 +107,19 @@ func TestValidate(t *testing.T) {
 	}
 	if err := (Mask{Deny: []string{"execute_shell_command"}}).Validate(); err == nil {
 		t.Error("a mask glob without category/ accepted")
+	}
+}
+
+// The category list is read on every turn: it stays short however many
+// categories there are.
+func TestDescribeStaysShort(t *testing.T) {
+	many := map[string]Config{}
+	for i := range 500 {
+		many[fmt.Sprintf("c%03d", i)] = Config{Description: strings.Repeat("long words ", 40), Server: "x"}
+	}
+	c := &Catalog{Categories: many, Upstreams: upstream.NewManager(upstream.Options{})}
+	defer c.Upstreams.Close()
+	if d := c.Describe(); len(d) > maxCategoryListChars+400 || !strings.Contains(d, "more: ") {
+		t.Errorf("category list of 500 categories is %d bytes", len(d))
 	}
 }

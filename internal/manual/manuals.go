@@ -26,22 +26,28 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
+	"github.com/langspec/langspec/internal/rootpath"
 )
 
-const (
-	// DefaultMaxReadBytes caps one manual file. Manuals are prose and
-	// settings; a larger file is more likely a data dump than a manual.
-	DefaultMaxReadBytes = 8 << 20
-	// maxPathBytes bounds a user path before any work proportional to it.
-	maxPathBytes = 1024
-)
+// DefaultMaxReadBytes caps one manual file. Manuals are prose and settings;
+// a larger file is more likely a data dump than a manual.
+const DefaultMaxReadBytes = 8 << 20
 
-// hintPath is the hint for every path that is not a plain relative path.
-const hintPath = `use a path relative to the manual's folder with "/" between names, such as runbooks/db/failover.md; no leading "/", drive letter, ".." or symbolic link`
+// policy is the manuals' use of the shared path policy: their codes and
+// hints. Names have no rule beyond it; the extension rule is cleanRel's.
+var policy = rootpath.Policy{
+	Folder:      "the manuals folder",
+	Outside:     apperr.PathOutsideManuals,
+	Invalid:     apperr.InvalidArgument,
+	Example:     "runbooks/db/failover.md",
+	Hint:        `use a path relative to the manual's folder with "/" between names, such as runbooks/db/failover.md; no leading "/", drive letter, ".." or symbolic link`,
+	SymlinkHint: "manuals are not read through symbolic links; use the path of the real file",
+	LongHint:    "use at most " + strconv.Itoa(rootpath.MaxBytes) + " bytes",
+	ControlHint: "remove control characters (NUL, newline, tab…)",
+}
 
 // Library is a MANUALS_ROOT folder. Safe for concurrent use.
 type Library struct {
@@ -223,8 +229,10 @@ func (l *Library) read(manualID, rel string) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	// manualRoot has checked the manual's folder itself; a file where a
+	// folder should be is just a missing file here.
 	full := manualID + "/" + canon
-	fi, err := inspect(root, manualID, rel, full)
+	fi, _, err := policy.Walk(root, rel, full, len(manualID))
 	if err != nil {
 		return nil, "", err
 	}
@@ -360,13 +368,13 @@ func (l *Library) unknownManual(manualID string) error {
 // no hidden names, no control characters.
 func checkManualID(id string) error {
 	const hint = "use a manual id from the list of manuals: a single folder name under MANUALS_ROOT"
-	if err := checkChars(id, "manual id"); err != nil {
+	if err := policy.CheckChars(id, "manual id"); err != nil {
 		return err
 	}
 	switch {
 	case id == "":
 		return apperr.New(apperr.InvalidArgument, hint, "empty manual id")
-	case strings.ContainsAny(id, `/\`), id == "..", len(id) >= 2 && id[1] == ':':
+	case strings.ContainsAny(id, `/\`), id == "..", rootpath.HasDriveLetter(id):
 		return apperr.New(apperr.PathOutsideManuals, hint, "manual id %s leaves the manuals folder or names more than one folder", apperr.Quote(id))
 	case strings.HasPrefix(id, "."):
 		return apperr.New(apperr.InvalidArgument, hint, "manual id %s is hidden or names the root", apperr.Quote(id))
@@ -374,35 +382,15 @@ func checkManualID(id string) error {
 	return nil
 }
 
-// cleanRel validates a path inside a manual and returns it "/"-separated with
-// no empty or "." segments. Backslash counts as a separator everywhere, so
-// `a\..\b` is seen as the ".." it is whatever the host. ".." is refused even
-// when it would stay inside: nothing is resolved, so nothing can go wrong.
+// cleanRel validates a path inside a manual (rootpath.Policy.File) and
+// returns it "/"-separated with no empty or "." segments, if it names a .md or
+// .json file. Backslash counts as a separator everywhere, so `a\..\b` is seen
+// as the ".." it is whatever the host. ".." is refused even when it would
+// stay inside: nothing is resolved, so nothing can go wrong.
 func cleanRel(p string) (string, error) {
-	if p == "" {
-		return "", apperr.New(apperr.InvalidArgument, "name a file, such as runbooks/db/failover.md", "empty path")
-	}
-	if err := checkChars(p, "path"); err != nil {
+	segs, err := policy.File(p)
+	if err != nil {
 		return "", err
-	}
-	if p[0] == '/' || p[0] == '\\' {
-		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s is absolute and leaves the manuals folder", apperr.Quote(p))
-	}
-	if len(p) >= 2 && p[1] == ':' {
-		return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s starts with a drive letter and leaves the manuals folder", apperr.Quote(p))
-	}
-	var segs []string
-	for _, s := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
-		switch s {
-		case "", ".":
-			continue
-		case "..":
-			return "", apperr.New(apperr.PathOutsideManuals, hintPath, "path %s contains \"..\" and may leave the manuals folder", apperr.Quote(p))
-		}
-		segs = append(segs, s)
-	}
-	if len(segs) == 0 {
-		return "", apperr.New(apperr.InvalidArgument, "name a file, such as runbooks/db/failover.md", "path %s names no file", apperr.Quote(p))
 	}
 	canon := strings.Join(segs, "/")
 	if !allowedExt(canon) {
@@ -412,61 +400,10 @@ func cleanRel(p string) (string, error) {
 	return canon, nil
 }
 
-// checkChars refuses over-long strings, bad UTF-8 and control characters,
-// which no manual name needs and which make messages and logs lie.
-func checkChars(s, what string) error {
-	if len(s) > maxPathBytes {
-		return apperr.New(apperr.InvalidArgument, "use at most "+strconv.Itoa(maxPathBytes)+" bytes", "%s %s is %d bytes long", what, apperr.Quote(s), len(s))
-	}
-	if !utf8.ValidString(s) {
-		return apperr.New(apperr.InvalidArgument, "use UTF-8 names", "%s %s is not valid UTF-8", what, apperr.Quote(s))
-	}
-	for _, r := range s {
-		if r < 0x20 || (r >= 0x7f && r <= 0x9f) {
-			return apperr.New(apperr.InvalidArgument, "remove control characters (NUL, newline, tab…)",
-				"%s %s contains control character U+%04X", what, apperr.Quote(s), r)
-		}
-	}
-	return nil
-}
-
 // allowedExt reports .md or .json, in any case: "README.MD" is a manual too.
 func allowedExt(name string) bool {
 	ext := strings.ToLower(path.Ext(name))
 	return ext == ".md" || ext == ".json"
-}
-
-// inspect Lstats every component of full ("id/a/b.md") through the root
-// without following symbolic links. It returns the leaf's info, or nil if the
-// leaf or a parent does not exist. A symlink anywhere is path_outside_manuals.
-func inspect(root *os.Root, manualID, rel, full string) (fs.FileInfo, error) {
-	for end := len(manualID); end < len(full); {
-		next := strings.IndexByte(full[end+1:], '/')
-		if next < 0 {
-			end = len(full)
-		} else {
-			end += 1 + next
-		}
-		prefix := full[:end]
-		fi, err := root.Lstat(prefix)
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fsError(err, rel, "inspect")
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, apperr.New(apperr.PathOutsideManuals, "manuals are not read through symbolic links; use the path of the real file",
-				"path %s goes through symbolic link %s", apperr.Quote(rel), apperr.Quote(strings.TrimPrefix(prefix, manualID+"/")))
-		}
-		if end == len(full) {
-			return fi, nil
-		}
-		if !fi.IsDir() {
-			return nil, nil
-		}
-	}
-	return nil, nil
 }
 
 // checkFile refuses a missing leaf and anything but a regular file.
@@ -483,14 +420,10 @@ func checkFile(manualID, rel string, fi fs.FileInfo) error {
 }
 
 // fsError turns an error from the root into an apperr.Error naming the
-// user's path.
+// user's path: a missing file here, escapes and the rest by the policy.
 func fsError(err error, p, op string) error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return apperr.Wrap(err, apperr.NotFound, "list the manual's files to see what exists", "path %s does not exist", apperr.Quote(p))
-	case errors.Is(err, syscall.ELOOP), strings.Contains(err.Error(), "path escapes from parent"):
-		// os.Root's escape error is unexported; its text is all there is.
-		return apperr.Wrap(err, apperr.PathOutsideManuals, hintPath, "path %s leaves the manuals folder", apperr.Quote(p))
 	}
-	return apperr.Wrap(err, apperr.Internal, "", "%s %s: %v", op, apperr.Quote(p), err)
+	return policy.FSError(err, p, op)
 }

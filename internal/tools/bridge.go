@@ -16,9 +16,6 @@ import (
 	"github.com/langspec/langspec/internal/vault"
 )
 
-// CategoryBridge holds the tools that copy manuals into the vault.
-const CategoryBridge = "bridge"
-
 // bridgeTools copy manual text into the vault inside the server: the text
 // never passes through the model, which sees only where it went.
 type bridgeTools struct {
@@ -55,14 +52,13 @@ type BridgeOut struct {
 	SourceManualIDs []string         `json:"source_manual_ids" jsonschema:"recorded in the copied file's metadata"`
 }
 
-func bridgeToolset(lib *manual.Library, v *vault.Vault, finder *find.Finder) []Tool {
-	bt := &bridgeTools{lib: lib, v: v, finder: finder, now: time.Now}
+func bridgeToolset() []Tool {
 	no := false
 	ann := func(title string) *mcp.ToolAnnotations {
 		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &no, OpenWorldHint: &no}
 	}
-	return []Tool{
-		newTool(CategoryBridge, mcp.Tool{
+	return needing(func(d *Deps) bool { return d.Vault != nil && d.Manuals != nil && d.Finder != nil }, []Tool{
+		newTool(CategoryBridge, bindBridge, mcp.Tool{
 			Name: "bridge_copy_section", Title: "Copy a manual section into the vault",
 			Description: "Copy a section of a Markdown manual (the heading and everything under it) or a line range into a new vault file, without returning its text. The copy starts with metadata naming its source (source_manual_ids, source, source_lines).",
 			Annotations: ann("Copy a manual section into the vault"),
@@ -74,8 +70,8 @@ func bridgeToolset(lib *manual.Library, v *vault.Vault, finder *find.Finder) []T
 			maxLen(s, "trace_id", 64)
 			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
 			s.Properties["end_line"].Minimum = jsonschema.Ptr(1.0)
-		}, bt.copySection, renderBridge),
-		newTool(CategoryBridge, mcp.Tool{
+		}, (*bridgeTools).copySection, renderBridge),
+		newTool(CategoryBridge, bindBridge, mcp.Tool{
 			Name: "bridge_copy_file", Title: "Copy a manual file into the vault",
 			Description: "Copy a whole manual file (.md, or .json wrapped with its source) into a new vault file, without returning its text, so later edits happen in the vault.",
 			Annotations: ann("Copy a manual file into the vault"),
@@ -83,8 +79,13 @@ func bridgeToolset(lib *manual.Library, v *vault.Vault, finder *find.Finder) []T
 			nonEmpty(s, "manual_id", maxNameChars)
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "dest", maxVaultPathChars)
-		}, bt.copyFile, renderBridge),
-	}
+		}, (*bridgeTools).copyFile, renderBridge),
+	})
+}
+
+// bindBridge binds the bridge tools to their dependencies.
+func bindBridge(d *Deps) *bridgeTools {
+	return &bridgeTools{lib: d.Manuals, v: d.Vault, finder: d.Finder, now: time.Now}
 }
 
 func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (BridgeOut, error) {

@@ -2,22 +2,14 @@ package tools
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 
-func mustOpenManuals(tb testing.TB) *manual.Library {
-	tb.Helper()
-	lib, err := manual.Open(filepath.Join("..", "..", "fixtures", "manuals"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { lib.Close() })
-	return lib
-}
+func mustOpenManuals(tb testing.TB) *manual.Library { return toolstest.OpenManuals(tb) }
 
 // Bridging copies manual text into the vault inside the server: the model
 // gets where it went and what it came from, never the text.

@@ -18,9 +18,6 @@ import (
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
-// CategoryManual holds the tools over the manuals folder.
-const CategoryManual = "manual"
-
 // manual_read defaults and bounds (seed 002 §6.2).
 const (
 	defaultMaxSections = 20
@@ -121,35 +118,34 @@ type ManualExceptsIn struct {
 	MaxHits  int      `json:"max_hits,omitempty" jsonschema:"most lines to return"`
 }
 
-func manualToolset(lib *manual.Library, finder *find.Finder) []Tool {
-	mt := &manualTools{lib: lib, finder: finder}
-	return []Tool{
-		newTool(CategoryManual, mcp.Tool{
+func manualToolset() []Tool {
+	return needing(func(d *Deps) bool { return d.Manuals != nil && d.Finder != nil }, []Tool{
+		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_list", Title: "List manuals",
 			Description: "List the manual ids (folders under MANUALS_ROOT). Files are listed by manual_ls.",
 			Annotations: readOnly("List manuals"),
-		}, nil, mt.list, func(o ManualListOut) string {
+		}, nil, (*manualTools).list, func(o ManualListOut) string {
 			if len(o.Manuals) == 0 {
 				return "No manuals: put folders of .md and .json files under MANUALS_ROOT."
 			}
 			return strings.Join(o.Manuals, "\n")
 		}),
-		newTool(CategoryManual, mcp.Tool{
+		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_ls", Title: "List a manual's files",
 			Description: "List the .md and .json files of one manual, at any depth.",
 			Annotations: readOnly("List a manual's files"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
-		}, mt.ls, func(o ManualLsOut) string { return strings.Join(o.Files, "\n") }),
-		newTool(CategoryManual, mcp.Tool{
+		}, (*manualTools).ls, func(o ManualLsOut) string { return strings.Join(o.Files, "\n") }),
+		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_toc", Title: "A manual file's table of contents",
 			Description: "The headings of a manual file as nodes (kind, node_id, path, title, level, parent_id, line_start, line_end); a JSON file is one node. A section's lines include its subsections.",
 			Annotations: readOnly("A manual file's table of contents"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 			nonEmpty(s, "path", maxVaultPathChars)
-		}, mt.toc, renderToc),
-		newTool(CategoryManual, mcp.Tool{
+		}, (*manualTools).toc, renderToc),
+		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_read", Title: "Read manual sections",
 			Description: "Read a manual step by step: scope snippet (only the lines of a node that match query or a manual_find trace's terms), section (one node with its subsections), sections (several nodes, max_sections 20), or file (the whole file; the way to read JSON). All capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading what manual_find found. To copy text into the vault without reading it, use bridge_copy_section.",
 			Annotations: readOnly("Read manual sections"),
@@ -163,8 +159,8 @@ func manualToolset(lib *manual.Library, finder *find.Finder) []Tool {
 			s.Properties["node_ids"].MaxItems = jsonschema.Ptr(maxMaxSections)
 			intRange(s, "max_sections", 1, maxMaxSections, defaultMaxSections)
 			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
-		}, mt.read, renderManualRead),
-		newTool(CategoryManual, mcp.Tool{
+		}, (*manualTools).read, renderManualRead),
+		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_excepts", Title: "Find exceptions in a manual",
 			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, not applicable, …), each with its section's node_id, so conditions a topic search misses are not overlooked. With query, only sections about it.",
 			Annotations: readOnly("Find exceptions in a manual"),
@@ -174,9 +170,12 @@ func manualToolset(lib *manual.Library, finder *find.Finder) []Tool {
 			s.Properties["paths"].MaxItems = jsonschema.Ptr(1000)
 			s.Properties["paths"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxVaultPathChars)}
 			intRange(s, "max_hits", 1, maxSearchHits, defaultSearchHits)
-		}, mt.excepts, renderExcepts),
-	}
+		}, (*manualTools).excepts, renderExcepts),
+	})
 }
+
+// bindManual binds the manual tools to their dependencies.
+func bindManual(d *Deps) *manualTools { return &manualTools{lib: d.Manuals, finder: d.Finder} }
 
 func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
 	maxHits := in.MaxHits

@@ -40,14 +40,13 @@ type findTools struct {
 	finder *find.Finder
 }
 
-func findToolset(f *find.Finder) []Tool {
-	ft := &findTools{finder: f}
+func findToolset() []Tool {
 	intents := []any{}
 	for _, in := range []queryplan.Intent{queryplan.IntentDefinition, queryplan.IntentProcedure, queryplan.IntentExceptions, queryplan.IntentCompare, queryplan.IntentLookup} {
 		intents = append(intents, string(in))
 	}
-	return []Tool{
-		newTool(CategoryManual, mcp.Tool{
+	return needing(func(d *Deps) bool { return d.Manuals != nil && d.Finder != nil }, []Tool{
+		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_find", Title: "Collect everything about a topic in the manuals",
 			Description: "Thorough search for \"everything about X\" in the manuals, built not to miss sections: BM25, normalised and separator-free matching (width, case, digit and kanji-numeral forms), the synonym dictionary, exception wording (except, unless, 対象外, ただし…), headings with their subsections, and a widening pass when candidates are few or sit in one file. Returns only a trace_id, metrics and next_actions; page the candidates with manual_hits and read them with manual_read.",
 			Annotations: readOnly("Collect everything about a topic in the manuals"),
@@ -59,8 +58,8 @@ func findToolset(f *find.Finder) []Tool {
 			b := s.Properties["budget"]
 			intRange(b, "time_ms", 1, find.MaxTimeMS, find.DefaultTimeMS)
 			intRange(b, "max_candidates", 1, find.MaxMaxCandidates, find.DefaultMaxCandidates)
-		}, ft.find, renderFind),
-		newTool(CategoryManual, mcp.Tool{
+		}, (*findTools).find, renderFind),
+		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_hits", Title: "Page through a manual_find trace",
 			Description: "Page through the candidates (best first, with node_id, lines and a one-line snippet) or the unscanned sections (with the reason) of a manual_find trace. Traces expire after 24 hours.",
 			Annotations: readOnly("Page through a manual_find trace"),
@@ -69,9 +68,12 @@ func findToolset(f *find.Finder) []Tool {
 			s.Properties["kind"].Enum = []any{find.KindCandidates, find.KindUnscanned}
 			intRange(s, "offset", 0, find.MaxMaxCandidates*10, 0)
 			intRange(s, "limit", 1, find.MaxHitsLimit, find.DefaultHitsLimit)
-		}, ft.hits, renderHits),
-	}
+		}, (*findTools).hits, renderHits),
+	})
 }
+
+// bindFind binds the manual tools to their dependencies.
+func bindFind(d *Deps) *findTools { return &findTools{finder: d.Finder} }
 
 func (ft *findTools) find(ctx context.Context, in ManualFindIn) (find.Summary, error) {
 	req := find.Request{ManualID: in.ManualID, Query: in.Query, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID}

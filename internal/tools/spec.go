@@ -84,37 +84,30 @@ type BuildLearningPlanIn struct {
 	FocusAreas []string `json:"focus_areas,omitempty" jsonschema:"section titles (or words in them) to read early, e.g. Types"`
 }
 
-// specToolset returns the specification tools. langs, the languages stored
-// when the server starts, go into the descriptions so a model knows what it
-// can ask for without a call; arguments are still checked against the store
-// at call time, so a language ingested later works too.
-func specToolset(store *db.DB, langs []string) []Tool {
-	st := &specTools{store: store}
-	available := "No language is stored yet."
-	if len(langs) > 0 {
-		available = "Languages stored: " + strings.Join(langs, ", ") + "."
-	}
-	return []Tool{
-		newTool(CategorySpec, mcp.Tool{
+// specToolset is the specification tools. Their descriptions end with the
+// languages stored when the server starts (Deps.Languages).
+func specToolset() []Tool {
+	return withLanguages(needing(func(d *Deps) bool { return d.Store != nil }, []Tool{
+		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:        "list_languages",
 			Title:       "List languages",
-			Description: "List the languages and documents that can be searched, with each document's latest version and section count. " + available,
+			Description: "List the languages and documents that can be searched, with each document's latest version and section count.",
 			Annotations: readOnly("List languages"),
-		}, nil, st.listLanguages, renderLanguages),
-		newTool(CategorySpec, mcp.Tool{
+		}, nil, (*specTools).listLanguages, renderLanguages),
+		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:        "list_versions",
 			Title:       "List versions",
-			Description: "List the stored versions of one language's documents, newest first, with when and where each was fetched and how many sections it has. " + available,
+			Description: "List the stored versions of one language's documents, newest first, with when and where each was fetched and how many sections it has.",
 			Annotations: readOnly("List versions"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
-		}, st.listVersions, renderVersions),
-		newTool(CategorySpec, mcp.Tool{
+		}, (*specTools).listVersions, renderVersions),
+		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "search_spec",
 			Title: "Search specifications",
 			Description: "Full-text search (BM25) over language specifications. Returns ranked sections with snippet windows around the matched words, " +
 				"each with a section_id for get_section and a canonical url to cite. Words match by stem; when no section has every word the search " +
-				"falls back to any word, then to literal text, then to close spellings, and says which strategy answered. " + available,
+				"falls back to any word, then to literal text, then to close spellings, and says which strategy answered.",
 			Annotations: readOnly("Search specifications"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "query", ftsquery.MaxQueryRunes)
@@ -125,13 +118,13 @@ func specToolset(store *db.DB, langs []string) []Tool {
 			intRange(s, "limit", 1, search.MaxLimit, search.DefaultLimit)
 			intRange(s, "snippet_chars", snippet.MinChars, snippet.MaxChars, snippet.DefaultChars)
 			intRange(s, "snippets_per_hit", 1, snippet.MaxWindows, defaultSnippets)
-		}, st.searchSpec, renderSearch),
-		newTool(CategorySpec, mcp.Tool{
+		}, (*specTools).searchSpec, renderSearch),
+		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "get_section",
 			Title: "Read a section",
 			Description: "Read one section of a specification with its citation and its subsections' ids. Long text comes in pages: " +
 				"pass next_offset as offset to read on. Documents whose licence allows only an excerpt (source_policy excerpt_only) " +
-				"return at most their first " + fmt.Sprint(search.ExcerptChars) + " characters and say so. " + available,
+				"return at most their first " + fmt.Sprint(search.ExcerptChars) + " characters and say so.",
 			Annotations: readOnly("Read a section"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
@@ -140,12 +133,12 @@ func specToolset(store *db.DB, langs []string) []Tool {
 			maxLen(s, "doc", maxNameChars)
 			s.Properties["offset"].Minimum = jsonschema.Ptr(0.0)
 			intRange(s, "max_chars", 1, search.MaxPageChars, defaultPageChars)
-		}, st.getSection, renderSection),
-		newTool(CategorySpec, mcp.Tool{
+		}, (*specTools).getSection, renderSection),
+		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "build_learning_plan",
 			Title: "Build a reading plan",
 			Description: "Split a specification into weeks of about equal reading time, in document order, with focus areas moved " +
-				"forward right after the introduction. Each section comes with its section_id and url. " + available,
+				"forward right after the introduction. Each section comes with its section_id and url.",
 			Annotations: readOnly("Build a reading plan"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
@@ -154,8 +147,26 @@ func specToolset(store *db.DB, langs []string) []Tool {
 			intRange(s, "total_weeks", 1, plan.MaxWeeks, plan.DefaultWeeks)
 			s.Properties["focus_areas"].MaxItems = jsonschema.Ptr(maxFocusAreas)
 			s.Properties["focus_areas"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxNameChars)}
-		}, st.buildLearningPlan, renderPlan),
+		}, (*specTools).buildLearningPlan, renderPlan),
+	}))
+}
+
+// bindSpec binds the spec tools to the store.
+func bindSpec(d *Deps) *specTools { return &specTools{store: d.Store} }
+
+// withLanguages appends the stored languages to each tool's description as
+// it is served.
+func withLanguages(tools []Tool) []Tool {
+	for i := range tools {
+		base := tools[i].Def.Description
+		tools[i].describe = func(d *Deps) string {
+			if len(d.Languages) == 0 {
+				return base + " No language is stored yet."
+			}
+			return base + " Languages stored: " + strings.Join(d.Languages, ", ") + "."
+		}
 	}
+	return tools
 }
 
 func (st *specTools) listLanguages(ctx context.Context, _ ListLanguagesIn) (ListLanguagesOut, error) {

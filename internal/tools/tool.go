@@ -1,8 +1,11 @@
-// Package tools declares langspec's MCP tools as values and builds the server
-// that serves them. A handler checks nothing the schema already checks, calls
-// the same function the CLI calls (search, plan), and returns the result
-// twice: as structured content, and as compact text for clients that show
-// only text.
+// Package tools declares langspec's MCP tools as values. Inventory is the
+// static table of every tool, grouped in families (spec, manual, vault,
+// bridge, meta); a tool is bound to its dependencies only when it is
+// registered on a server, so the table also feeds the README's tool tables
+// and the snapshots without opening anything. A handler checks nothing the
+// schema already checks, calls the same function the CLI calls, and returns
+// the result twice: as structured content, and as compact text for clients
+// that show only text.
 package tools
 
 import (
@@ -10,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,44 +25,113 @@ import (
 	"github.com/langspec/langspec/internal/vault"
 )
 
-// Deps is what the tools need. Nothing in this package is global: every
-// server gets its own Deps, so tests run servers side by side.
+// Deps is what the tools are bound to. Nothing in this package is global:
+// every server binds its own Deps, so tests run servers side by side. A nil
+// field leaves out the family that needs it.
 type Deps struct {
 	Store   *db.DB
-	Vault   *vault.Vault    // nil serves no vault tools
-	Manuals *manual.Library // serves the manual tools, and with Vault the bridge tools
-	// Finder runs manual_find; nil builds one over Store and Manuals with
-	// no synonym dictionary and fixed thresholds.
-	Finder *find.Finder
-	// Mask hides built-in tools (as category/tool) from a flat listing; in
-	// categories mode the category layer applies it instead.
-	Mask    catalog.Mask
-	Logger  *slog.Logger
-	Version string // reported as the server version in initialize
+	Vault   *vault.Vault     // the vault tools, and with Manuals the bridge tools
+	Manuals *manual.Library  // the manual tools (with Finder)
+	Finder  *find.Finder     // manual_find and manual_hits; the bridge records copies in its traces
+	Catalog *catalog.Catalog // the meta tools of categories mode
+	// Languages are the languages stored when the server starts; the spec
+	// tools name them in their descriptions, so a model knows what it can
+	// ask for without a call. Arguments are still checked against the store
+	// at call time, so a language ingested later works too.
+	Languages []string
+	Logger    *slog.Logger
 }
 
+func (d *Deps) logger() *slog.Logger {
+	if d.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return d.Logger
+}
+
+// Tool families: the category each tool belongs to in categories mode, and
+// the unit a deployment turns on or off.
+const (
+	CategorySpec      = "spec"
+	CategoryManual    = "manual"
+	CategoryVault     = "vault"
+	CategoryBridge    = "bridge"
+	CategoryMetaTools = "meta" // get-category-tools, call-category-tool, batch
+)
+
 // Tool is one MCP tool: its definition (name, title, description,
-// annotations, input schema), the category it belongs to, and a way to add it
-// to a server with its typed handler.
+// annotations, input schema) and family, and how to bind it.
 type Tool struct {
 	Def      *mcp.Tool
 	Category string
-	add      func(*mcp.Server, *slog.Logger)
+	needs    func(*Deps) bool   // whether d has what the tool needs
+	describe func(*Deps) string // the description as served; nil: Def.Description
+	register func(s *mcp.Server, def *mcp.Tool, d *Deps)
 }
 
-// Categories of tools.
-const (
-	CategorySpec = "spec"
-)
+// Inventory is every tool langspec has, in listing order, unbound.
+func Inventory() []Tool {
+	var all []Tool
+	for _, family := range [][]Tool{specToolset(), vaultToolset(), manualToolset(), findToolset(), bridgeToolset(), metaToolset()} {
+		all = append(all, family...)
+	}
+	return all
+}
 
-// handler is a tool's logic: typed arguments in, typed result out.
-type handler[In, Out any] func(context.Context, In) (Out, error)
+// Available is the tools d can serve, in listing order, the meta tools
+// left out: they stand in for the others in categories mode.
+func Available(d *Deps) []Tool {
+	var out []Tool
+	for _, t := range Inventory() {
+		if t.Category != CategoryMetaTools && t.needs(d) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
 
-// newTool makes a Tool from a typed handler. The input schema is inferred
-// from In, then shape adds what struct tags cannot say (bounds, defaults);
-// the output schema is inferred from Out by the SDK. render turns a result
-// into the text content.
-func newTool[In, Out any](category string, def mcp.Tool, shape func(*jsonschema.Schema), h handler[In, Out], render func(Out) string) Tool {
+// Meta is the tools of categories mode, bound to d.Catalog.
+func Meta() []Tool { return metaToolset() }
+
+// Described is the definition as a server bound to d lists it: Def with
+// the description d gives it.
+func (t Tool) Described(d *Deps) *mcp.Tool {
+	def := *t.Def
+	if t.describe != nil {
+		def.Description = t.describe(d)
+	}
+	return &def
+}
+
+// Register binds t to d and adds it to s. It returns the input schema, for
+// the middleware that explains argument errors.
+func (t Tool) Register(s *mcp.Server, d *Deps) *jsonschema.Schema {
+	def := t.Described(d)
+	t.register(s, def, d)
+	return def.InputSchema.(*jsonschema.Schema)
+}
+
+// Register binds each tool of list to d and adds it to s. It returns the
+// input schemas by tool name, for the middleware that explains argument
+// errors.
+func Register(s *mcp.Server, d *Deps, list []Tool) map[string]*jsonschema.Schema {
+	schemas := make(map[string]*jsonschema.Schema, len(list))
+	for _, t := range list {
+		schemas[t.Def.Name] = t.Register(s, d)
+	}
+	return schemas
+}
+
+// handler is a tool's logic as a method expression: the family's receiver,
+// typed arguments in, typed result out.
+type handler[R, In, Out any] func(R, context.Context, In) (Out, error)
+
+// newTool makes a Tool from a typed handler. bind makes the family's
+// receiver from the dependencies at registration. The input schema is
+// inferred from In, then shape adds what struct tags cannot say (bounds,
+// defaults); the output schema is inferred from Out by the SDK. render turns
+// a result into the text content.
+func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, shape func(*jsonschema.Schema), h handler[R, In, Out], render func(Out) string) Tool {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
 		// The In types are fixed at compile time; a failure here is a bug
@@ -74,12 +145,13 @@ func newTool[In, Out any](category string, def mcp.Tool, shape func(*jsonschema.
 	return Tool{
 		Def:      &def,
 		Category: category,
-		add: func(s *mcp.Server, log *slog.Logger) {
-			mcp.AddTool(s, &def, func(ctx context.Context, _ *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
-				out, err := h(ctx, args)
+		register: func(s *mcp.Server, def *mcp.Tool, d *Deps) {
+			r, log := bind(d), d.logger()
+			mcp.AddTool(s, def, func(ctx context.Context, _ *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
+				out, err := h(r, ctx, args)
 				if err != nil {
 					var zero Out
-					return nil, zero, userError(ctx, log, def.Name, err)
+					return nil, zero, UserError(ctx, log, def.Name, err)
 				}
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: render(out)}}}, out, nil
 			})
@@ -87,10 +159,10 @@ func newTool[In, Out any](category string, def mcp.Tool, shape func(*jsonschema.
 	}
 }
 
-// userError turns err into what the model reads: an apperr stays as it is
+// UserError turns err into what the model reads: an apperr stays as it is
 // ("code: message; hint: next step"); anything else is logged in full and
 // reported without internals, so no SQL or file system detail leaks.
-func userError(ctx context.Context, log *slog.Logger, tool string, err error) error {
+func UserError(ctx context.Context, log *slog.Logger, tool string, err error) error {
 	if _, ok := errors.AsType[*apperr.Error](err); ok {
 		return err
 	}
@@ -102,8 +174,16 @@ func userError(ctx context.Context, log *slog.Logger, tool string, err error) er
 		"%s failed inside the server", tool)
 }
 
-// readOnly is the annotation set of every spec tool: they read the local
-// store, so they are safe to call again and never reach the network.
+// ErrorResult is a tool result carrying err, for handlers added raw.
+func ErrorResult(err error) *mcp.CallToolResult {
+	var r mcp.CallToolResult
+	r.SetError(err)
+	return &r
+}
+
+// readOnly is the annotation set of every tool that only reads: they read
+// the local store or files, so they are safe to call again and never reach
+// the network.
 func readOnly(title string) *mcp.ToolAnnotations {
 	no := false
 	return &mcp.ToolAnnotations{
@@ -113,51 +193,6 @@ func readOnly(title string) *mcp.ToolAnnotations {
 		DestructiveHint: &no,
 		OpenWorldHint:   &no,
 	}
-}
-
-// logCalls writes one line per tool call: the tool, how long it took, and
-// how it ended (ok, error with its code, or a protocol error such as an
-// unknown tool).
-func logCalls(log *slog.Logger) mcp.Middleware {
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method != "tools/call" {
-				return next(ctx, method, req)
-			}
-			start := time.Now()
-			res, err := next(ctx, method, req)
-			attrs := []any{"tool", toolName(req), "ms", float64(time.Since(start).Microseconds()) / 1000}
-			level := slog.LevelInfo
-			switch r, _ := res.(*mcp.CallToolResult); {
-			case err != nil:
-				level = slog.LevelWarn
-				attrs = append(attrs, "outcome", "protocol_error", "err", err)
-			case r != nil && r.IsError:
-				level = slog.LevelWarn
-				attrs = append(attrs, "outcome", "error", "code", errorCode(r.GetError()), "err", r.GetError())
-			default:
-				attrs = append(attrs, "outcome", "ok")
-			}
-			log.Log(ctx, level, "tool call", attrs...)
-			return res, err
-		}
-	}
-}
-
-func toolName(req mcp.Request) string {
-	if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
-		return r.Params.Name
-	}
-	return ""
-}
-
-// errorCode is the apperr code of err; errors the SDK makes itself are all
-// argument validation failures.
-func errorCode(err error) apperr.Code {
-	if _, ok := errors.AsType[*apperr.Error](err); ok {
-		return apperr.CodeOf(err)
-	}
-	return apperr.InvalidArgument
 }
 
 // intRange bounds an integer property and gives it a default.
@@ -178,4 +213,12 @@ func nonEmpty(s *jsonschema.Schema, prop string, max int) {
 // maxLen bounds an optional string property.
 func maxLen(s *jsonschema.Schema, prop string, max int) {
 	s.Properties[prop].MaxLength = jsonschema.Ptr(max)
+}
+
+// needing marks every tool of a family with what it needs from Deps.
+func needing(needs func(*Deps) bool, tools []Tool) []Tool {
+	for i := range tools {
+		tools[i].needs = needs
+	}
+	return tools
 }

@@ -1,45 +1,36 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/fixtures"
+	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/mcpserver/middleware"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/tools/toolsnaps"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 	"github.com/langspec/langspec/internal/vault"
 )
 
-var testNow = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+var testNow = toolstest.Now
 
 // mustOpenDB opens a fresh store holding the embedded Go specification.
-func mustOpenDB(tb testing.TB) *db.DB {
-	tb.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "langspec.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	if _, err := ingest.EnsureDefault(ctx, store, testNow); err != nil {
-		tb.Fatal(err)
-	}
-	return store
-}
+func mustOpenDB(tb testing.TB) *db.DB { return toolstest.OpenDB(tb) }
 
 // addExcerptDoc stores the Go specification a second time as language
 // "golicensed", with the excerpt_only policy, so the licence rules can be
@@ -74,76 +65,39 @@ func connect(tb testing.TB, store *db.DB) (*mcp.ClientSession, *syncBuffer) {
 // say); Logger and Version are filled in.
 func connectDeps(tb testing.TB, d Deps) (*mcp.ClientSession, *syncBuffer) {
 	tb.Helper()
-	ctx := context.Background()
 	logs := &syncBuffer{}
-	d.Logger, d.Version = slog.New(slog.NewTextHandler(logs, nil)), "test"
-	server, err := NewServer(ctx, d)
+	d.Logger = slog.New(slog.NewTextHandler(logs, nil))
+	if d.Manuals != nil && d.Finder == nil {
+		d.Finder = toolstest.Finder(d.Store, d.Manuals)
+	}
+	langs, err := search.LanguageIDs(context.Background(), d.Store)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, ct, nil)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-	})
-	return cs, logs
+	d.Languages = langs
+	return toolstest.Connect(tb, newServer(&d)), logs
+}
+
+// newServer is the flat server over d, as package mcpserver builds it: every
+// available tool, with the middleware.
+func newServer(d *Deps) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "langspec", Version: "test"}, nil)
+	schemas := Register(s, d, Available(d))
+	s.AddReceivingMiddleware(middleware.LogCalls(d.Logger), middleware.ExplainArgs(schemas))
+	return s
 }
 
 // mustOpenVault opens a vault in a fresh folder.
-func mustOpenVault(tb testing.TB) *vault.Vault {
-	tb.Helper()
-	v, err := vault.Open(filepath.Join(tb.TempDir(), "vault"), vault.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { v.Close() })
-	return v
-}
+func mustOpenVault(tb testing.TB) *vault.Vault { return toolstest.OpenVault(tb) }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = toolstest.SyncBuffer
 
 func call(tb testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
 	tb.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		tb.Fatalf("%s: protocol error: %v", name, err)
-	}
-	return res
+	return toolstest.Call(tb, cs, name, args)
 }
 
-func text(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
-}
+func text(res *mcp.CallToolResult) string { return toolstest.Text(res) }
 
 // decode reads a successful result's structured content into out.
 func decode(tb testing.TB, res *mcp.CallToolResult, out any) {
@@ -164,7 +118,8 @@ func decode(tb testing.TB, res *mcp.CallToolResult, out any) {
 // of its input and output says what it is for.
 func TestToolDefinitions(t *testing.T) {
 	store := mustOpenDB(t)
-	deps := Deps{Store: store, Vault: mustOpenVault(t), Manuals: mustOpenManuals(t)}
+	lib := mustOpenManuals(t)
+	deps := Deps{Store: store, Vault: mustOpenVault(t), Manuals: lib, Finder: toolstest.Finder(store, lib)}
 	cs, _ := connectDeps(t, deps)
 	listed := map[string]*mcp.Tool{}
 	for tool, err := range cs.Tools(context.Background(), nil) {
@@ -173,9 +128,9 @@ func TestToolDefinitions(t *testing.T) {
 		}
 		listed[tool.Name] = tool
 	}
-	all := AllTools(deps, []string{"go"})
+	all := Available(&deps)
 	if len(listed) != len(all) {
-		t.Errorf("listed %d tools, AllTools has %d", len(listed), len(all))
+		t.Errorf("listed %d tools, Available has %d", len(listed), len(all))
 	}
 	// Tools that change something: the vault writes. Everything else reads.
 	writers := map[string]bool{"vault_create": true, "vault_write": true, "vault_replace": true,
@@ -231,6 +186,74 @@ func TestToolDefinitions(t *testing.T) {
 	}
 }
 
+// The inventory is the static table every listing comes from: each family
+// appears with its tools, each tool knows what it needs, and what is
+// available follows the dependencies given.
+func TestInventory(t *testing.T) {
+	perFamily := map[string]int{}
+	names := map[string]bool{}
+	for _, tool := range Inventory() {
+		perFamily[tool.Category]++
+		if names[tool.Def.Name] {
+			t.Errorf("tool %s listed twice", tool.Def.Name)
+		}
+		names[tool.Def.Name] = true
+		if tool.needs == nil || tool.register == nil {
+			t.Errorf("tool %s is not bindable", tool.Def.Name)
+		}
+	}
+	want := map[string]int{CategorySpec: 5, CategoryManual: 7, CategoryVault: 10, CategoryBridge: 2, CategoryMetaTools: 3}
+	if !maps.Equal(perFamily, want) {
+		t.Errorf("tools per family %v, want %v", perFamily, want)
+	}
+	store := mustOpenDB(t)
+	lib := mustOpenManuals(t)
+	for _, tt := range []struct {
+		name string
+		deps Deps
+		want int
+	}{
+		{"store only", Deps{Store: store}, 5},
+		{"store and vault", Deps{Store: store, Vault: mustOpenVault(t)}, 15},
+		{"manuals without a finder", Deps{Store: store, Manuals: lib}, 5},
+		{"everything", Deps{Store: store, Vault: mustOpenVault(t), Manuals: lib, Finder: toolstest.Finder(store, lib)}, 24},
+	} {
+		if got := len(Available(&tt.deps)); got != tt.want {
+			t.Errorf("%s: %d tools available, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestMetaToolSnapshots snapshots the three tools a client sees in
+// categories mode, as listed, over langspec's own four categories (an
+// upstream's state would change get-category-tools' description), and
+// checks their annotations as TestToolDefinitions does for the others.
+func TestMetaToolSnapshots(t *testing.T) {
+	store, lib := mustOpenDB(t), mustOpenManuals(t)
+	d := Deps{Store: store, Vault: mustOpenVault(t), Manuals: lib, Finder: toolstest.Finder(store, lib)}
+	mgr := upstream.NewManager(upstream.Options{})
+	t.Cleanup(func() { mgr.Close() })
+	d.Catalog = &catalog.Catalog{Categories: BuiltinCategories(Available(&d)), Upstreams: mgr}
+	s := mcp.NewServer(&mcp.Implementation{Name: "langspec", Version: "test"}, nil)
+	Register(s, &d, Meta())
+	cs := toolstest.Connect(t, s)
+	var names []string
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		if a := tool.Annotations; tool.Title == "" || a == nil || a.Title == "" || a.DestructiveHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s: title and annotations (title, destructiveHint, openWorldHint) must be set: %+v", tool.Name, a)
+		}
+		snapshot(t, tool)
+	}
+	slices.Sort(names)
+	if want := []string{Batch, CallCategoryTool, GetCategoryTools}; !slices.Equal(names, want) {
+		t.Errorf("listed %v, want %v", names, want)
+	}
+}
+
 // undescribed lists the properties, at any depth, without a description.
 func undescribed(s *jsonschema.Schema, path string) []string {
 	var out []string
@@ -262,13 +285,7 @@ func snapshot(t *testing.T, tool *mcp.Tool) {
 
 func remarshal(tb testing.TB, from, to any) {
 	tb.Helper()
-	b, err := json.Marshal(from)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := json.Unmarshal(b, to); err != nil {
-		tb.Fatal(err)
-	}
+	toolstest.Remarshal(tb, from, to)
 }
 
 func TestListLanguagesAndVersions(t *testing.T) {
@@ -528,7 +545,7 @@ func TestToolErrors(t *testing.T) {
 		{"build_learning_plan", map[string]any{"language": "cobol"}, []string{`unknown language "cobol"`}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.tool+" "+sent(json.RawMessage(mustJSON(t, tt.args))), func(t *testing.T) {
+		t.Run(tt.tool+" "+mustJSON(t, tt.args)[:min(60, len(mustJSON(t, tt.args)))], func(t *testing.T) {
 			res := call(t, cs, tt.tool, tt.args)
 			if !res.IsError {
 				t.Fatalf("want an error result, got %.200s", text(res))

@@ -17,9 +17,6 @@ import (
 	"github.com/langspec/langspec/internal/vault/audit"
 )
 
-// CategoryVault holds the tools over the vault folder.
-const CategoryVault = "vault"
-
 // Bounds of the vault tools. No tool returns a whole large file by default:
 // reads are line ranges capped in characters.
 const (
@@ -154,8 +151,7 @@ type VaultReplaceIn struct {
 	ExpectedCount int    `json:"expected_count,omitempty" jsonschema:"how many times old must occur; the file is left alone otherwise"`
 }
 
-func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
-	vt := &vaultTools{v: v, log: log}
+func vaultToolset() []Tool {
 	no := false
 	// Writes change only the vault; an overwrite or replace destroys what
 	// was there, a create never does.
@@ -163,16 +159,16 @@ func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
 		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &no}
 	}
 	rules := " Paths are relative to the vault; absolute paths, '..' and symbolic links are refused."
-	return []Tool{
-		newTool(CategoryVault, mcp.Tool{
+	return needing(func(d *Deps) bool { return d.Vault != nil }, []Tool{
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_ls", Title: "List vault files",
 			Description: "List the files and folders of a vault folder (artifacts/, drafts/, notes/)." + rules,
 			Annotations: readOnly("List vault files"),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "path", maxVaultPathChars)
 			intRange(s, "limit", 1, maxListLimit, defaultListLimit)
-		}, vt.ls, renderVaultLs),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).ls, renderVaultLs),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_read", Title: "Read vault lines",
 			Description: "Read a line range of a vault file (default 200 lines from start_line). The whole file only with whole_file, and still capped by max_chars; read on with next_line. Lines read count for vault_coverage." + rules,
 			Annotations: readOnly("Read vault lines"),
@@ -181,8 +177,8 @@ func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
 			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
 			s.Properties["end_line"].Minimum = jsonschema.Ptr(1.0)
 			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
-		}, vt.read, renderVaultRead),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).read, renderVaultRead),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_search", Title: "Search vault text",
 			Description: "Find lines containing a text (case-insensitive, literal) in vault files, with file and line numbers. Narrow with path or glob, e.g. to leave out artifacts/daily/." + rules,
 			Annotations: readOnly("Search vault text"),
@@ -191,8 +187,8 @@ func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
 			maxLen(s, "path", maxVaultPathChars)
 			maxLen(s, "glob", maxVaultPathChars)
 			intRange(s, "max_results", 1, maxSearchHits, defaultSearchHits)
-		}, vt.search, renderVaultSearch),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).search, renderVaultSearch),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_find", Title: "Find in the vault",
 			Description: "Find a topic across vault files so nothing is missed: a normalized match (full/half width, case, white space), then a loose match ignoring separators, then a judgement of the candidates (shortage, bias to one file) with next_actions (fill_gaps, verify_coverage, reduce_file_bias, vault_completed)." + rules,
 			Annotations: readOnly("Find in the vault"),
@@ -202,8 +198,8 @@ func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
 			intRange(s.Properties["budget"], "max_candidates", 1, 2000, vault.DefaultFindMaxCandidates)
 			maxLen(s.Properties["scope"], "relative_dir", maxVaultPathChars)
 			maxLen(s.Properties["scope"], "glob", maxVaultPathChars)
-		}, vt.find, renderVaultFind),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).find, renderVaultFind),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_scan", Title: "Scan a vault file",
 			Description: "Read a file chunk by chunk, independent of search words, so nothing is missed: the first pass walks from line 1; once parts are covered, later passes visit only the uncovered ranges. Pass next_cursor to go on; every chunk counts as read for vault_coverage." + rules,
 			// Read-only for the model: each chunk is only noted in
@@ -213,31 +209,31 @@ func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "cursor", 1000)
 			intRange(s, "chunk_lines", 1, audit.MaxChunkLines, audit.DefaultChunkLines)
-		}, vt.scan, renderVaultScan),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).scan, renderVaultScan),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_coverage", Title: "Vault file coverage",
 			Description: "Which line ranges of a vault file have been read or scanned, which artifacts cite, and which are uncovered, with coverage_ratio and next_actions (vault_scan below 0.9)." + rules,
 			Annotations: readOnly("Vault file coverage"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
-		}, vt.coverage, renderVaultCoverage),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).coverage, renderVaultCoverage),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "artifact_audit", Title: "Audit artifacts",
 			Description: "Check artifacts (JSON nodes/edges with source_lines, or Mermaid flowcharts with %% source lines; see docs/artifacts.md) for elements without sources, sources that do not exist, orphan branches and one-way references, with next_actions.",
 			Annotations: readOnly("Audit artifacts"),
 		}, func(s *jsonschema.Schema) {
 			s.Properties["paths"].MaxItems = jsonschema.Ptr(200)
 			s.Properties["paths"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxVaultPathChars)}
-		}, vt.audit, renderAudit),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).audit, renderAudit),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_create", Title: "Create a vault file",
 			Description: "Create a new file in the vault (parent folders are made). Never replaces a file: use vault_write for that. artifacts/ takes .md and .json; the daily log is artifacts/daily/YYYY-MM-DD.md, created here and then only appended to." + rules,
 			Annotations: writes("Create a vault file", false, false),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "content", maxContentChars)
-		}, vt.create, renderVaultWrite),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).create, renderVaultWrite),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_write", Title: "Write a vault file",
 			Description: "Overwrite or append to an existing vault file (mode is required). Overwrites are atomic; daily logs take append only." + rules,
 			Annotations: writes("Write a vault file", true, false),
@@ -245,8 +241,8 @@ func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "content", maxContentChars)
 			s.Properties["mode"].Enum = []any{"overwrite", "append"}
-		}, vt.write, renderVaultWrite),
-		newTool(CategoryVault, mcp.Tool{
+		}, (*vaultTools).write, renderVaultWrite),
+		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_replace", Title: "Replace text in a vault file",
 			Description: "Replace literal text in an existing vault file, only when it occurs exactly expected_count times (default 1); otherwise nothing changes and the actual count is reported. Not for daily logs." + rules,
 			Annotations: writes("Replace text in a vault file", true, false),
@@ -255,9 +251,12 @@ func vaultToolset(v *vault.Vault, log *slog.Logger) []Tool {
 			nonEmpty(s, "old", maxContentChars)
 			maxLen(s, "new", maxContentChars)
 			intRange(s, "expected_count", 1, 1_000_000, 1)
-		}, vt.replace, renderVaultWrite),
-	}
+		}, (*vaultTools).replace, renderVaultWrite),
+	})
 }
+
+// bindVault binds the vault tools to their dependencies.
+func bindVault(d *Deps) *vaultTools { return &vaultTools{v: d.Vault, log: d.logger()} }
 
 func (vt *vaultTools) ls(_ context.Context, in VaultLsIn) (VaultLsOut, error) {
 	limit := in.Limit

@@ -9,12 +9,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/rootpath"
 )
 
 const (
-	// maxPathBytes bounds a user path before normalisation, so a 5000-byte
-	// "a/////…" is refused up front rather than after work proportional to it.
-	maxPathBytes = 1024
+	// maxPathBytes bounds a user path before normalisation (rootpath.MaxBytes).
+	maxPathBytes = rootpath.MaxBytes
 	// maxSegmentBytes is NAME_MAX on Linux, macOS and NTFS (in UTF-16 units
 	// there, which 255 bytes never exceeds).
 	maxSegmentBytes = 255
@@ -32,8 +32,19 @@ const (
 // case-sensitive file system does not grow a second "Notes" beside "notes".
 var topFolders = [...]string{artifactsDir, "drafts", "notes", ".system"}
 
-// hintPath is the hint for every path that is not a plain relative path.
-const hintPath = `use a path relative to the vault root with "/" between names, such as notes/todo.md; no leading "/", drive letter, ".." or symbolic link`
+// policy is the vault's use of the shared path policy: its codes and hints,
+// and checkSegment as the rule for each name.
+var policy = rootpath.Policy{
+	Folder:      "the vault",
+	Outside:     apperr.PathOutsideVault,
+	Invalid:     apperr.InvalidPath,
+	Example:     "notes/todo.md",
+	Hint:        `use a path relative to the vault root with "/" between names, such as notes/todo.md; no leading "/", drive letter, ".." or symbolic link`,
+	SymlinkHint: "the vault does not follow symbolic links; use the path of the real file",
+	LongHint:    "use a path of at most " + strconv.Itoa(maxPathBytes) + " bytes",
+	ControlHint: "remove control characters (newline, tab, NUL…) from the name",
+	Segment:     checkSegment,
+}
 
 // Clean validates a user path and returns its canonical form: relative,
 // "/"-separated, with no empty or "." segments and with the managed folder
@@ -50,53 +61,13 @@ func Clean(p string) (string, error) {
 
 // cleanPath is Clean; allowRoot lets List name the vault root as "" or ".".
 func cleanPath(p string, allowRoot bool) (string, error) {
-	if p == "" {
-		if allowRoot {
-			return "", nil
-		}
-		return "", apperr.New(apperr.InvalidPath, "name a file, such as notes/todo.md", "empty path")
+	split := policy.File
+	if allowRoot {
+		split = policy.Split
 	}
-	if len(p) > maxPathBytes {
-		return "", apperr.New(apperr.InvalidPath, "use a path of at most "+strconv.Itoa(maxPathBytes)+" bytes",
-			"path %s is %d bytes long", apperr.Quote(p), len(p))
-	}
-	if !utf8.ValidString(p) {
-		return "", apperr.New(apperr.InvalidPath, "use UTF-8 names", "path %s is not valid UTF-8", apperr.Quote(p))
-	}
-	// Control characters first: "a\x00b" is a bad name, whatever else it is.
-	for _, r := range p {
-		if isControl(r) {
-			return "", apperr.New(apperr.InvalidPath, "remove control characters (newline, tab, NUL…) from the name",
-				"path %s contains control character U+%04X", apperr.Quote(p), r)
-		}
-	}
-	if p[0] == '/' || p[0] == '\\' {
-		// Also catches UNC (\\server\share) and Windows root-relative (\x) paths.
-		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s is absolute", apperr.Quote(p))
-	}
-	if len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]) {
-		return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s starts with a drive letter", apperr.Quote(p))
-	}
-	// Backslash is a separator on Windows; treating it as one everywhere means
-	// "a\..\b" is seen as the ".." it is, whatever the host.
-	var segs []string
-	for _, s := range strings.Split(strings.ReplaceAll(p, `\`, "/"), "/") {
-		switch s {
-		case "", ".":
-			continue
-		case "..":
-			return "", apperr.New(apperr.PathOutsideVault, hintPath, "path %s contains a \"..\" segment", apperr.Quote(p))
-		}
-		if err := checkSegment(p, s); err != nil {
-			return "", err
-		}
-		segs = append(segs, s)
-	}
-	if len(segs) == 0 {
-		if allowRoot {
-			return "", nil
-		}
-		return "", apperr.New(apperr.InvalidPath, "name a file, such as notes/todo.md", "path %s names the vault root, not a file", apperr.Quote(p))
+	segs, err := split(p)
+	if err != nil || len(segs) == 0 {
+		return "", err
 	}
 	for _, top := range topFolders {
 		if strings.EqualFold(segs[0], top) {
@@ -164,15 +135,6 @@ func allowedRune(r rune) bool {
 		return false
 	}
 	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r)
-}
-
-// isControl reports C0, DEL and C1 controls.
-func isControl(r rune) bool {
-	return r < 0x20 || (r >= 0x7f && r <= 0x9f)
-}
-
-func isASCIILetter(c byte) bool {
-	return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z')
 }
 
 // isReservedName reports Windows device names, which Windows treats as the

@@ -225,43 +225,20 @@ func foldKey(s string) string {
 }
 
 // inspect Lstats every component of canon through the root without following
-// any symbolic link. It returns the leaf's info, or nil if the leaf (or a
-// parent) does not exist. A symlink anywhere is path_outside_vault; a file
-// where a folder should be is not_found.
+// any symbolic link (rootpath.Policy.Walk). It returns the leaf's info, or nil
+// if the leaf (or a parent) does not exist. A symlink anywhere is
+// path_outside_vault; a file where a folder should be is not_found.
 func (v *Vault) inspect(root *os.Root, p, canon string) (fs.FileInfo, error) {
-	end := 0
-	for end < len(canon) {
-		next := strings.IndexByte(canon[end+1:], '/')
-		if next < 0 {
-			end = len(canon)
-		} else {
-			end += 1 + next
-		}
-		prefix := canon[:end]
-		fi, err := root.Lstat(prefix)
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fsError(err, p, "inspect")
-		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, apperr.New(apperr.PathOutsideVault, "the vault does not follow symbolic links; use the path of the real file",
-				"path %s goes through symbolic link %s", apperr.Quote(p), apperr.Quote(prefix))
-		}
-		if end < len(canon) && !fi.IsDir() {
-			return nil, apperr.New(apperr.NotFound, "check the path with list",
-				"path %s: %s is a file, not a folder", apperr.Quote(p), apperr.Quote(prefix))
-		}
-		if end == len(canon) {
-			return fi, nil
-		}
+	fi, notDir, err := policy.Walk(root, p, canon, 0)
+	if notDir != "" {
+		return nil, apperr.New(apperr.NotFound, "check the path with list",
+			"path %s: %s is a file, not a folder", apperr.Quote(p), apperr.Quote(notDir))
 	}
-	return nil, nil
+	return fi, err
 }
 
 // fsError turns an error from the root into an apperr.Error naming the
-// user's path.
+// user's path: the vault's own cases here, escapes and the rest by the policy.
 func fsError(err error, p, op string) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -272,11 +249,8 @@ func fsError(err error, p, op string) error {
 		return apperr.Wrap(err, apperr.NotFound, "check the path with list", "path %s: a parent is a file, not a folder", apperr.Quote(p))
 	case errors.Is(err, syscall.EISDIR):
 		return apperr.Wrap(err, apperr.IsADirectory, "name a file, or list the folder", "path %s is a folder", apperr.Quote(p))
-	case errors.Is(err, syscall.ELOOP), strings.Contains(err.Error(), "path escapes from parent"):
-		// os.Root's escape error is unexported; its text is all there is.
-		return apperr.Wrap(err, apperr.PathOutsideVault, hintPath, "path %s resolves outside the vault", apperr.Quote(p))
 	}
-	return apperr.Wrap(err, apperr.Internal, "", "%s %s: %v", op, apperr.Quote(p), err)
+	return policy.FSError(err, p, op)
 }
 
 // Stat describes a file or folder. It does not follow symbolic links.

@@ -80,8 +80,8 @@ type Request struct {
 	// OnlyUnscannedFromTraceID searches only that trace's unscanned sections.
 	OnlyUnscannedFromTraceID string
 	// Baseline runs a baseline instead of the staged search, for the
-	// evaluation to compare with: ModeBM25 (BM25 over the words of the query
-	// as typed, stop words dropped) or ModeBM25Terms (stage 0 alone: BM25
+	// evaluation to compare with: BaselineBM25 (BM25 over the words of the query
+	// as typed, stop words dropped) or BaselineBM25Terms (stage 0 alone: BM25
 	// over the terms the query analysis extracts). Tools never set it.
 	Baseline string
 }
@@ -157,6 +157,12 @@ type DictionaryStatus struct {
 	Path   string `json:"path" jsonschema:"the dictionary file"`
 	Groups int    `json:"groups" jsonschema:"synonym groups loaded; 0 when the file does not exist"`
 }
+
+// Baselines a Request may ask for instead of the staged search.
+const (
+	BaselineBM25      = "bm25"       // plain BM25: the words of the query as typed, any of them
+	BaselineBM25Terms = "bm25-terms" // stage 0 alone: BM25 over the extracted terms, any of them
+)
 
 // Finder runs manual_find over an Index.
 type Finder struct {

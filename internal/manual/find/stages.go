@@ -22,7 +22,7 @@ func (s *search) stageExact(ctx context.Context) {
 	}
 	s.ran(StageExact)
 	expr := ftsquery.AnyPhrase(s.plan.Terms)
-	if s.req.Baseline == ModeBM25 {
+	if s.req.Baseline == BaselineBM25 {
 		q, err := ftsquery.Parse(s.req.Query)
 		if err != nil {
 			s.failed(StageExact, err)

@@ -92,6 +92,14 @@ func CheckTraceID(id string) error {
 	return nil
 }
 
+// TraceCandidates returns the candidates a trace kept, best first, for the
+// evaluation harness. Errors: those of manual_hits for a malformed, unknown
+// or expired trace id.
+func (f *Finder) TraceCandidates(ctx context.Context, id string) ([]Candidate, error) {
+	tr, err := f.loadTrace(ctx, id)
+	return tr.Candidates, err
+}
+
 func (f *Finder) loadTrace(ctx context.Context, id string) (tracePayload, error) {
 	var p tracePayload
 	if err := CheckTraceID(id); err != nil {

@@ -1,18 +1,42 @@
-package find
+package eval
 
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
 )
+
+// fixturesDir is the repository's sample manuals, and goldDir the gold sets
+// over them; both are read-only to tests.
+const (
+	fixturesDir = "../../fixtures/manuals"
+	goldDir     = "../../fixtures/gold"
+)
+
+// newFinder opens a store in a temp folder and a Finder over the manuals in
+// dir, with the synonym dictionary at dir/synonyms.json, indexed.
+func newFinder(t testing.TB, dir string) *find.Finder {
+	t.Helper()
+	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	lib, err := manual.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lib.Close() })
+	return &find.Finder{Index: find.NewIndex(store, lib, nil), Synonyms: find.NewSynonymFile(filepath.Join(dir, "synonyms.json"))}
+}
 
 func readGoldFile(t testing.TB, name string) []GoldCase {
 	t.Helper()
@@ -61,7 +85,7 @@ func TestGoldSets(t *testing.T) {
 			}
 			var reports []ModeReport
 			for _, mode := range Modes() {
-				r, err := f.Evaluate(context.Background(), cases, mode)
+				r, err := ManualFind(context.Background(), f, cases, mode)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,7 +137,7 @@ func TestReadGoldRefusesBadLines(t *testing.T) {
 }
 
 func TestInEntry(t *testing.T) {
-	c := Candidate{Path: "a/b.md", NodeID: "top/sub"}
+	c := find.Candidate{Path: "a/b.md", NodeID: "top/sub"}
 	tests := []struct {
 		entry string
 		want  bool
@@ -131,63 +155,3 @@ func TestInEntry(t *testing.T) {
 		}
 	}
 }
-
-// BenchmarkManualFind100Files runs the gold queries over a manual of 100
-// files (the two fixture manuals copied until there are 100) and reports
-// the median manual_find time.
-func BenchmarkManualFind100Files(b *testing.B) {
-	dir := b.TempDir()
-	var files []string
-	for _, m := range []string{"ops-handbook", "kasai-hoken"} {
-		src := filepath.Join(fixturesDir, m)
-		_ = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	for i := 0; i < 100; i++ {
-		src := files[i%len(files)]
-		body, err := os.ReadFile(src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p := filepath.Join(dir, "big", fmt.Sprintf("copy%d", i/len(files)), filepath.Base(src))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	syn, _ := os.ReadFile(filepath.Join(fixturesDir, "synonyms.json"))
-	if err := os.WriteFile(filepath.Join(dir, "synonyms.json"), syn, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	f := newFinder(b, dir)
-	if _, err := f.Index.RefreshAll(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	var queries []string
-	for _, g := range []string{"ops-handbook.jsonl", "kasai-hoken.jsonl"} {
-		for _, c := range readGoldFile(b, g) {
-			queries = append(queries, c.Query)
-		}
-	}
-	ms := make([]float64, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		start := nowMS()
-		if _, err := f.Find(context.Background(), Request{ManualID: "big", Query: queries[i%len(queries)]}); err != nil {
-			b.Fatal(err)
-		}
-		ms = append(ms, nowMS()-start)
-	}
-	b.StopTimer()
-	slices.Sort(ms)
-	b.ReportMetric(percentile(ms, 0.5), "p50-ms")
-	b.ReportMetric(percentile(ms, 0.95), "p95-ms")
-}
-
-func nowMS() float64 { return float64(time.Now().UnixNano()) / 1e6 }

@@ -1,9 +1,8 @@
-package tools
+package mcpserver
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -14,6 +13,8 @@ import (
 
 	"github.com/langspec/langspec/internal/catalog"
 	"github.com/langspec/langspec/internal/catalog/upstream"
+	"github.com/langspec/langspec/internal/tools"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 
 // fakeUpstream is an in-process MCP server standing in for an upstream: it
@@ -90,11 +91,7 @@ func newCatalogEnv(t *testing.T, mode string, mask catalog.Mask) *catalogEnv {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	d := Deps{Store: mustOpenDB(t), Logger: slog.New(slog.DiscardHandler), Version: "test"}
-	builtin, err := NewServer(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := tools.Deps{Store: toolstest.OpenDB(t), Logger: slog.New(slog.DiscardHandler)}
 	fake := &fakeUpstream{calls: make(chan string, 64)}
 	mgr := upstream.NewManager(upstream.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 2 * time.Second})
 	t.Cleanup(func() { mgr.Close() })
@@ -103,14 +100,11 @@ func newCatalogEnv(t *testing.T, mode string, mask catalog.Mask) *catalogEnv {
 			t.Fatal(err)
 		}
 	}
-	must(mgr.AddTransport(catalog.BuiltinServer, "langspec", InProcess(builtin)))
 	must(mgr.AddTransport("fake", "fake upstream", InProcess(fake.server())))
 	must(mgr.AddTransport("broken", "never starts", func(context.Context) (mcp.Transport, error) {
 		return nil, errors.New("exec: \"no-such-server\": executable file not found in $PATH")
 	}))
-	mgr.Start(ctx)
-	cats := WithBuiltinCategories(demoCategories(), AllTools(d, nil))
-	server, err := NewCatalogServer(ctx, d, &Catalog{Categories: cats, Mask: mask, Upstreams: mgr}, mode)
+	server, err := Build(ctx, d, Options{Mode: mode, Version: "test", Mask: mask, Categories: demoCategories(), Upstreams: mgr})
 	must(err)
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
@@ -157,7 +151,7 @@ func TestCategoriesModeListsOnlyMetaTools(t *testing.T) {
 	var desc string
 	for _, tool := range e.tools(t) {
 		names = append(names, tool.Name)
-		if tool.Name == toolGetCategoryTools {
+		if tool.Name == tools.GetCategoryTools {
 			desc = tool.Description
 		}
 	}
@@ -174,9 +168,9 @@ func TestCategoriesModeListsOnlyMetaTools(t *testing.T) {
 
 func TestGetCategoryTools(t *testing.T) {
 	e := newCatalogEnv(t, ModeCategories, catalog.Mask{})
-	var out GetCategoryToolsOut
-	res := call(t, e.cs, toolGetCategoryTools, map[string]any{"category": "demo"})
-	remarshal(t, res.StructuredContent, &out)
+	var out tools.GetCategoryToolsOut
+	res := toolstest.Call(t, e.cs, tools.GetCategoryTools, map[string]any{"category": "demo"})
+	toolstest.Remarshal(t, res.StructuredContent, &out)
 	var names []string
 	for n := range out.Tools {
 		names = append(names, n)
@@ -191,9 +185,9 @@ func TestGetCategoryTools(t *testing.T) {
 	if out.Meta.SourceServer != "fake" || !slices.Contains(out.Meta.UnavailableTools, "execute_shell_command") || !slices.Contains(out.Meta.UnavailableTools, "ghost") {
 		t.Errorf("meta %+v", out.Meta)
 	}
-	res = call(t, e.cs, toolGetCategoryTools, map[string]any{"category": "spec", "toolNames": []string{"search_spec", "vault_read"}})
-	var subset GetCategoryToolsOut
-	remarshal(t, res.StructuredContent, &subset)
+	res = toolstest.Call(t, e.cs, tools.GetCategoryTools, map[string]any{"category": "spec", "toolNames": []string{"search_spec", "vault_read"}})
+	var subset tools.GetCategoryToolsOut
+	toolstest.Remarshal(t, res.StructuredContent, &subset)
 	if len(subset.Tools) != 1 || subset.Tools["search_spec"].InputSchema == nil || !slices.Equal(subset.Meta.UnavailableTools, []string{"vault_read"}) {
 		t.Errorf("spec subset: %d tools, meta %+v", len(subset.Tools), subset.Meta)
 	}
@@ -201,19 +195,19 @@ func TestGetCategoryTools(t *testing.T) {
 
 func TestCallCategoryTool(t *testing.T) {
 	e := newCatalogEnv(t, ModeCategories, catalog.Mask{Deny: []string{"demo/fail"}})
-	res := call(t, e.cs, toolCallCategoryTool, map[string]any{"category": "demo", "name": "echo", "args": map[string]any{"message": "hi"}})
+	res := toolstest.Call(t, e.cs, tools.CallCategoryTool, map[string]any{"category": "demo", "name": "echo", "args": map[string]any{"message": "hi"}})
 	var got echoOut
-	remarshal(t, res.StructuredContent, &got)
+	toolstest.Remarshal(t, res.StructuredContent, &got)
 	if res.IsError || got.Echo != "hi" || got.Length != 2 {
-		t.Fatalf("echo: %s %+v", text(res), res.StructuredContent)
+		t.Fatalf("echo: %s %+v", toolstest.Text(res), res.StructuredContent)
 	}
-	res = call(t, e.cs, toolCallCategoryTool, map[string]any{"category": "demo", "name": "image", "args": map[string]any{}})
+	res = toolstest.Call(t, e.cs, tools.CallCategoryTool, map[string]any{"category": "demo", "name": "image", "args": map[string]any{}})
 	if img, ok := res.Content[0].(*mcp.ImageContent); res.IsError || !ok || img.MIMEType != "image/png" {
 		t.Fatalf("image did not pass through: %+v", res.Content)
 	}
-	res = call(t, e.cs, toolCallCategoryTool, map[string]any{"category": "spec", "name": "search_spec", "args": map[string]any{"query": "slice expressions", "limit": 1}})
-	if res.IsError || !strings.Contains(text(res), "Slice_expressions") {
-		t.Fatalf("built-in tool: %s", text(res))
+	res = toolstest.Call(t, e.cs, tools.CallCategoryTool, map[string]any{"category": "spec", "name": "search_spec", "args": map[string]any{"query": "slice expressions", "limit": 1}})
+	if res.IsError || !strings.Contains(toolstest.Text(res), "Slice_expressions") {
+		t.Fatalf("built-in tool: %s", toolstest.Text(res))
 	}
 	<-e.calls // echo
 	<-e.calls // image
@@ -232,9 +226,9 @@ func TestCallCategoryTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := call(t, e.cs, toolCallCategoryTool, tt.args)
-			if !res.IsError || !strings.Contains(text(res), tt.want) {
-				t.Fatalf("got %s, want an error with %q", text(res), tt.want)
+			res := toolstest.Call(t, e.cs, tools.CallCategoryTool, tt.args)
+			if !res.IsError || !strings.Contains(toolstest.Text(res), tt.want) {
+				t.Fatalf("got %s, want an error with %q", toolstest.Text(res), tt.want)
 			}
 		})
 	}
@@ -254,13 +248,13 @@ func TestBatch(t *testing.T) {
 		`{"id":"g","category":"demo","tool":"echo","params":{"message":"never"},"after":"f","output":true}`,
 		`{"id":"r","category":"spec","tool":"get_section","params":{"language":"go","section_id":"${s.results[0].section_id}","max_chars":200},"after":["s"],"output":true}`,
 	}, "\n")
-	res := call(t, e.cs, toolBatch, map[string]any{"tasks": tasks})
-	var out BatchOut
-	remarshal(t, res.StructuredContent, &out)
+	res := toolstest.Call(t, e.cs, tools.Batch, map[string]any{"tasks": tasks})
+	var out tools.BatchOut
+	toolstest.Remarshal(t, res.StructuredContent, &out)
 	if res.IsError || out.Succeeded != 3 || out.Failed != 1 || out.Skipped != 1 {
-		t.Fatalf("batch: %s", text(res))
+		t.Fatalf("batch: %s", toolstest.Text(res))
 	}
-	byID := map[string]BatchTaskResult{}
+	byID := map[string]tools.BatchTaskResult{}
 	for _, r := range out.Tasks {
 		byID[r.ID] = r
 	}
@@ -277,23 +271,23 @@ func TestBatch(t *testing.T) {
 		{`{"id":"a","category":"demo","tool":"echo","after":"b"}` + "\n" + `{"id":"b","category":"demo","tool":"echo","after":"a"}`, "cycle"},
 		{`{"id":"a","category":"nope","tool":"echo"}`, "unknown_category"},
 	} {
-		res := call(t, e.cs, toolBatch, map[string]any{"tasks": bad.tasks})
-		if !res.IsError || !strings.Contains(text(res), bad.want) {
-			t.Errorf("batch %q: %s, want %q", bad.tasks, text(res), bad.want)
+		res := toolstest.Call(t, e.cs, tools.Batch, map[string]any{"tasks": bad.tasks})
+		if !res.IsError || !strings.Contains(toolstest.Text(res), bad.want) {
+			t.Errorf("batch %q: %s, want %q", bad.tasks, toolstest.Text(res), bad.want)
 		}
 	}
 }
 
 func TestUnavailableUpstreamIsMarked(t *testing.T) {
 	e := newCatalogEnv(t, ModeCategories, catalog.Mask{})
-	e.waitFor(t, "the down category marked unavailable", func(tools []*mcp.Tool) bool {
-		return slices.ContainsFunc(tools, func(tool *mcp.Tool) bool {
-			return tool.Name == toolGetCategoryTools && strings.Contains(tool.Description, "- down: tools of a server that never starts [unavailable")
+	e.waitFor(t, "the down category marked unavailable", func(listed []*mcp.Tool) bool {
+		return slices.ContainsFunc(listed, func(tool *mcp.Tool) bool {
+			return tool.Name == tools.GetCategoryTools && strings.Contains(tool.Description, "- down: tools of a server that never starts [unavailable")
 		})
 	})
-	res := call(t, e.cs, toolGetCategoryTools, map[string]any{"category": "down"})
-	if !res.IsError || !strings.Contains(text(res), "upstream_unavailable") {
-		t.Fatalf("down: %s", text(res))
+	res := toolstest.Call(t, e.cs, tools.GetCategoryTools, map[string]any{"category": "down"})
+	if !res.IsError || !strings.Contains(toolstest.Text(res), "upstream_unavailable") {
+		t.Fatalf("down: %s", toolstest.Text(res))
 	}
 }
 
@@ -303,80 +297,12 @@ func TestFlatModeAddsUpstreamTools(t *testing.T) {
 		return slices.ContainsFunc(tools, func(tool *mcp.Tool) bool { return tool.Name == name })
 	}
 	e.waitFor(t, "demo__echo", func(tools []*mcp.Tool) bool { return has(tools, "demo__echo") })
-	tools := e.tools(t)
-	if !has(tools, "search_spec") || has(tools, "demo__execute_shell_command") || has(tools, toolGetCategoryTools) {
-		t.Fatalf("flat tools: %d listed", len(tools))
+	listed := e.tools(t)
+	if !has(listed, "search_spec") || has(listed, "demo__execute_shell_command") || has(listed, tools.GetCategoryTools) {
+		t.Fatalf("flat tools: %d listed", len(listed))
 	}
-	res := call(t, e.cs, "demo__echo", map[string]any{"message": "flat"})
-	if res.IsError || !strings.Contains(text(res), "flat") {
-		t.Fatalf("demo__echo: %s", text(res))
-	}
-}
-
-func TestMetaToolDefinitions(t *testing.T) {
-	ct := &catalogTools{cat: &Catalog{Categories: demoCategories(), Upstreams: upstream.NewManager(upstream.Options{})}, log: slog.New(slog.DiscardHandler)}
-	for _, tool := range ct.metaTools() {
-		a := tool.Def.Annotations
-		if tool.Def.Title == "" || a == nil || a.Title == "" || a.DestructiveHint == nil || a.OpenWorldHint == nil {
-			t.Errorf("%s: title and annotations (title, destructiveHint, openWorldHint) must be set: %+v", tool.Def.Name, a)
-		}
-		if tool.Def.InputSchema == nil {
-			t.Errorf("%s: no input schema", tool.Def.Name)
-		}
-	}
-	// The category list stays short however many categories there are.
-	many := map[string]catalog.Config{}
-	for i := range 500 {
-		many[fmt.Sprintf("c%03d", i)] = catalog.Config{Description: strings.Repeat("long words ", 40), Server: "x"}
-	}
-	ct.cat.Categories = many
-	if d := ct.categoryList(); len(d) > maxCategoryListChars+400 || !strings.Contains(d, "more: ") {
-		t.Errorf("category list of 500 categories is %d bytes", len(d))
-	}
-}
-
-// TestMetaToolSnapshots snapshots the three tools a client sees in
-// categories mode, as listed, over langspec's own four categories only (an
-// upstream's state would change get-category-tools' description).
-func TestMetaToolSnapshots(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	d := Deps{Store: mustOpenDB(t), Vault: mustOpenVault(t), Manuals: mustOpenManuals(t), Logger: slog.New(slog.DiscardHandler), Version: "test"}
-	builtin, err := NewServer(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mgr := upstream.NewManager(upstream.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 2 * time.Second})
-	t.Cleanup(func() { mgr.Close() })
-	if err := mgr.AddTransport(catalog.BuiltinServer, "langspec", InProcess(builtin)); err != nil {
-		t.Fatal(err)
-	}
-	mgr.Start(ctx)
-	cats := WithBuiltinCategories(nil, AllTools(d, nil))
-	server, err := NewCatalogServer(ctx, d, &Catalog{Categories: cats, Upstreams: mgr}, ModeCategories)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := server.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
-	var names []string
-	for tool, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, tool.Name)
-		snapshot(t, tool)
-	}
-	slices.Sort(names)
-	if want := []string{toolBatch, toolCallCategoryTool, toolGetCategoryTools}; !slices.Equal(names, want) {
-		t.Errorf("listed %v, want %v", names, want)
+	res := toolstest.Call(t, e.cs, "demo__echo", map[string]any{"message": "flat"})
+	if res.IsError || !strings.Contains(toolstest.Text(res), "flat") {
+		t.Fatalf("demo__echo: %s", toolstest.Text(res))
 	}
 }

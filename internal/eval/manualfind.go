@@ -1,4 +1,8 @@
-package find
+// Package eval measures retrieval against gold sets: which expected
+// sections a search finds, how high, and at what cost, per mode and facet,
+// with the misses listed. It drives the engines through their public API, as
+// a client would, and is what "langspec eval" runs.
+package eval
 
 import (
 	"bufio"
@@ -14,15 +18,16 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
 // Evaluation modes.
 const (
-	ModeStaged    = "staged"     // manual_find as served: stages 0–4
-	ModeBM25      = "bm25"       // plain BM25: the words of the query as typed, any of them
-	ModeBM25Terms = "bm25-terms" // stage 0 alone: BM25 over the extracted terms, any of them
+	ModeStaged    = "staged"               // manual_find as served: stages 0–4
+	ModeBM25      = find.BaselineBM25      // plain BM25: the words of the query as typed, any of them
+	ModeBM25Terms = find.BaselineBM25Terms // stage 0 alone: BM25 over the extracted terms, any of them
 )
 
 // Modes lists the evaluation modes, the staged search first.
@@ -151,9 +156,10 @@ type ModeReport struct {
 	Cases   []CaseResult      `json:"cases"`
 }
 
-// Evaluate runs every case under mode. A case whose search fails is counted
-// with recall 0 and its error, so a broken manual shows in the figures.
-func (f *Finder) Evaluate(ctx context.Context, cases []GoldCase, mode string) (ModeReport, error) {
+// ManualFind runs every case under mode through f. A case whose search
+// fails is counted with recall 0 and its error, so a broken manual shows in
+// the figures.
+func ManualFind(ctx context.Context, f *find.Finder, cases []GoldCase, mode string) (ModeReport, error) {
 	if !slices.Contains(Modes(), mode) {
 		return ModeReport{}, apperr.New(apperr.InvalidArgument, "mode is "+strings.Join(Modes(), ", "), "unknown mode %q", mode)
 	}
@@ -162,7 +168,7 @@ func (f *Finder) Evaluate(ctx context.Context, cases []GoldCase, mode string) (M
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
-		rep.Cases = append(rep.Cases, f.evalCase(ctx, c, mode))
+		rep.Cases = append(rep.Cases, evalCase(ctx, f, c, mode))
 	}
 	rep.Totals = totals(rep.Cases)
 	facets := map[string][]CaseResult{}
@@ -175,9 +181,9 @@ func (f *Finder) Evaluate(ctx context.Context, cases []GoldCase, mode string) (M
 	return rep, nil
 }
 
-func (f *Finder) evalCase(ctx context.Context, c GoldCase, mode string) CaseResult {
+func evalCase(ctx context.Context, f *find.Finder, c GoldCase, mode string) CaseResult {
 	res := CaseResult{CaseID: c.CaseID, Facet: c.Facet, RequiredTotal: len(c.RequiredTerms)}
-	req := Request{ManualID: c.ManualID, Query: c.Query}
+	req := find.Request{ManualID: c.ManualID, Query: c.Query}
 	if mode != ModeStaged {
 		req.Baseline = mode
 	}
@@ -189,27 +195,26 @@ func (f *Finder) evalCase(ctx context.Context, c GoldCase, mode string) CaseResu
 		res.Missed = c.ExpectedPaths
 		return res
 	}
-	tr, err := f.loadTrace(ctx, sum.TraceID)
+	cands, err := f.TraceCandidates(ctx, sum.TraceID)
 	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
-	cands := tr.Candidates
 	res.Candidates = len(cands)
 	res.Stage4 = sum.Retries > 0
 	found := 0
 	for _, e := range c.ExpectedPaths {
-		if slices.ContainsFunc(cands, func(k Candidate) bool { return inEntry(k, e) }) {
+		if slices.ContainsFunc(cands, func(k find.Candidate) bool { return inEntry(k, e) }) {
 			found++
 		} else {
 			res.Missed = append(res.Missed, e)
 		}
 	}
 	res.Recall = float64(found) / float64(len(c.ExpectedPaths))
-	top := cands[:min(DefaultHitsLimit, len(cands))]
+	top := cands[:min(find.DefaultHitsLimit, len(cands))]
 	foundTop := 0
 	for _, e := range c.ExpectedPaths {
-		if slices.ContainsFunc(top, func(k Candidate) bool { return inEntry(k, e) }) {
+		if slices.ContainsFunc(top, func(k find.Candidate) bool { return inEntry(k, e) }) {
 			foundTop++
 		}
 	}
@@ -228,7 +233,7 @@ func (f *Finder) evalCase(ctx context.Context, c GoldCase, mode string) CaseResu
 		res.Precision = float64(relevant) / float64(len(page))
 	}
 	if len(c.RequiredTerms) > 0 {
-		text := f.candidateText(ctx, cands)
+		text := candidateText(ctx, f, cands)
 		for _, t := range c.RequiredTerms {
 			if strings.Contains(text, normalize.Normal(t)) {
 				res.RequiredFound++
@@ -236,7 +241,7 @@ func (f *Finder) evalCase(ctx context.Context, c GoldCase, mode string) CaseResu
 		}
 	}
 	// What a model pays: the manual_find call and the first page of hits.
-	hitsIn, _ := json.Marshal(HitsRequest{TraceID: sum.TraceID, Kind: KindCandidates, Limit: FirstPage})
+	hitsIn, _ := json.Marshal(find.HitsRequest{TraceID: sum.TraceID, Kind: find.KindCandidates, Limit: FirstPage})
 	hitsOut, _ := json.Marshal(page)
 	_, _, hitTokens := adaptive.EstTokens(len(hitsIn), len(hitsOut))
 	res.EstTokens = sum.EstTokens + hitTokens
@@ -245,7 +250,7 @@ func (f *Finder) evalCase(ctx context.Context, c GoldCase, mode string) CaseResu
 
 // candidateText is the normalised text of the candidates, to check the
 // required terms against.
-func (f *Finder) candidateText(ctx context.Context, cands []Candidate) string {
+func candidateText(ctx context.Context, f *find.Finder, cands []find.Candidate) string {
 	want := map[string]bool{}
 	manualsSeen := map[string]bool{}
 	for _, c := range cands {
@@ -270,7 +275,7 @@ func (f *Finder) candidateText(ctx context.Context, cands []Candidate) string {
 
 // inEntry reports whether candidate k lies inside a gold entry: the file
 // for "path", the section or a subsection for "path#node_id".
-func inEntry(k Candidate, entry string) bool {
+func inEntry(k find.Candidate, entry string) bool {
 	p, node, _ := strings.Cut(entry, "#")
 	if k.Path != p {
 		return false

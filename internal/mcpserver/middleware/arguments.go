@@ -1,4 +1,7 @@
-package tools
+// Package middleware holds what langspec wraps around every MCP request it
+// receives: argument errors rewritten in our words, and one log line per tool
+// call. Both servers (flat and categories) use them.
+package middleware
 
 import (
 	"context"
@@ -18,10 +21,10 @@ import (
 
 // The SDK checks arguments against the input schema before a handler runs and
 // reports failures in the validator's words ("validating root: validating
-// /properties/limit: maximum: 99/1 is greater than 50.000000"). explainArgs
+// /properties/limit: maximum: 99/1 is greater than 50.000000"). ExplainArgs
 // rewrites those results as our errors: which argument was wrong, and what
 // the schema allows.
-func explainArgs(schemas map[string]*jsonschema.Schema) mcp.Middleware {
+func ExplainArgs(schemas map[string]*jsonschema.Schema) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)

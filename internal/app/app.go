@@ -1,0 +1,240 @@
+// Package app builds langspec's parts once, for every command: the store,
+// the vault, the manuals library with its index and finder, the adaptive
+// statistics, the upstream servers of the configuration, and the background
+// refresh of the manuals index. Parts open lazily, on first use, so a command
+// pays only for what it asks for; Close closes what was opened, in reverse.
+// It is the one place that knows how the parts fit together (cli/cli's
+// factory is the model).
+package app
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/langspec/langspec/internal/catalog/upstream"
+	"github.com/langspec/langspec/internal/config"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/manual/find/adaptive"
+	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/tools"
+	"github.com/langspec/langspec/internal/vault"
+)
+
+// Options say where the parts live.
+type Options struct {
+	DBPath    string
+	Workspace Workspace
+	Config    config.Config
+	Logger    *slog.Logger     // nil discards
+	Now       func() time.Time // nil: time.Now
+	// Stderr and Getenv are handed to upstream servers (their stderr,
+	// prefixed with their name; ${VAR} expansion and their environment).
+	Stderr  io.Writer
+	Getenv  func(string) string
+	Version string
+}
+
+// App is langspec's parts, opened on first use.
+type App struct {
+	opts    Options
+	log     *slog.Logger
+	store   *db.DB
+	vault   *vault.Vault
+	manuals *manual.Library
+	index   *find.Index
+	finder  *find.Finder
+	closers []func() error
+}
+
+// New returns an App that opens nothing yet.
+func New(opts Options) *App {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &App{opts: opts, log: opts.Logger}
+}
+
+// Config is the configuration the app was built with.
+func (a *App) Config() config.Config { return a.opts.Config }
+
+// Close closes every part that was opened, the last opened first, and
+// returns the first error.
+func (a *App) Close() error {
+	var first error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	a.closers = nil
+	return first
+}
+
+func (a *App) onClose(f func() error) { a.closers = append(a.closers, f) }
+
+// Store opens the database. Errors: those of db.Open.
+func (a *App) Store(ctx context.Context) (*db.DB, error) {
+	if a.store != nil {
+		return a.store, nil
+	}
+	store, err := db.Open(ctx, a.opts.DBPath)
+	if err != nil {
+		return nil, err
+	}
+	a.store = store
+	a.onClose(store.Close)
+	return store, nil
+}
+
+// SeededStore is Store, with the Go specification built into langspec
+// loaded first into an empty database, so a first search works with no
+// set-up. loaded reports that it was.
+func (a *App) SeededStore(ctx context.Context) (store *db.DB, loaded bool, err error) {
+	store, err = a.Store(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	loaded, err = ingest.EnsureDefault(ctx, store, a.opts.Now())
+	return store, loaded, err
+}
+
+// Vault opens the vault folder (created on first write).
+func (a *App) Vault() (*vault.Vault, error) {
+	if a.vault != nil {
+		return a.vault, nil
+	}
+	v, err := vault.Open(a.opts.Workspace.Vault, vault.Options{Logger: a.log})
+	if err != nil {
+		return nil, err
+	}
+	a.vault = v
+	a.onClose(v.Close)
+	return v, nil
+}
+
+// Manuals opens the manuals folder.
+func (a *App) Manuals() (*manual.Library, error) {
+	if a.manuals != nil {
+		return a.manuals, nil
+	}
+	lib, err := manual.Open(a.opts.Workspace.Manuals)
+	if err != nil {
+		return nil, err
+	}
+	a.manuals = lib
+	a.onClose(lib.Close)
+	return lib, nil
+}
+
+// ManualIndex is the manuals' index in the store.
+func (a *App) ManualIndex(ctx context.Context) (*find.Index, error) {
+	if a.index != nil {
+		return a.index, nil
+	}
+	store, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	lib, err := a.Manuals()
+	if err != nil {
+		return nil, err
+	}
+	a.index = find.NewIndex(store, lib, a.log)
+	return a.index, nil
+}
+
+// Finder is manual_find over the index, with the synonym dictionary and,
+// when the workspace names a statistics file, the adaptive thresholds.
+func (a *App) Finder(ctx context.Context) (*find.Finder, error) {
+	if a.finder != nil {
+		return a.finder, nil
+	}
+	index, err := a.ManualIndex(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := &find.Finder{Index: index, Synonyms: find.NewSynonymFile(a.opts.Workspace.Synonyms), Log: a.log}
+	if a.opts.Workspace.Stats != "" {
+		stats, err := adaptive.Open(adaptive.Options{Path: a.opts.Workspace.Stats, Logger: a.log})
+		if err != nil {
+			return nil, err
+		}
+		a.onClose(stats.Close)
+		f.Stats = stats
+	}
+	a.finder = f
+	return f, nil
+}
+
+// RefreshManualsInBackground indexes the manuals without making the caller
+// wait: the first tool call that needs a manual refreshes it anyway (one at
+// a time), so start-up never waits. Close stops it and waits for it.
+func (a *App) RefreshManualsInBackground(ctx context.Context) error {
+	index, err := a.ManualIndex(ctx)
+	if err != nil {
+		return err
+	}
+	ctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if _, err := index.RefreshAll(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("manual index refresh failed", "err", err)
+		}
+	}()
+	a.onClose(func() error { stop(); <-done; return nil })
+	return nil
+}
+
+// ToolDeps opens what the tools need: the seeded store, the vault, the
+// manuals and their finder, and the languages stored now.
+func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
+	store, _, err := a.SeededStore(ctx)
+	if err != nil {
+		return tools.Deps{}, err
+	}
+	v, err := a.Vault()
+	if err != nil {
+		return tools.Deps{}, err
+	}
+	lib, err := a.Manuals()
+	if err != nil {
+		return tools.Deps{}, err
+	}
+	finder, err := a.Finder(ctx)
+	if err != nil {
+		return tools.Deps{}, err
+	}
+	langs, err := search.LanguageIDs(ctx, store)
+	if err != nil {
+		return tools.Deps{}, err
+	}
+	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log}, nil
+}
+
+// Upstreams is a manager over the configuration's mcpServers, not started;
+// nil when there are none.
+func (a *App) Upstreams() (*upstream.Manager, error) {
+	servers := a.opts.Config.MCPServers
+	if len(servers) == 0 {
+		return nil, nil
+	}
+	mgr := upstream.NewManager(upstream.Options{Logger: a.log, Stderr: a.opts.Stderr, Getenv: a.opts.Getenv, Version: a.opts.Version})
+	a.onClose(mgr.Close)
+	for _, name := range slices.Sorted(maps.Keys(servers)) {
+		if err := mgr.Add(name, servers[name]); err != nil {
+			return nil, err
+		}
+	}
+	return mgr, nil
+}

@@ -1,0 +1,73 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/langspec/langspec/internal/apperr"
+)
+
+// Workspace is the folders serve, ingest manuals and eval share, as
+// absolute paths.
+type Workspace struct {
+	Vault    string // VAULT_ROOT: the folder the model may write into
+	Manuals  string // MANUALS_ROOT: one folder per manual
+	Stats    string // manual_find's statistics file; "" keeps none
+	Synonyms string // manual_find's synonym dictionary
+}
+
+// WorkspaceFlags are the workspace as a user gives it: each folder may be
+// empty, and then defaults to a place inside another.
+type WorkspaceFlags struct {
+	Root     string // WORKSPACE_ROOT; default: the working directory
+	Vault    string // default: Root/vault
+	Manuals  string // default: Root/manuals
+	Stats    string // default: Vault/.system/adaptive_stats.jsonl
+	Synonyms string // default: Manuals/synonyms.json
+}
+
+// Resolve applies the defaults and makes every path absolute. Without
+// stats, Stats stays empty: a gold run records nothing. Errors: unavailable
+// when the working directory cannot be found.
+func (w WorkspaceFlags) Resolve(stats bool) (Workspace, error) {
+	var ws Workspace
+	var err error
+	if ws.Manuals, err = w.root(w.Manuals, "manuals"); err != nil {
+		return ws, err
+	}
+	if ws.Vault, err = w.root(w.Vault, "vault"); err != nil {
+		return ws, err
+	}
+	ws.Synonyms = filepath.Join(ws.Manuals, "synonyms.json")
+	if w.Synonyms != "" {
+		if ws.Synonyms, err = filepath.Abs(w.Synonyms); err != nil {
+			return ws, err
+		}
+	}
+	if stats {
+		ws.Stats = filepath.Join(ws.Vault, ".system", "adaptive_stats.jsonl")
+		if w.Stats != "" {
+			if ws.Stats, err = filepath.Abs(w.Stats); err != nil {
+				return ws, err
+			}
+		}
+	}
+	return ws, nil
+}
+
+// root is a root folder: set when given, else Root/name, Root being the
+// working directory when unset.
+func (w WorkspaceFlags) root(set, name string) (string, error) {
+	if set != "" {
+		return filepath.Abs(set)
+	}
+	ws := w.Root
+	if ws == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", apperr.Wrap(err, apperr.Unavailable, "pass --workspace-root", "cannot find the working directory")
+		}
+		ws = wd
+	}
+	return filepath.Abs(filepath.Join(ws, name))
+}

@@ -1,0 +1,151 @@
+// Package toolstest has what tests of the tools and of the servers share:
+// real parts over temporary folders (a store seeded with the Go
+// specification, a vault, the fixture manuals and a finder over them) and a
+// client session's calls. Only tests import it.
+package toolstest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/vault"
+)
+
+// Now is the fixed clock of the stored fixtures.
+var Now = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+
+// repoRoot is the repository's root, found from this file, so tests in any
+// package reach fixtures/ the same way.
+func repoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..")
+}
+
+// OpenDB opens a store in a temporary folder with the embedded Go
+// specification loaded.
+func OpenDB(tb testing.TB) *db.DB {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "langspec.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	if _, err := ingest.EnsureDefault(ctx, store, Now); err != nil {
+		tb.Fatal(err)
+	}
+	return store
+}
+
+// OpenVault opens a vault in a fresh folder.
+func OpenVault(tb testing.TB) *vault.Vault {
+	tb.Helper()
+	v, err := vault.Open(filepath.Join(tb.TempDir(), "vault"), vault.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	return v
+}
+
+// OpenManuals opens the repository's fixture manuals, read-only.
+func OpenManuals(tb testing.TB) *manual.Library {
+	tb.Helper()
+	lib, err := manual.Open(filepath.Join(repoRoot(), "fixtures", "manuals"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { lib.Close() })
+	return lib
+}
+
+// Finder is manual_find over lib, indexed into store, with no synonyms and
+// fixed thresholds.
+func Finder(store *db.DB, lib *manual.Library) *find.Finder {
+	return &find.Finder{Index: find.NewIndex(store, lib, nil)}
+}
+
+// Connect connects a client to s over the SDK's in-memory transport; the
+// session closes when the test ends.
+func Connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
+	tb.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		cs.Close()
+		ss.Wait()
+	})
+	return cs
+}
+
+// Call calls a tool and fails the test on a protocol error.
+func Call(tb testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	tb.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		tb.Fatalf("%s: protocol error: %v", name, err)
+	}
+	return res
+}
+
+// Text is a result's text content, parts joined by newlines.
+func Text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Remarshal converts from into to through JSON.
+func Remarshal(tb testing.TB, from, to any) {
+	tb.Helper()
+	b, err := json.Marshal(from)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal(b, to); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// SyncBuffer is a bytes.Buffer a server's logger and a test can share.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *SyncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *SyncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
