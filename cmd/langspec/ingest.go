@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -8,8 +9,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 )
 
@@ -71,19 +72,11 @@ rust: the Reference rustup installs with each toolchain), then the network.
 
 func runIngest(ctx context.Context, opts *ingestOptions) error {
 	f := opts.f
-	cfg, err := f.config()
+	a, err := f.newApp(app.Workspace{}, nil)
 	if err != nil {
 		return err
 	}
-	src, err := ingest.Resolve(cfg.Sources, opts.language, opts.doc)
-	if err != nil {
-		return err
-	}
-	store, err := f.openStore(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
+	defer a.Close()
 	io := f.io
 	ingestOpts := ingest.Options{
 		From:   opts.from,
@@ -95,13 +88,13 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 	if io.errTTY && !opts.jsonOut {
 		bar = progressbar.NewOptions(-1,
 			progressbar.OptionSetWriter(io.ErrOut),
-			progressbar.OptionSetDescription("reading "+src.Language+"/"+src.Doc),
+			progressbar.OptionSetDescription("reading "+opts.language+"/"+cmp.Or(opts.doc, "…")),
 			progressbar.OptionShowCount(),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetRenderBlankState(true))
 		ingestOpts.Progress = func(string, bool) { bar.Add(1) }
 	}
-	rep, err := ingest.Ingest(ctx, store, src, ingestOpts)
+	rep, err := a.Ingest(ctx, opts.language, opts.doc, ingestOpts)
 	if bar != nil {
 		bar.Finish() // clears the line before the summary is printed
 	}
@@ -116,7 +109,7 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 		printReport(opts.f, rep)
 	}
 	if opts.keep > 0 && len(rep.Failed) == 0 {
-		removed, err := store.Prune(ctx, db.Scope{Language: src.Language, Doc: src.Doc}, opts.keep)
+		removed, err := a.Prune(ctx, rep.Language, rep.Doc, opts.keep)
 		if err != nil {
 			return err
 		}
@@ -137,7 +130,7 @@ func printReport(f *factory, rep ingest.Report) {
 		rep.Language, rep.Doc, rep.Version, rep.Status, s.Added+s.Changed+s.Unchanged, s.Added, s.Changed, s.Unchanged, s.Removed)
 	fmt.Fprintf(out, "pages: %d read, %d fetched, %d cached, %d failed; %s; from %s\n",
 		p.Read, p.Fetched, p.Cached, p.Failed, rep.Elapsed.Round(time.Millisecond), rep.Source)
-	if rep.Status == db.KeptIncomplete {
+	if rep.Status == app.StatusKeptIncomplete {
 		fmt.Fprintln(out, "incomplete: not searched by default; the previous complete version stays current")
 	}
 	for _, fp := range rep.Failed {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/app"
 )
 
 type ingestManualsOptions struct {
@@ -66,7 +66,7 @@ func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
 	dir := ws.Manuals
 	if opts.jsonOut {
 		if reports == nil {
-			reports = []find.RefreshReport{}
+			reports = []app.ManualsReport{}
 		}
 		return writeJSON(f.io.Out, reports)
 	}

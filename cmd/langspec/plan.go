@@ -44,12 +44,9 @@ right after the introductory sections.`,
 }
 
 func runPlan(ctx context.Context, opts *planOptions) error {
-	store, err := opts.f.openStore(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	p, err := plan.Build(ctx, store, opts.req)
+	a := opts.f.specApp()
+	defer a.Close()
+	p, err := a.Plan(ctx, opts.req)
 	if err != nil {
 		return err
 	}

@@ -13,9 +13,7 @@ import (
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/config"
-	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
-	"github.com/langspec/langspec/internal/ingest/fetch"
 )
 
 // factory carries what commands need. Fields that cost something to make are
@@ -42,28 +40,24 @@ func (f *factory) newApp(ws app.Workspace, log *slog.Logger) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now,
+	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeded: f.toldSeeded,
 		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion()}), nil
 }
 
-// openStore opens the database of a (a new app when a is nil, closed with
-// the store). With seed, an empty database first gets the embedded Go
-// specification, so a first search works with no set-up; on a terminal the
-// user is told.
-func (f *factory) openStore(ctx context.Context, seed bool) (*db.DB, error) {
-	a := app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now})
-	if !seed {
-		return a.Store(ctx)
+// specApp is the app for the commands that read the store only (search,
+// section, plan, versions, prune): no configuration, no workspace. An empty
+// database first gets the Go specification built into langspec, and on a
+// terminal the user is told.
+func (f *factory) specApp() *app.App {
+	return app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now, Seeded: f.toldSeeded})
+}
+
+// toldSeeded tells a terminal user that the first run loaded the built-in
+// Go specification.
+func (f *factory) toldSeeded(dbPath string) {
+	if f.io.errTTY {
+		fmt.Fprintf(f.io.ErrOut, "langspec: first run: loaded the built-in Go specification into %s\n", dbPath)
 	}
-	store, loaded, err := a.SeededStore(ctx)
-	if err != nil {
-		a.Close()
-		return nil, err
-	}
-	if loaded && f.io.errTTY {
-		fmt.Fprintf(f.io.ErrOut, "langspec: first run: loaded the built-in Go specification into %s\n", f.dbPath)
-	}
-	return store, nil
 }
 
 // config reads langspec.json; a missing default file is an empty config.
@@ -71,26 +65,9 @@ func (f *factory) config() (config.Config, error) {
 	return config.Load(config.Path(f.configFlag, f.getenv))
 }
 
-// newGetter is the fetcher ingest uses, with its HTTP cache under
-// $XDG_CACHE_HOME/langspec/http (~/.cache when unset); no cache without a
-// home directory.
-func newGetter(getenv func(string) string) ingest.Getter {
-	dir := getenv("XDG_CACHE_HOME")
-	if !filepath.IsAbs(dir) {
-		if home := getenv("HOME"); home != "" {
-			dir = filepath.Join(home, ".cache")
-		} else {
-			dir = ""
-		}
-	}
-	cacheDir := ""
-	if dir != "" {
-		cacheDir = filepath.Join(dir, "langspec", "http")
-	}
-	return ingest.FetchGetter{Client: fetch.New(fetch.Options{
-		CacheDir:  cacheDir,
-		UserAgent: "langspec/" + buildVersion() + " (+https://github.com/langspec/langspec)",
-	})}
+// userAgent names langspec and where to find it in every request it makes.
+func userAgent() string {
+	return "langspec/" + buildVersion() + " (+https://github.com/langspec/langspec)"
 }
 
 // usageError marks a mistake in the command line: exit code 2.
@@ -109,7 +86,7 @@ func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string)
 		io:     io,
 		getenv: getenv,
 		now:    time.Now,
-		getter: func() ingest.Getter { return newGetter(getenv) },
+		getter: func() ingest.Getter { return app.NetworkGetter(getenv, userAgent()) },
 		env:    ingest.DetectEnv,
 		logger: slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}

@@ -70,12 +70,9 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 	case io.colorOut:
 		opts.req.Snippet.Mark = snippet.ANSIBold
 	}
-	store, err := opts.f.openStore(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	res, err := search.Search(ctx, store, opts.req)
+	a := opts.f.specApp()
+	defer a.Close()
+	res, err := a.Search(ctx, opts.req)
 	if err != nil {
 		return err
 	}

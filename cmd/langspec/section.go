@@ -45,12 +45,9 @@ SECTION_ID is the id search prints (Slice_expressions); the title works too.`,
 }
 
 func runSection(ctx context.Context, opts *sectionOptions) error {
-	store, err := opts.f.openStore(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	res, err := search.Section(ctx, store, opts.req)
+	a := opts.f.specApp()
+	defer a.Close()
+	res, err := a.Section(ctx, opts.req)
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/config"
-	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 )
 
@@ -18,12 +18,6 @@ type sourcesOptions struct {
 }
 
 // sourceStatus is one row of `langspec sources`.
-type sourceStatus struct {
-	ingest.SourceSpec
-	ReadFrom []ingest.Location `json:"read_from"` // in the order ingest would try them
-	Stored   string            `json:"stored"`    // latest stored version, "" when none
-}
-
 func newCmdSources(f *factory, runF func(context.Context, *sourcesOptions) error) *cobra.Command {
 	opts := &sourcesOptions{f: f}
 	cmd := &cobra.Command{
@@ -46,30 +40,14 @@ version stored.`,
 
 func runSources(ctx context.Context, opts *sourcesOptions) error {
 	f := opts.f
-	cfg, err := f.config()
+	a, err := f.newApp(app.Workspace{}, nil)
 	if err != nil {
 		return err
 	}
-	store, err := f.openStore(ctx, false)
+	defer a.Close()
+	rows, err := a.Sources(ctx, f.env(ctx))
 	if err != nil {
 		return err
-	}
-	defer store.Close()
-	vs, err := store.Versions(ctx, "")
-	if err != nil {
-		return err
-	}
-	env := f.env(ctx)
-	var rows []sourceStatus
-	for _, src := range ingest.Merge(ingest.Presets(), cfg.Sources) {
-		row := sourceStatus{SourceSpec: src}
-		row.ReadFrom, _ = ingest.Candidates(src, "", env) // none found is shown as such
-		for _, v := range vs {
-			if v.Language == src.Language && v.Doc == src.Doc && v.Latest {
-				row.Stored = v.Version
-			}
-		}
-		rows = append(rows, row)
 	}
 	if opts.jsonOut {
 		return writeJSON(f.io.Out, rows)
@@ -89,7 +67,7 @@ func runSources(ctx context.Context, opts *sourcesOptions) error {
 			stored = "-"
 		}
 		policy := "full"
-		if r.SourcePolicy == db.ExcerptOnly {
+		if r.SourcePolicy == app.PolicyExcerptOnly {
 			policy = "excerpts"
 		}
 		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\n", r.Language, r.Doc, r.Kind, policy, stored, from)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/app"
 )
 
 type versionsOptions struct {
@@ -54,25 +54,22 @@ pages that could not be read, which is never searched by default.`,
 }
 
 func runVersions(ctx context.Context, opts *versionsOptions) error {
-	store, err := opts.f.openStore(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	vs, err := store.Versions(ctx, opts.language)
+	a := opts.f.specApp()
+	defer a.Close()
+	vs, err := a.Versions(ctx, opts.language)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
 		if vs == nil { // nothing stored at all: print [], not null
-			vs = []db.VersionInfo{}
+			vs = []app.Version{}
 		}
 		return writeJSON(opts.f.io.Out, vs)
 	}
 	return printVersions(opts.f, vs)
 }
 
-func printVersions(f *factory, vs []db.VersionInfo) error {
+func printVersions(f *factory, vs []app.Version) error {
 	tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LANGUAGE\tDOC\tVERSION\tSECTIONS\tFETCHED\tSOURCE")
 	for _, v := range vs {
@@ -115,12 +112,9 @@ LANGUAGE, and every incomplete version. The latest version is never removed.`,
 }
 
 func runPrune(ctx context.Context, opts *versionsOptions) error {
-	store, err := opts.f.openStore(ctx, false)
-	if err != nil {
-		return err
-	}
-	defer store.Close()
-	removed, err := store.Prune(ctx, db.Scope{Language: opts.language, Doc: opts.doc}, opts.keep)
+	a := opts.f.specApp()
+	defer a.Close()
+	removed, err := a.Prune(ctx, opts.language, opts.doc, opts.keep)
 	if err != nil {
 		return err
 	}
@@ -128,10 +122,10 @@ func runPrune(ctx context.Context, opts *versionsOptions) error {
 	return nil
 }
 
-func printPruned(f *factory, removed []db.VersionInfo, jsonOut bool) {
+func printPruned(f *factory, removed []app.Version, jsonOut bool) {
 	if jsonOut {
 		if removed == nil {
-			removed = []db.VersionInfo{}
+			removed = []app.Version{}
 		}
 		writeJSON(f.io.Out, map[string]any{"removed": removed})
 		return

@@ -39,6 +39,9 @@ type Options struct {
 	Stderr  io.Writer
 	Getenv  func(string) string
 	Version string
+	// Seeded is told when the Go specification built into langspec was
+	// loaded into an empty database (a first run); nil tells no one.
+	Seeded func(dbPath string)
 }
 
 // App is langspec's parts, opened on first use.
@@ -199,7 +202,7 @@ func (a *App) RefreshManualsInBackground(ctx context.Context) error {
 // ToolDeps opens what the tools need: the seeded store, the vault, the
 // manuals and their finder, and the languages stored now.
 func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
-	store, _, err := a.SeededStore(ctx)
+	store, err := a.seeded(ctx)
 	if err != nil {
 		return tools.Deps{}, err
 	}

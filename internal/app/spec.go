@@ -1,0 +1,158 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/ingest/fetch"
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/plan"
+	"github.com/langspec/langspec/internal/search"
+)
+
+// The commands print these as they are; the aliases keep the commands
+// away from the store's and the index's packages.
+type (
+	// Version is one stored version of a document.
+	Version = db.VersionInfo
+	// ManualsReport is what indexing one manual did.
+	ManualsReport = find.RefreshReport
+)
+
+// Store states the commands print.
+const (
+	// StatusKeptIncomplete: the version was stored incomplete and the
+	// previous complete one stays current.
+	StatusKeptIncomplete = db.KeptIncomplete
+	// PolicyExcerptOnly: only an excerpt of the document may be returned.
+	PolicyExcerptOnly = db.ExcerptOnly
+)
+
+// Search is the CLI's search: the same search.Search that search_spec runs,
+// over the seeded store.
+func (a *App) Search(ctx context.Context, req search.Request) (search.Result, error) {
+	store, err := a.seeded(ctx)
+	if err != nil {
+		return search.Result{}, err
+	}
+	return search.Search(ctx, store, req)
+}
+
+// Section reads one section, as get_section does.
+func (a *App) Section(ctx context.Context, req search.SectionRequest) (search.SectionResult, error) {
+	store, err := a.seeded(ctx)
+	if err != nil {
+		return search.SectionResult{}, err
+	}
+	return search.Section(ctx, store, req)
+}
+
+// Plan builds a reading plan, as build_learning_plan does.
+func (a *App) Plan(ctx context.Context, req plan.Request) (plan.Plan, error) {
+	store, err := a.seeded(ctx)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	return plan.Build(ctx, store, req)
+}
+
+// Versions lists the stored versions of a language ("" for all), each
+// document's newest first.
+func (a *App) Versions(ctx context.Context, language string) ([]Version, error) {
+	store, err := a.seeded(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.Versions(ctx, language)
+}
+
+// Prune keeps the newest keep versions of a language's documents (one
+// document when doc is set) and returns those it removed.
+func (a *App) Prune(ctx context.Context, language, doc string, keep int) ([]Version, error) {
+	store, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.Prune(ctx, db.Scope{Language: language, Doc: doc}, keep)
+}
+
+// Ingest reads one source — a built-in one or one the configuration
+// declares — and stores it as a new version unless its content is
+// unchanged. Errors: those of ingest.Resolve and ingest.Ingest.
+func (a *App) Ingest(ctx context.Context, language, doc string, opts ingest.Options) (ingest.Report, error) {
+	src, err := ingest.Resolve(a.opts.Config.Sources, language, doc)
+	if err != nil {
+		return ingest.Report{}, err
+	}
+	store, err := a.Store(ctx)
+	if err != nil {
+		return ingest.Report{}, err
+	}
+	return ingest.Ingest(ctx, store, src, opts)
+}
+
+// SourceStatus is a source as the sources command shows it.
+type SourceStatus struct {
+	ingest.SourceSpec
+	ReadFrom []ingest.Location `json:"read_from"` // in the order ingest would try them
+	Stored   string            `json:"stored"`    // latest stored version, "" when none
+}
+
+// Sources lists every source that can be ingested (built-in and declared),
+// where it would be read from on this machine, and the version stored.
+func (a *App) Sources(ctx context.Context, env ingest.Env) ([]SourceStatus, error) {
+	store, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := store.Versions(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var rows []SourceStatus
+	for _, src := range ingest.Merge(ingest.Presets(), a.opts.Config.Sources) {
+		row := SourceStatus{SourceSpec: src}
+		row.ReadFrom, _ = ingest.Candidates(src, "", env) // none found is shown as such
+		for _, v := range vs {
+			if v.Language == src.Language && v.Doc == src.Doc && v.Latest {
+				row.Stored = v.Version
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// seeded is SeededStore, telling Options.Seeded when the built-in Go
+// specification was loaded.
+func (a *App) seeded(ctx context.Context) (*db.DB, error) {
+	store, loaded, err := a.SeededStore(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if loaded && a.opts.Seeded != nil {
+		a.opts.Seeded(a.opts.DBPath)
+	}
+	return store, nil
+}
+
+// NetworkGetter is the fetcher ingest uses, with its HTTP cache under
+// $XDG_CACHE_HOME/langspec/http (~/.cache when unset); no cache without a
+// home directory.
+func NetworkGetter(getenv func(string) string, userAgent string) ingest.Getter {
+	dir := getenv("XDG_CACHE_HOME")
+	if !filepath.IsAbs(dir) {
+		if home := getenv("HOME"); home != "" {
+			dir = filepath.Join(home, ".cache")
+		} else {
+			dir = ""
+		}
+	}
+	cacheDir := ""
+	if dir != "" {
+		cacheDir = filepath.Join(dir, "langspec", "http")
+	}
+	return ingest.FetchGetter{Client: fetch.New(fetch.Options{CacheDir: cacheDir, UserAgent: userAgent})}
+}
