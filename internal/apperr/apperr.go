@@ -4,6 +4,7 @@
 package apperr
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -124,4 +125,25 @@ func Quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String() + suffix
+}
+
+// JSONKind names the kind of a decoded JSON value for a message ("got an
+// array"): null, an object, an array, a string, a boolean or a number
+// (float64 or json.Number, however it was decoded).
+func JSONKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
 }

@@ -1,6 +1,7 @@
 package apperr
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,31 @@ func TestQuoteCutsLongNamesAtACharacter(t *testing.T) {
 	}
 	if want := `"` + strings.Repeat("あ", 40) + `"`; !strings.HasPrefix(got, want) || strings.Contains(got, `\x`) {
 		t.Errorf("cut mid-character or at the wrong place: %s", got)
+	}
+}
+
+func TestJSONKind(t *testing.T) {
+	tests := []struct {
+		json, want string
+	}{
+		{`null`, "null"}, {`{"a":1}`, "an object"}, {`[1]`, "an array"}, {`"x"`, "a string"},
+		{`true`, "a boolean"}, {`1.5`, "a number"},
+	}
+	for _, tt := range tests {
+		var plain, numbered any
+		if err := json.Unmarshal([]byte(tt.json), &plain); err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(strings.NewReader(tt.json))
+		dec.UseNumber()
+		if err := dec.Decode(&numbered); err != nil {
+			t.Fatal(err)
+		}
+		if got := JSONKind(plain); got != tt.want {
+			t.Errorf("JSONKind(%s) = %q, want %q", tt.json, got, tt.want)
+		}
+		if got := JSONKind(numbered); got != tt.want {
+			t.Errorf("JSONKind(%s, UseNumber) = %q, want %q", tt.json, got, tt.want)
+		}
 	}
 }

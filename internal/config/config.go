@@ -119,7 +119,7 @@ func checkShape(v any, t reflect.Type, path string) error {
 	case reflect.Struct:
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%s: want an object, got %s", path, jsonType(v))
+			return fmt.Errorf("%s: want an object, got %s", path, apperr.JSONKind(v))
 		}
 		fields := jsonFields(t)
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
@@ -134,7 +134,7 @@ func checkShape(v any, t reflect.Type, path string) error {
 	case reflect.Slice:
 		arr, ok := v.([]any)
 		if !ok {
-			return fmt.Errorf("%s: want an array, got %s", path, jsonType(v))
+			return fmt.Errorf("%s: want an array, got %s", path, apperr.JSONKind(v))
 		}
 		for i, e := range arr {
 			if err := checkShape(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
@@ -144,7 +144,7 @@ func checkShape(v any, t reflect.Type, path string) error {
 	case reflect.Map:
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("%s: want an object, got %s", path, jsonType(v))
+			return fmt.Errorf("%s: want an object, got %s", path, apperr.JSONKind(v))
 		}
 		for _, k := range slices.Sorted(maps.Keys(obj)) {
 			if err := checkShape(obj[k], t.Elem(), path+"."+k); err != nil {
@@ -153,15 +153,15 @@ func checkShape(v any, t reflect.Type, path string) error {
 		}
 	case reflect.String:
 		if _, ok := v.(string); !ok {
-			return fmt.Errorf("%s: want a string, got %s", path, jsonType(v))
+			return fmt.Errorf("%s: want a string, got %s", path, apperr.JSONKind(v))
 		}
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
-			return fmt.Errorf("%s: want true or false, got %s", path, jsonType(v))
+			return fmt.Errorf("%s: want true or false, got %s", path, apperr.JSONKind(v))
 		}
 	case reflect.Int, reflect.Int64, reflect.Float64:
 		if _, ok := v.(json.Number); !ok {
-			return fmt.Errorf("%s: want a number, got %s", path, jsonType(v))
+			return fmt.Errorf("%s: want a number, got %s", path, apperr.JSONKind(v))
 		}
 	}
 	return nil
@@ -183,24 +183,6 @@ func jsonFields(t reflect.Type) map[string]reflect.StructField {
 		out[name] = f
 	}
 	return out
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)

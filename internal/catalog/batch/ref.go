@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/langspec/langspec/internal/apperr"
 )
 
 // ref is one ${id.path} reference.
@@ -218,25 +220,9 @@ func lookup(r *ref, values map[string][]byte) (any, error) {
 				return nil, fmt.Errorf("reference %s: %s has no field %q (fields: %s)", r.raw, at, st.key, strings.Join(keys, ", "))
 			}
 		default:
-			return nil, fmt.Errorf("reference %s: %s is %s, so it has no %s", r.raw, at, kind(v), st)
+			return nil, fmt.Errorf("reference %s: %s is %s, so it has no %s", r.raw, at, apperr.JSONKind(v), st)
 		}
 		at += st.String()
 	}
 	return v, nil
-}
-
-func kind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case map[string]any:
-		return "an object"
-	case []any:
-		return "an array"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	}
-	return "a number"
 }
