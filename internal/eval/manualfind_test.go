@@ -8,9 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
 )
 
@@ -21,21 +20,21 @@ const (
 	goldDir     = "../../fixtures/gold"
 )
 
-// newFinder opens a store in a temp folder and a Finder over the manuals in
-// dir, with the synonym dictionary at dir/synonyms.json, indexed.
+// newFinder is manual_find over the manuals in dir, with the synonym
+// dictionary at dir/synonyms.json, built as the eval command builds it (by
+// package app) over a store in a temp folder.
 func newFinder(t testing.TB, dir string) *find.Finder {
 	t.Helper()
-	store, err := db.Open(context.Background(), filepath.Join(t.TempDir(), "t.db"))
+	a := app.New(app.Options{
+		DBPath:    filepath.Join(t.TempDir(), "t.db"),
+		Workspace: app.Workspace{Manuals: dir, Synonyms: filepath.Join(dir, "synonyms.json")},
+	})
+	t.Cleanup(func() { a.Close() })
+	f, err := a.Finder(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	lib, err := manual.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lib.Close() })
-	return &find.Finder{Index: find.NewIndex(store, lib, nil), Synonyms: find.NewSynonymFile(filepath.Join(dir, "synonyms.json"))}
+	return f
 }
 
 func readGoldFile(t testing.TB, name string) []GoldCase {

@@ -2,7 +2,9 @@ package manual
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,95 +12,32 @@ import (
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 )
 
-// n is a compact expected node: kind is derived from the level (0: file).
-type n struct {
-	id, title  string
-	level      int
-	parent     string
-	start, end int
-}
-
-func checkNodes(t *testing.T, rel string, got []manualfile.Node, want []n) {
-	t.Helper()
-	if len(got) != len(want) {
-		var ids []string
-		for _, g := range got {
-			ids = append(ids, g.NodeID)
-		}
-		t.Fatalf("%s: got %d nodes %q, want %d", rel, len(got), ids, len(want))
-	}
-	for i, w := range want {
-		kind := manualfile.KindHeading
-		if w.level == 0 {
-			kind = manualfile.KindFile
-		}
-		exp := manualfile.Node{Kind: kind, NodeID: w.id, Path: rel, Title: w.title, Level: w.level, ParentID: w.parent, LineStart: w.start, LineEnd: w.end}
-		if got[i] != exp {
-			t.Errorf("%s node %d:\n got %+v\nwant %+v", rel, i, got[i], exp)
-		}
-	}
-}
-
+// Library.Nodes is manualfile's parse of the file as read through the
+// library, and every node's Section is exactly its lines of the file.
 func TestNodesFixtures(t *testing.T) {
 	l := openFixtures(t)
-	tests := []struct {
-		id, rel string
-		want    []n
-	}{
-		{id: "insurance-ja", rel: "約款/普通保険約款.md", want: []n{
-			// Front matter (lines 1-4) is part of the preamble, not a heading.
-			{"_preamble", "普通保険約款.md", 0, "", 1, 8},
-			{"保険金の支払い", "保険金の支払い", 1, "", 9, 42},
-			{"保険金の支払い/保険金を支払う場合", "保険金を支払う場合", 2, "保険金の支払い", 13, 17},
-			{"保険金の支払い/支払いの対象外", "支払いの対象外", 2, "保険金の支払い", 18, 31},
-			{"保険金の支払い/支払いの対象外/免責事項", "免責事項", 3, "保険金の支払い/支払いの対象外", 22, 27},
-			{"保険金の支払い/支払いの対象外/支払いの対象外となる家財", "支払いの対象外となる家財", 3, "保険金の支払い/支払いの対象外", 28, 31},
-			// Lines 36-41 hold "#" lines in fenced and indented code: not headings.
-			{"保険金の支払い/保険金の請求", "保険金の請求", 2, "保険金の支払い", 32, 42},
-			{"賠償責任特約", "賠償責任特約", 1, "", 43, 56},
-			{"賠償責任特約/保険金を支払う場合", "保険金を支払う場合", 2, "賠償責任特約", 45, 48},
-			{"賠償責任特約/支払いの対象外", "支払いの対象外", 2, "賠償責任特約", 49, 52},
-			{"賠償責任特約/支払いの対象外-2", "支払いの対象外", 2, "賠償責任特約", 53, 56},
-			// Setext headings: "====" is level 1, "----" level 2.
-			{"手続きの流れ", "手続きの流れ", 1, "", 57, 65},
-			{"手続きの流れ/手続きの連絡先", "手続きの連絡先", 2, "手続きの流れ", 62, 65},
-		}},
-		{id: "insurance-ja", rel: "faq/よくある質問.md", want: []n{
-			{"よくある質問", "よくある質問", 1, "", 1, 9},
-			{"よくある質問/q1-保険金はいつ支払われますか", "Q1. 保険金はいつ支払われますか？", 2, "よくある質問", 3, 6},
-			{"よくある質問/q2-免責事項とは何ですか", "Q2. 免責事項とは何ですか？", 2, "よくある質問", 7, 9},
-		}},
-		{id: "ops-en", rel: "README.md", want: []n{
-			{"operations-runbook", "Operations Runbook", 1, "", 1, 12},
-			{"operations-runbook/scope", "Scope", 2, "operations-runbook", 5, 8},
-			{"operations-runbook/conventions", "Conventions", 2, "operations-runbook", 9, 12},
-		}},
-		{id: "ops-en", rel: "runbooks/db/failover.md", want: []n{
-			{"_preamble", "failover.md", 0, "", 1, 2},
-			{"database-failover", "Database failover", 1, "", 3, 30},
-			{"database-failover/before-you-start", "Before you start", 2, "database-failover", 7, 11},
-			{"database-failover/promote-the-replica", "Promote the replica", 2, "database-failover", 12, 26},
-			{"database-failover/promote-the-replica/verify-replication-lag", "Verify replication lag", 3, "database-failover/promote-the-replica", 19, 22},
-			{"database-failover/promote-the-replica/update-dns", "Update DNS", 3, "database-failover/promote-the-replica", 23, 26},
-			{"database-failover/faq", "FAQ", 2, "database-failover", 27, 30},
-			{"rollback", "Rollback", 1, "", 31, 35},
-			{"rollback/faq", "FAQ", 2, "rollback", 33, 35},
-		}},
-		{id: "ops-en", rel: "checklists/oncall-handoff.md", want: []n{
-			{"file", "oncall-handoff.md", 0, "", 1, 7},
-		}},
-		{id: "ops-en", rel: "alerts/thresholds.json", want: []n{
-			{"file", "thresholds.json", 0, "", 1, 8},
-		}},
+	files := []struct{ id, rel string }{
+		{"insurance-ja", "約款/普通保険約款.md"}, {"insurance-ja", "faq/よくある質問.md"},
+		{"ops-en", "README.md"}, {"ops-en", "runbooks/db/failover.md"},
+		{"ops-en", "checklists/oncall-handoff.md"}, {"ops-en", "alerts/thresholds.json"},
 	}
-	for _, tt := range tests {
+	for _, tt := range files {
 		t.Run(tt.rel, func(t *testing.T) {
 			got, err := l.Nodes(tt.id, tt.rel)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkNodes(t, tt.rel, got, tt.want)
-			// Every node's Section is exactly its lines of the file.
+			raw, err := os.ReadFile(filepath.Join(fixturesDir, tt.id, tt.rel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := manualfile.Parse(tt.rel, raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) || len(got) == 0 {
+				t.Fatalf("Nodes = %+v, want manualfile.Parse's %+v", got, want)
+			}
 			for _, g := range got {
 				text, node, err := l.Section(tt.id, tt.rel, g.NodeID)
 				if err != nil {

@@ -1,0 +1,134 @@
+package layout
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/langspec/langspec/"
+
+// layers is every package of the module by layer, lowest first. A package
+// may import only packages of a lower layer. A new package must be placed
+// here, which is the point: its place in the tree is a decision.
+var layers = [][]string{
+	{"internal/apperr", "migrations", "fixtures", "internal/layout"},
+	{"internal/text/tokenize", "internal/text/normalize", "internal/rootpath"},
+	{"internal/text/ftsquery", "internal/text/snippet"},
+	{"internal/db"},
+	{"internal/ingest/fetch", "internal/ingest/manualfile"},
+	{"internal/ingest"},
+	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream"},
+	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog"},
+	{"internal/manual/find"},
+	{"internal/eval", "internal/config"},
+	{"internal/tools", "internal/tools/toolsnaps", "internal/tools/toolstest"},
+	{"internal/mcpserver/middleware"},
+	{"internal/mcpserver"},
+	{"internal/app"},
+	{"cmd/langspec"},
+}
+
+// named are the packages the design card fixes by name and job.
+var named = []string{"internal/db", "internal/ingest", "internal/tools"}
+
+// root is the module's root, two folders up.
+func root(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// imports reads every package under the module (test files left out: a
+// test may reach up to build what it checks) and returns each one's
+// imports within the module.
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	dir := root(t)
+	out := map[string][]string{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != dir && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, filepath.Dir(p))
+		pkg := filepath.ToSlash(rel)
+		if _, ok := out[pkg]; !ok {
+			out[pkg] = nil
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if dep, ok := strings.CutPrefix(path, module); ok && !slices.Contains(out[pkg], dep) {
+				out[pkg] = append(out[pkg], dep)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestImportsRunDownward(t *testing.T) {
+	layerOf := map[string]int{}
+	for i, l := range layers {
+		for _, p := range l {
+			layerOf[p] = i
+		}
+	}
+	found := imports(t)
+	for pkg, deps := range found {
+		from, ok := layerOf[pkg]
+		if !ok {
+			t.Errorf("package %s is in no layer: add it to layers in %s, below everything that imports it", pkg, "internal/layout/layout_test.go")
+			continue
+		}
+		for _, dep := range deps {
+			if to, ok := layerOf[dep]; ok && to >= from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports run from cmd down to db, text and apperr only", pkg, from, dep, to)
+			}
+		}
+	}
+	for p := range layerOf {
+		if _, ok := found[p]; !ok {
+			t.Errorf("layers names %s, which has no Go files: remove it", p)
+		}
+	}
+}
+
+func TestNamedPackagesStay(t *testing.T) {
+	found := imports(t)
+	for _, p := range named {
+		if _, ok := found[p]; !ok {
+			t.Errorf("%s is gone: the design card names it, and readers of the card look for it there", p)
+		}
+	}
+	for _, p := range []string{"cmd/langspec", "migrations", "fixtures"} {
+		if _, err := os.Stat(filepath.Join(root(t), p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
