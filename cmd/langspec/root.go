@@ -156,6 +156,7 @@ with no set-up and no network.`,
 		newCmdPrune(f, nil),
 		newCmdConfig(f),
 		newCmdEval(f, nil),
+		newCmdDocs(f, nil),
 	)
 	return root
 }

@@ -67,6 +67,7 @@ type Tool struct {
 	needs    func(*Deps) bool   // whether d has what the tool needs
 	describe func(*Deps) string // the description as served; nil: Def.Description
 	register func(s *mcp.Server, def *mcp.Tool, d *Deps)
+	out      *jsonschema.Schema // the result's schema, for the docs; nil: the result is passed through
 }
 
 // Inventory is every tool langspec has, in listing order, unbound.
@@ -142,9 +143,11 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 		shape(in)
 	}
 	def.InputSchema = in
+	out, _ := jsonschema.For[Out](nil) // the SDK infers the same when it adds the tool
 	return Tool{
 		Def:      &def,
 		Category: category,
+		out:      out,
 		register: func(s *mcp.Server, def *mcp.Tool, d *Deps) {
 			r, log := bind(d), d.logger()
 			mcp.AddTool(s, def, func(ctx context.Context, _ *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
