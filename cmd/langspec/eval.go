@@ -23,10 +23,10 @@ type evalOptions struct {
 }
 
 func newCmdEval(f *factory, runF func(context.Context, *evalOptions) error) *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := asGroup(&cobra.Command{
 		Use:   "eval",
 		Short: "Measure search quality against a gold set",
-	}
+	})
 	cmd.AddCommand(newCmdEvalManualFind(f, runF))
 	return cmd
 }

@@ -51,6 +51,9 @@ func TestCLI(t *testing.T) {
 		{name: "unknown language", args: []string{"search", "x", "--lang", "cobol"}, code: 1,
 			err: []string{`not_found: unknown language "cobol"; hint: available languages: go`}},
 		{name: "limit out of range", args: []string{"search", "x", "--limit", "0"}, code: 2, err: []string{"--limit 0 is out of range; use 1 to 50"}},
+		{name: "unknown command", args: []string{"token"}, code: 2, err: []string{`unknown command "token" for "langspec"`, "--help"}},
+		{name: "misspelt command", args: []string{"serach", "x"}, code: 2, err: []string{`did you mean search?`}},
+		{name: "unknown subcommand", args: []string{"eval", "nope"}, code: 2, err: []string{`unknown command "nope" for "langspec eval"`}},
 		{name: "bad flag", args: []string{"search", "x", "--nope"}, code: 2, err: []string{"unknown flag: --nope", "--help"}},
 		{name: "no query", args: []string{"search"}, code: 2, err: []string{"search needs a query"}},
 		{name: "section", args: []string{"section", "Slice_expressions"},
@@ -200,5 +203,30 @@ func TestDefaultDBPath(t *testing.T) {
 	}
 	if _, err := defaultDBPath(func(string) string { return "" }); err == nil {
 		t.Error("no HOME: want an error")
+	}
+}
+
+// A relative --db or LANGSPEC_DB is a path from the working directory.
+func TestRelativeDB(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, tt := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		file string
+	}{
+		{"flag", map[string]string{"HOME": dir}, []string{"--db", "sub/a.db", "search", "slice", "--limit", "1"}, "sub/a.db"},
+		{"environment", map[string]string{"HOME": dir, "LANGSPEC_DB": "sub/b.db"}, []string{"search", "slice", "--limit", "1"}, "sub/b.db"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, errOut := run(t, tt.env, tt.args...)
+			if code != 0 || !strings.Contains(out, "Slice expressions") {
+				t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(dir, tt.file)); err != nil {
+				t.Errorf("database not at %s: %v", tt.file, err)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -145,6 +146,7 @@ with no set-up and no network.`,
 	root.PersistentFlags().StringVar(&f.configFlag, "config", "",
 		"config file (env LANGSPEC_CONFIG; default $XDG_CONFIG_HOME/langspec/langspec.json, optional)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	asGroup(root)
 	root.AddCommand(
 		newCmdSearch(f, nil),
 		newCmdSection(f, nil),
@@ -173,6 +175,26 @@ func defaultDBPath(getenv func(string) string) (string, error) {
 			"cannot find a home directory for the default database")
 	}
 	return filepath.Join(home, ".local", "share", "langspec", "langspec.db"), nil
+}
+
+// asGroup makes a command that only groups others answer an unknown
+// subcommand with a usage error (exit 2) and cobra's suggestions, and print
+// its help when run alone. Without it cobra reports the unknown command as
+// an ordinary error or prints the help and exits 0.
+func asGroup(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.SuggestionsMinimumDistance = 2
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += "; did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usageErrorf("%s", msg)
+	}
+	return cmd
 }
 
 // exactArgs is cobra.ExactArgs with an error that counts as a usage mistake.

@@ -76,10 +76,10 @@ func runSources(ctx context.Context, opts *sourcesOptions) error {
 }
 
 func newCmdConfig(f *factory) *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := asGroup(&cobra.Command{
 		Use:   "config",
 		Short: "The config file: its JSON Schema and where it is read from",
-	}
+	})
 	cmd.AddCommand(&cobra.Command{
 		Use:   "schema",
 		Short: "Print the JSON Schema of langspec.json",

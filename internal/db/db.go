@@ -26,9 +26,10 @@ import (
 
 // DB is an open store. It is safe for concurrent use.
 type DB struct {
-	sql   *sql.DB
-	path  string
-	stmts stmtCache
+	sql      *sql.DB
+	path     string
+	readOnly bool
+	stmts    stmtCache
 }
 
 // dsn builds the connection string. Pragmas go in the DSN rather than one Exec
@@ -40,9 +41,18 @@ type DB struct {
 //   - _txlock=immediate makes every write transaction take the write lock at
 //     BEGIN, so two writers queue on busy_timeout instead of one failing with
 //     SQLITE_BUSY when it tries to upgrade a read lock.
-func dsn(path string) string {
+func dsn(path string, readOnly bool) string {
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
 	q := url.Values{}
+	if readOnly {
+		// A file that cannot be written (shipped read-only, a read-only
+		// mount) is opened immutable: SQLite then takes no locks and needs
+		// no -wal or -shm file beside it, which it could not create.
+		q.Add("_pragma", "foreign_keys(1)")
+		q.Set("mode", "ro")
+		q.Set("immutable", "1")
+		return u.String() + "?" + q.Encode()
+	}
 	for _, p := range []string{"busy_timeout(10000)", "journal_mode(WAL)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
@@ -51,26 +61,93 @@ func dsn(path string) string {
 }
 
 // Open opens (creating if needed) the store at path and applies pending
-// migrations. Errors: apperr.CorruptDatabase when the file is not a langspec
-// SQLite database, apperr.Unavailable when it cannot be created or opened.
+// migrations. A relative path is taken from the working directory. An
+// existing file that cannot be written, or whose folder cannot be, is opened
+// read-only (ReadOnly reports it): searches work, writes fail with
+// unavailable. Errors: apperr.CorruptDatabase when the file is not a
+// langspec SQLite database, apperr.Unavailable when it cannot be created or
+// opened, or is read-only and older than this langspec.
 func Open(ctx context.Context, path string) (*DB, error) {
 	if path == "" {
 		return nil, apperr.New(apperr.InvalidArgument, "pass --db PATH or set LANGSPEC_DB", "no database path")
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, apperr.Wrap(err, apperr.Unavailable, "pass --db with a writable location",
-			"cannot create the database folder %s", filepath.Dir(path))
+	// SQLite reads "file://sub/x.db" as host "sub": the URI needs an
+	// absolute path.
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Unavailable, "pass --db with an absolute path", "cannot resolve database path %s", path)
 	}
-	sqlDB, err := sql.Open("sqlite", dsn(path))
+	return open(ctx, abs, !writable(abs))
+}
+
+// open opens the store at an absolute path, read-only or not.
+func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
+	if !readOnly {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, apperr.Wrap(err, apperr.Unavailable, "pass --db with a writable location",
+				"cannot create the database folder %s", filepath.Dir(path))
+		}
+	}
+	sqlDB, err := sql.Open("sqlite", dsn(path, readOnly))
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Unavailable, "", "cannot open database %s", path)
 	}
-	d := &DB{sql: sqlDB, path: path}
-	if err := d.migrate(ctx); err != nil {
+	d := &DB{sql: sqlDB, path: path, readOnly: readOnly}
+	if readOnly {
+		err = d.checkMigrated(ctx)
+	} else {
+		err = d.migrate(ctx)
+	}
+	if err != nil {
 		sqlDB.Close()
 		return nil, d.classify(err, "open database")
 	}
 	return d, nil
+}
+
+// writable reports whether the store at path can be written: a new file
+// can be created (Open then reports any failure), or the file opens for
+// writing and its folder takes new files (SQLite's -wal and -shm).
+func writable(path string) bool {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	f.Close()
+	probe, err := os.CreateTemp(filepath.Dir(path), ".langspec-probe-*")
+	if err != nil {
+		return false
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return true
+}
+
+// ReadOnly reports that the store was opened read-only: it can be searched,
+// and every write fails with unavailable.
+func (d *DB) ReadOnly() bool { return d.readOnly }
+
+// checkMigrated refuses a read-only store that lacks a migration: it
+// cannot be brought up to date, and queries would fail on missing tables.
+func (d *DB) checkMigrated(ctx context.Context) error {
+	applied, err := d.appliedMigrations(ctx)
+	if err != nil {
+		return err
+	}
+	names, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		return fmt.Errorf("list migrations: %w", err)
+	}
+	for _, name := range names {
+		if !applied[name] {
+			return apperr.New(apperr.Unavailable, "open it once with write access so langspec can update it, or pass --db with another path",
+				"database %s is read-only and lacks migration %s", d.path, name)
+		}
+	}
+	return nil
 }
 
 // Close releases the connections.
@@ -188,7 +265,10 @@ func (d *DB) classify(err error, doing string) error {
 			return apperr.Wrap(err, apperr.CorruptDatabase,
 				"move the file away (langspec recreates it) or pass --db with another path",
 				"%s is not a usable langspec database", d.path)
-		case sqliteCANTOPEN, sqliteREADONLY, sqlitePERM, sqliteIOERR:
+		case sqliteREADONLY:
+			return apperr.Wrap(err, apperr.Unavailable, "it can be searched; to change it, give langspec write access to the file and its folder or pass --db with another path",
+				"cannot %s: database %s is read-only", doing, d.path)
+		case sqliteCANTOPEN, sqlitePERM, sqliteIOERR:
 			return apperr.Wrap(err, apperr.Unavailable, "check the file's permissions or pass --db with another path",
 				"cannot %s %s", doing, d.path)
 		case sqliteBUSY, sqliteLOCKED:

@@ -1,7 +1,11 @@
 package manual
 
 import (
+	"fmt"
+	"path"
 	"strings"
+
+	"github.com/langspec/langspec/internal/apperr"
 
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/text/normalize"
@@ -38,13 +42,17 @@ type ExceptionResult struct {
 	Hits         []ExceptionHit `json:"hits" jsonschema:"lines with exception terms, in file and line order"`
 	FilesScanned int            `json:"files_scanned" jsonschema:"files read"`
 	Truncated    bool           `json:"truncated" jsonschema:"true when max_hits stopped the scan"`
+	Warnings     []string       `json:"warnings,omitempty" jsonschema:"files read in part or not at all, and why"`
 }
 
 // Exceptions finds the lines of a manual that hold exception vocabulary, in
 // the given files (all of the manual's files when paths is empty). With a
 // query, only sections whose text also contains the query (normalised) are
 // scanned, so "exceptions about X" stays about X. JSON files are scanned as
-// text, one node. Errors: those of Files and Nodes.
+// text, one node; a .json file that is not valid JSON is still scanned as
+// text, and a file over the read limit is skipped, each with a warning
+// naming it, so one bad file never hides the rest of the manual. Errors:
+// those of Files, and of Read for a path that does not name a readable file.
 func (l *Library) Exceptions(manualID string, paths []string, query string, maxHits int) (ExceptionResult, error) {
 	res := ExceptionResult{ManualID: manualID, Hits: []ExceptionHit{}}
 	if len(paths) == 0 {
@@ -61,15 +69,22 @@ func (l *Library) Exceptions(manualID string, paths []string, query string, maxH
 	q := normalize.Normal(query)
 	for _, p := range paths {
 		raw, err := l.Read(manualID, p)
+		if apperr.CodeOf(err) == apperr.FileTooLarge {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s skipped: %s", p, err))
+			continue
+		}
 		if err != nil {
 			return res, err
 		}
+		lines := strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
 		nodes, err := l.Nodes(manualID, p)
 		if err != nil {
-			return res, err
+			// Only the parse failed (the file was just read): a .json file
+			// that is not valid JSON. Its lines still say what they say.
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s scanned as plain text: %s", p, err))
+			nodes = []manualfile.Node{{Kind: manualfile.KindFile, NodeID: manualfile.FileID, Path: p, Title: path.Base(p), LineStart: 1, LineEnd: len(lines)}}
 		}
 		res.FilesScanned++
-		lines := strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
 		for i, line := range lines {
 			n, top := containingNodes(nodes, i+1)
 			// The whole top-level section counts: an exception in a

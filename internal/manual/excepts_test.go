@@ -2,7 +2,9 @@ package manual
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -57,5 +59,30 @@ func TestExceptions(t *testing.T) {
 	}
 	if _, err := lib.Exceptions("nope", nil, "", 10); err == nil {
 		t.Error("unknown manual: no error")
+	}
+}
+
+// One broken .json file must not break the scan of its manual: its lines
+// are still scanned as text, and the answer names it in a warning.
+func TestExceptionsSurviveABrokenJSONFile(t *testing.T) {
+	e := newEnv(t)
+	mustWrite(t, filepath.Join(e.dir, "ops-en", "alerts", "broken.json"), "{\"note\": \"applies unless the pager is down\",\n")
+	res, err := e.lib.Exceptions("ops-en", nil, "", 100)
+	if err != nil {
+		t.Fatalf("one broken file broke the manual: %v", err)
+	}
+	var inBroken, elsewhere bool
+	for _, h := range res.Hits {
+		if h.Path == "alerts/broken.json" {
+			inBroken = slices.Contains(h.Terms, "unless") && h.NodeID == "file" && h.Line == 1
+		} else {
+			elsewhere = true
+		}
+	}
+	if !inBroken || !elsewhere {
+		t.Errorf("hits in the broken file %v, elsewhere %v: %+v", inBroken, elsewhere, res.Hits)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "alerts/broken.json scanned as plain text") {
+		t.Errorf("warnings %q", res.Warnings)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -29,7 +30,7 @@ const MaxMessageBytes = mcp.DefaultMaxLineLength
 // Closing the transport's reader closes in, which unblocks a pending read
 // when the server is stopped by a signal.
 func StdioTransport(in io.ReadCloser, out io.Writer, log *slog.Logger) mcp.Transport {
-	w := &lineWriter{w: out}
+	w := &lineWriter{w: out, ids: &inFlight{ids: map[string]bool{}}}
 	pr, pw := io.Pipe()
 	go filterMessages(in, pw, w, log)
 	return &mcp.IOTransport{Reader: &filteredReader{PipeReader: pr, in: in}, Writer: w}
@@ -42,7 +43,11 @@ func filterMessages(in io.Reader, pw *io.PipeWriter, w *lineWriter, log *slog.Lo
 	for {
 		line, tooLong, err := readLine(r, MaxMessageBytes)
 		if len(bytes.TrimSpace(line)) > 0 || tooLong {
-			if rejection := check(line, tooLong); rejection != nil {
+			rejection := check(line, tooLong)
+			if rejection == nil {
+				rejection = w.ids.received(line)
+			}
+			if rejection != nil {
 				log.Warn("rejected a malformed message", "code", rejection.Code, "reason", rejection.Message, "bytes", len(line))
 				w.writeError(line, rejection)
 			} else if _, werr := pw.Write(append(line, '\n')); werr != nil {
@@ -97,13 +102,16 @@ func check(line []byte, tooLong bool) *jsonrpc.Error {
 
 // lineWriter writes whole lines, one at a time, so the error answers written
 // here never interleave with the SDK's messages. The SDK writes each message
-// with a single Write call.
+// with a single Write call; each is noted in ids, so a request answered is no
+// longer in flight.
 type lineWriter struct {
-	mu sync.Mutex
-	w  io.Writer
+	mu  sync.Mutex
+	w   io.Writer
+	ids *inFlight
 }
 
 func (l *lineWriter) Write(p []byte) (int, error) {
+	l.ids.sent(p)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
@@ -112,21 +120,156 @@ func (l *lineWriter) Write(p []byte) (int, error) {
 // Close leaves the underlying writer (stdout) open.
 func (l *lineWriter) Close() error { return nil }
 
-// writeError answers a rejected line, with the line's id when one can be
-// read from it, else null as JSON-RPC prescribes.
+// writeError answers a rejected line with the line's id exactly as it was
+// sent (an id is never rewritten: 1.5 stays 1.5), or null when none can be
+// read, as JSON-RPC prescribes.
 func (l *lineWriter) writeError(line []byte, e *jsonrpc.Error) {
 	var probe struct {
-		ID any `json:"id"`
+		ID json.RawMessage `json:"id"`
 	}
-	var id jsonrpc.ID
-	if json.Unmarshal(line, &probe) == nil {
-		id, _ = jsonrpc.MakeID(probe.ID) // an invalid id stays null
+	id := json.RawMessage("null")
+	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
+		id = probe.ID
 	}
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: e})
+	data, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   *jsonrpc.Error  `json:"error"`
+	}{"2.0", id, e})
 	if err != nil {
 		return
 	}
 	l.Write(append(data, '\n'))
+}
+
+// inFlight is the ids of the client's requests that have not been
+// answered yet. The SDK drops a request whose id is already in flight and
+// the client then waits forever; here it is answered with an error instead.
+type inFlight struct {
+	mu  sync.Mutex
+	ids map[string]bool
+}
+
+// envelope is what inFlight reads of a message.
+type envelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	} `json:"params"`
+}
+
+// received checks the id of a message from the client and records a
+// request as in flight. Errors: invalid request for an id that is null or
+// not a string or an integer (MCP allows no other), and for a request whose
+// id is in flight.
+func (f *inFlight) received(line []byte) *jsonrpc.Error {
+	var m envelope
+	if json.Unmarshal(line, &m) != nil {
+		return nil // check has vetted the line; nothing more to learn
+	}
+	if m.Method == "notifications/cancelled" {
+		if key, ok := idKey(m.Params.RequestID); ok {
+			f.done(key) // the SDK may never answer a cancelled request
+		}
+		return nil
+	}
+	if m.ID == nil {
+		return nil // a notification
+	}
+	key, ok := idKey(m.ID)
+	if !ok {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("invalid request: id %s is not a string or an integer", m.ID)}
+	}
+	if m.Method == "" {
+		return nil // the client's answer to a request of ours
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.ids[key] {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: fmt.Sprintf("invalid request: id %s is already in flight; give every request its own id", m.ID)}
+	}
+	f.ids[key] = true
+	return nil
+}
+
+// sent notes a message to the client: a response ends its request.
+func (f *inFlight) sent(msg []byte) {
+	if id := responseID(msg); id != nil {
+		if key, ok := idKey(id); ok {
+			f.done(key)
+		}
+	}
+}
+
+// responseID is the id of a response, nil for any other message. It reads
+// tokens only until it knows, so a large result is not decoded again: the
+// SDK writes "jsonrpc" and "id" first, then "method" for a request or
+// notification, or "result" or "error" for a response.
+func responseID(msg []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(msg))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var id json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch t {
+		case "method":
+			return nil
+		case "result", "error":
+			return id
+		case "id":
+			if dec.Decode(&id) != nil {
+				return nil
+			}
+		default:
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+func (f *inFlight) done(key string) {
+	f.mu.Lock()
+	delete(f.ids, key)
+	f.mu.Unlock()
+}
+
+// idKey is an id as a map key: strings and integers, kept apart ("1" and
+// 1 are different ids). ok is false for null, fractions, exponents and any
+// other JSON value.
+func idKey(raw json.RawMessage) (string, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "", false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return "", false
+		}
+		return "s" + s, true
+	case c == '-' || c >= '0' && c <= '9':
+		if bytes.ContainsAny(raw, ".eE") {
+			return "", false
+		}
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return "", false
+		}
+		return "n" + strconv.FormatInt(n, 10), true
+	}
+	return "", false
 }
 
 // filteredReader closes both the pipe and the real input.

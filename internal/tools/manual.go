@@ -186,10 +186,14 @@ func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manual.Ex
 }
 
 func renderExcepts(r manual.ExceptionResult) string {
-	if len(r.Hits) == 0 {
-		return fmt.Sprintf("No exception terms in %s (%d files scanned).", r.ManualID, r.FilesScanned)
-	}
 	var b strings.Builder
+	for _, w := range r.Warnings {
+		b.WriteString("warning: " + w + "\n")
+	}
+	if len(r.Hits) == 0 {
+		fmt.Fprintf(&b, "No exception terms in %s (%d files scanned).", r.ManualID, r.FilesScanned)
+		return b.String()
+	}
 	for _, h := range r.Hits {
 		fmt.Fprintf(&b, "%s:%d [%s] (%s) %s\n", h.Path, h.Line, h.NodeID, strings.Join(h.Terms, ", "), h.Text)
 	}

@@ -2,6 +2,7 @@ package find
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"regexp"
@@ -223,6 +224,10 @@ type search struct {
 	idf       map[string]float64
 	needles   map[string][]needle // term -> its normalised forms
 	excTerms  []string
+	// storeErr is the first failure of the store itself: the search then
+	// fails as a whole, since "0 candidates" from an index that could not
+	// be read would look like an answer.
+	storeErr error
 }
 
 // needle is one form of a term to look for.
@@ -245,6 +250,9 @@ func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
 	s.run(ctx)
 	if err := ctx.Err(); err != nil {
 		return Summary{}, err
+	}
+	if s.storeErr != nil {
+		return Summary{}, s.storeErr
 	}
 	sum := s.finish(start)
 	if err := f.store(ctx, req, s, sum); err != nil {
@@ -431,12 +439,37 @@ func (s *search) run(ctx context.Context) {
 	}
 }
 
+// storeFailure reports an error of the store rather than of the request or
+// the budget.
+func storeFailure(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	switch apperr.CodeOf(err) {
+	case apperr.CorruptDatabase, apperr.Unavailable, apperr.Internal:
+		return true
+	}
+	return false
+}
+
 func (s *search) ran(stage string) {
 	if !slices.Contains(s.sum.StagesRun, stage) {
 		s.sum.StagesRun = append(s.sum.StagesRun, stage)
 	}
 }
 
+// storeFailed records a query of the store that failed. A failure of the
+// store itself (a corrupt or unreadable index) fails the whole search; a
+// cancelled or timed-out query is only a failed stage.
+func (s *search) storeFailed(stage string, err error) {
+	if storeFailure(err) && s.storeErr == nil {
+		s.storeErr = err
+	}
+	s.failed(stage, err)
+}
+
+// failed records a stage that could not run (a synonym file that does not
+// parse, say): a warning, and the other stages go on.
 func (s *search) failed(stage string, err error) {
 	s.sum.StagesFailed = append(s.sum.StagesFailed, stage)
 	s.sum.Warnings = append(s.sum.Warnings, fmt.Sprintf("stage %s failed: %v", stage, err))

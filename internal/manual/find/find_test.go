@@ -2,6 +2,7 @@ package find
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -351,5 +352,33 @@ func TestConcurrentFinds(t *testing.T) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// A store that cannot be searched is an error, not "0 candidates": the
+// word index is dropped under the finder, as a corrupt file would lose it.
+func TestFindFailsOnABrokenIndex(t *testing.T) {
+	ctx := context.Background()
+	f := newFinder(t, fixturesDir)
+	if _, err := f.Find(ctx, Request{ManualID: "ops-en", Query: "failover"}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", f.Index.store.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, `DROP TABLE manual_nodes_fts`); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := f.Find(ctx, Request{ManualID: "ops-en", Query: "failover"})
+	if err == nil {
+		t.Fatalf("a broken index answered %d candidates, warnings %q", sum.Candidates, sum.Warnings)
+	}
+	if code := apperr.CodeOf(err); code != apperr.CorruptDatabase {
+		t.Errorf("code %s (%v), want corrupt_database", code, err)
+	}
+	if strings.Contains(strings.ToLower(err.Error()), "sql") {
+		t.Errorf("error leaks SQL: %v", err)
 	}
 }

@@ -45,7 +45,7 @@ func (s *search) stageExact(ctx context.Context) {
 	for manual := range manualsSeen {
 		hits, err := s.f.Index.store.MatchManualWords(ctx, manual, expr, hardNodeLimit)
 		if err != nil {
-			s.failed(StageExact, err)
+			s.storeFailed(StageExact, err)
 			return
 		}
 		best := 0.0
@@ -244,7 +244,7 @@ func (s *search) stageHeadings(ctx context.Context) {
 		for _, manual := range s.manualIDs() {
 			hits, err := s.f.Index.store.MatchManualTrigrams(ctx, manual, ftsquery.AnyTrigram(normalize.Normal(t)), fuzzyPerTerm)
 			if err != nil {
-				s.failed(StageHeading, err)
+				s.storeFailed(StageHeading, err)
 				return
 			}
 			for _, h := range hits {

@@ -1,0 +1,93 @@
+package db_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+)
+
+// A relative --db is taken from the working directory; SQLite's URI form
+// would read "sub/x.db" as a host named sub.
+func TestOpenRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	d, err := db.Open(context.Background(), filepath.Join("sub", "x.db"))
+	if err != nil {
+		t.Fatalf("relative path: %v", err)
+	}
+	defer d.Close()
+	if want := filepath.Join(dir, "sub", "x.db"); d.Path() != want {
+		t.Errorf("Path() = %q, want %q", d.Path(), want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sub", "x.db")); err != nil {
+		t.Errorf("database not created in the working directory: %v", err)
+	}
+}
+
+// seeded makes a store holding one version, closed, and returns its path.
+func seeded(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "shipped.db")
+	d, err := db.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Publish(context.Background(), snapshot("go1.26", "h1"), sections(3, "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A store that cannot be written is served read-only: searches answer, and
+// a write is unavailable with a hint, never an internal error.
+func TestReadOnlyStore(t *testing.T) {
+	ctx := context.Background()
+	path := seeded(t)
+	d, err := db.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !d.ReadOnly() {
+		t.Error("ReadOnly() = false")
+	}
+	if hits := mustSearch(t, d, db.Scope{}, "alpha"); len(hits) != 1 {
+		t.Fatalf("search on a read-only store: %d hits", len(hits))
+	}
+	_, err = d.Publish(ctx, snapshot("go1.27", "h2"), sections(3, "beta"))
+	if apperr.CodeOf(err) != apperr.Unavailable || !strings.Contains(err.Error(), "read-only") {
+		t.Errorf("write on a read-only store: %v, want unavailable naming read-only", err)
+	}
+}
+
+// The real thing, for a user who is not root: a file and folder without
+// write permission are opened read-only by Open itself.
+func TestOpenDetectsAReadOnlyFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write a read-only file; TestReadOnlyStore covers the read-only mode")
+	}
+	path := seeded(t)
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Dir(path), 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Dir(path), 0o755) })
+	d, err := db.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if !d.ReadOnly() || len(mustSearch(t, d, db.Scope{}, "alpha")) != 1 {
+		t.Errorf("read-only file: ReadOnly %v", d.ReadOnly())
+	}
+}
