@@ -290,10 +290,15 @@ type rawServer struct {
 	done   chan error
 }
 
-func startRaw(t testing.TB, dbPath string) *rawServer {
+// startRaw starts `langspec serve` on dbPath; adjust may change the command
+// (its environment, say) before it starts.
+func startRaw(t testing.TB, dbPath string, adjust ...func(*exec.Cmd)) *rawServer {
 	t.Helper()
 	s := &rawServer{t: t, stderr: &lockedBuffer{}, lines: make(chan []byte, 100), done: make(chan error, 1)}
 	s.cmd = serveCmd(langspecBinary(t), dbPath, s.stderr)
+	for _, f := range adjust {
+		f(s.cmd)
+	}
 	var err error
 	if s.stdin, err = s.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)

@@ -90,6 +90,10 @@ func check(line []byte, tooLong bool) *jsonrpc.Error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: fmt.Sprintf("message longer than %d bytes; send smaller arguments", MaxMessageBytes)}
 	case !json.Valid(line):
+		if nestingDepth(line) > maxNesting {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("invalid request: JSON nested deeper than %d levels", maxNesting)}
+		}
 		return &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error: the line is not valid JSON"}
 	case bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "JSON-RPC batches are not supported; send one message per line"}
@@ -98,6 +102,30 @@ func check(line []byte, tooLong bool) *jsonrpc.Error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "invalid request: " + err.Error()}
 	}
 	return nil
+}
+
+// maxNesting is encoding/json's own limit: deeper JSON does not decode.
+const maxNesting = 10000
+
+// nestingDepth is the deepest nesting of objects and arrays in b, strings
+// skipped.
+func nestingDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // lineWriter writes whole lines, one at a time, so the error answers written
@@ -130,6 +158,8 @@ func (l *lineWriter) writeError(line []byte, e *jsonrpc.Error) {
 	id := json.RawMessage("null")
 	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
 		id = probe.ID
+	} else if top := topLevelID(line); top != nil {
+		id = top // JSON too deep to decode whole, with its id before the depth
 	}
 	data, err := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -140,6 +170,29 @@ func (l *lineWriter) writeError(line []byte, e *jsonrpc.Error) {
 		return
 	}
 	l.Write(append(data, '\n'))
+}
+
+// topLevelID reads an object's "id" member token by token, so it is found
+// even when a later member is too deep to decode; nil when there is none.
+func topLevelID(line []byte) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		if key == "id" {
+			return v
+		}
+	}
+	return nil
 }
 
 // inFlight is the ids of the client's requests that have not been
