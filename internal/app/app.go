@@ -130,7 +130,7 @@ func (a *App) Manuals() (*manual.Library, error) {
 	if a.manuals != nil {
 		return a.manuals, nil
 	}
-	lib, err := manual.Open(a.opts.Workspace.Manuals)
+	lib, err := manual.OpenWith(a.opts.Workspace.Manuals, manual.Options{Encodings: a.opts.Config.ManualEncodings()})
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,12 @@ const (
 	// manual path is not sent to look in its vault.
 	PathOutsideManuals Code = "path_outside_manuals" // absolute path, a ".." segment, or a symbolic link
 
+	// Codes of files as people have them (manuals and the vault): the
+	// bytes are in no encoding langspec reads, or two names differ only in
+	// Unicode normalisation and cannot be told apart.
+	Undecodable  Code = "undecodable"   // not UTF-8, UTF-16 with a BOM, CP932, EUC-JP or ISO-2022-JP
+	NameConflict Code = "name_conflict" // "がん保険.md" composed and decomposed, side by side
+
 	// Upstream and category codes (internal/upstream and the category layer
 	// over it). They tell a model whether to retry later (the upstream is
 	// down), to fix its call (the upstream rejected it), or to pick another

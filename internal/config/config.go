@@ -24,6 +24,7 @@ import (
 	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/text/decode"
 )
 
 // Config is the whole file.
@@ -36,6 +37,24 @@ type Config struct {
 	MCPServers map[string]upstream.ServerConfig `json:"mcpServers,omitempty" jsonschema:"upstream MCP servers whose tools langspec serves through categories; ${VAR} in args, env, url and headers is expanded from the environment"`
 	Categories map[string]catalog.Config        `json:"categories,omitempty" jsonschema:"categories of tools: each names a server (an mcpServers entry, or langspec) and selects some of its tools"`
 	ToolMask   catalog.Mask                     `json:"toolMask,omitzero" jsonschema:"tools hidden from listing and execution, as category/tool globs"`
+	// Manuals holds settings per manual (a folder under MANUALS_ROOT).
+	Manuals map[string]Manual `json:"manuals,omitempty" jsonschema:"settings per manual id (a folder under MANUALS_ROOT)"`
+}
+
+// Manual is the settings of one manual.
+type Manual struct {
+	Encoding string `json:"encoding,omitempty" jsonschema:"the encoding of the manual's files when detection reads them wrong: utf-8, utf-16le, utf-16be, cp932 (Shift_JIS), euc-jp or iso-2022-jp; a byte order mark still wins"`
+}
+
+// ManualEncodings is the encoding override of each manual that has one.
+func (c Config) ManualEncodings() map[string]string {
+	out := map[string]string{}
+	for id, m := range c.Manuals {
+		if m.Encoding != "" {
+			out[id] = m.Encoding
+		}
+	}
+	return out
 }
 
 // Path picks the file: the --config flag, else LANGSPEC_CONFIG, else
@@ -230,6 +249,13 @@ func (c Config) validate() error {
 	}
 	if err := catalog.Validate(c.Categories, servers); err != nil {
 		return plain(err)
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.Manuals)) {
+		if e := c.Manuals[id].Encoding; e != "" {
+			if _, err := decode.Canonical(e); err != nil {
+				return fmt.Errorf("$.manuals.%s.encoding %q: want one of %s", id, e, strings.Join(decode.Names(), ", "))
+			}
+		}
 	}
 	return plain(c.ToolMask.Validate())
 }

@@ -27,7 +27,7 @@ func TestParse(t *testing.T) {
 		{"a source", `{"sources": [` + goodSource + `]}`, ""},
 		{"schema key allowed", `{"$schema": "./langspec.schema.json"}`, ""},
 		{"syntax error with position", "{\n  \"sources\": [,]\n}", "line 2, column"},
-		{"unknown top-level key", `{"source": []}`, `$: unknown key "source"; known keys: $schema, categories, mcpServers, sources, toolMask`},
+		{"unknown top-level key", `{"source": []}`, `$: unknown key "source"; known keys: $schema, categories, manuals, mcpServers, sources, toolMask`},
 		{"unknown nested key", `{"sources": [{"language": "x", "kindd": "html"}]}`, `$.sources[0]: unknown key "kindd"`},
 		{"wrong type", `{"sources": [{"language": 3}]}`, `$.sources[0].language: want a string, got a number`},
 		{"array expected", `{"sources": {"go": {}}}`, `$.sources: want an array, got an object`},
@@ -48,6 +48,9 @@ func TestParse(t *testing.T) {
 		{"enabled must be boolean", `{"categories": {"fs": {"description": "f", "server": "langspec", "tools": {"includeNames": ["a"], "overrides": {"a": {"enabled": "no"}}}}}}`, `$.categories.fs.tools.overrides.a.enabled: want true or false`},
 		{"category key typo", `{"categories": {"fs": {"description": "f", "server": "langspec", "tools": {"include": ["a"]}}}}`, `$.categories.fs.tools: unknown key "include"`},
 		{"mask glob without category", `{"toolMask": {"deny": ["execute_shell_command"]}}`, `$.toolMask.deny[0]: bad pattern`},
+		{"a manual's encoding", `{"manuals": {"kasai-hoken": {"encoding": "Shift_JIS"}}}`, ""},
+		{"an unknown encoding", `{"manuals": {"m": {"encoding": "klingon"}}}`, `$.manuals.m.encoding "klingon": want one of utf-8`},
+		{"manual key typo", `{"manuals": {"m": {"encodng": "cp932"}}}`, `$.manuals.m: unknown key "encodng"`},
 		{"no location", `{"sources": [` + strings.Replace(goodSource, `"url": "https://kotlinlang.org/spec/",`, ``, 1) + `]}`, `give url or local`},
 	}
 	for _, tt := range tests {

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
@@ -154,6 +156,11 @@ type ModeReport struct {
 	Totals  Totals            `json:"totals"`
 	ByFacet map[string]Totals `json:"by_facet"`
 	Cases   []CaseResult      `json:"cases"`
+	// GoldPathsNormalized counts the expected and forbidden paths that
+	// had to be brought to NFC with "/" separators before comparing: a
+	// gold file written on a Mac spells 「がん保険.md」 decomposed, and byte
+	// for byte it would never match the file found.
+	GoldPathsNormalized int `json:"gold_paths_normalized"`
 }
 
 // ManualFind runs every case under mode through f. A case whose search
@@ -168,6 +175,11 @@ func ManualFind(ctx context.Context, f *find.Finder, cases []GoldCase, mode stri
 		if err := ctx.Err(); err != nil {
 			return rep, err
 		}
+		var n int
+		c.ExpectedPaths, n = normalizePaths(c.ExpectedPaths)
+		rep.GoldPathsNormalized += n
+		c.ForbiddenPaths, n = normalizePaths(c.ForbiddenPaths)
+		rep.GoldPathsNormalized += n
 		rep.Cases = append(rep.Cases, evalCase(ctx, f, c, mode))
 	}
 	rep.Totals = totals(rep.Cases)
@@ -273,11 +285,27 @@ func candidateText(ctx context.Context, f *find.Finder, cands []find.Candidate) 
 	return b.String()
 }
 
-// inEntry reports whether candidate k lies inside a gold entry: the file
-// for "path", the section or a subsection for "path#node_id".
+// normalizePaths brings gold paths to the form files are compared in: NFC,
+// "/" between names. It returns them and how many changed.
+func normalizePaths(paths []string) ([]string, int) {
+	out := make([]string, len(paths))
+	changed := 0
+	for i, p := range paths {
+		out[i] = norm.NFC.String(strings.ReplaceAll(p, `\`, "/"))
+		if out[i] != p {
+			changed++
+		}
+	}
+	return out, changed
+}
+
+// inEntry reports whether candidate k lies inside a gold entry (already
+// normalised): the file for "path", the section or a subsection for
+// "path#node_id". The candidate's path is compared in NFC too, whatever form
+// the file's name has on disk.
 func inEntry(k find.Candidate, entry string) bool {
 	p, node, _ := strings.Cut(entry, "#")
-	if k.Path != p {
+	if norm.NFC.String(k.Path) != p {
 		return false
 	}
 	return node == "" || k.NodeID == node || strings.HasPrefix(k.NodeID, node+"/")
@@ -343,6 +371,9 @@ func WriteTable(w io.Writer, gold string, reports []ModeReport) {
 	fmt.Fprintf(w, "%-10s %-11s %5s %7s %9s %9s %9s %9s %6s %7s %7s %6s\n", "mode", "facet", "cases", "recall", "recall@20", "precision", "forbidden", "req_terms", "cands", "tokens", "p50_ms", "stage4")
 	row := func(mode, facet string, t Totals) {
 		fmt.Fprintf(w, "%-10s %-11s %5d %7.3f %9.3f %9.3f %9d %9.3f %6.1f %7.0f %7.2f %6d\n", mode, facet, t.Cases, t.Recall, t.RecallAt20, t.Precision, t.ForbiddenHits, t.RequiredTerms, t.MeanCandidates, t.EstTokens, t.P50MS, t.Stage4Fired)
+	}
+	if len(reports) > 0 && reports[0].GoldPathsNormalized > 0 {
+		fmt.Fprintf(w, "(%d gold paths were brought to NFC with / separators before comparing)\n", reports[0].GoldPathsNormalized)
 	}
 	for _, r := range reports {
 		row(r.Mode, "all", r.Totals)

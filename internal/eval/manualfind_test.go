@@ -5,8 +5,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
@@ -152,5 +155,50 @@ func TestInEntry(t *testing.T) {
 		if got := inEntry(c, tt.entry); got != tt.want {
 			t.Errorf("inEntry(%q) = %v, want %v", tt.entry, got, tt.want)
 		}
+	}
+}
+
+// A gold file written on a Mac (paths decomposed, NFD) or on Windows ("\"
+// between names) measures the same as the same file in NFC: the evaluator
+// compares names in one form, and says how many it had to bring to it.
+func TestGoldPathsInAnyForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a gold set twice")
+	}
+	f := newFinder(t, fixturesDir)
+	cases := readGoldFile(t, "kasai-hoken.jsonl")
+	spelled := make([]GoldCase, len(cases))
+	want := 0
+	for i, c := range cases {
+		c.ExpectedPaths = slices.Clone(c.ExpectedPaths)
+		c.ForbiddenPaths = slices.Clone(c.ForbiddenPaths)
+		for _, paths := range [][]string{c.ExpectedPaths, c.ForbiddenPaths} {
+			for j, p := range paths {
+				if d := strings.ReplaceAll(norm.NFD.String(p), "/", `\`); d != p {
+					paths[j] = d
+					want++
+				}
+			}
+		}
+		spelled[i] = c
+	}
+	if want == 0 {
+		t.Fatal("the gold set has no path that NFD or backslashes change: the test would prove nothing")
+	}
+	ctx := context.Background()
+	nfc, err := ManualFind(ctx, f, cases, ModeStaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := ManualFind(ctx, f, spelled, ModeStaged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nfc.GoldPathsNormalized != 0 || other.GoldPathsNormalized != want {
+		t.Errorf("normalised %d and %d paths, want 0 and %d", nfc.GoldPathsNormalized, other.GoldPathsNormalized, want)
+	}
+	if nfc.Totals.Recall != other.Totals.Recall || nfc.Totals.Precision != other.Totals.Precision || nfc.Totals.ForbiddenHits != other.Totals.ForbiddenHits {
+		t.Errorf("NFC gold: recall %.3f precision %.3f forbidden %d; NFD gold: recall %.3f precision %.3f forbidden %d",
+			nfc.Totals.Recall, nfc.Totals.Precision, nfc.Totals.ForbiddenHits, other.Totals.Recall, other.Totals.Precision, other.Totals.ForbiddenHits)
 	}
 }

@@ -18,6 +18,7 @@ type SourceRef struct {
 	NodeID    string `json:"node_id,omitempty" jsonschema:"the section copied; absent for a whole file or a line range"`
 	LineStart int    `json:"line_start" jsonschema:"first line copied, from 1"`
 	LineEnd   int    `json:"line_end" jsonschema:"last line copied"`
+	Encoding  string `json:"encoding,omitempty" jsonschema:"what the manual file's bytes were in, when not UTF-8 (cp932, euc-jp, iso-2022-jp, utf-16le, utf-16be); the copy is UTF-8"`
 }
 
 // Source renders "manual_id/path#node_id", or "manual_id/path" for a whole
@@ -51,6 +52,9 @@ func SectionCopy(text string, ref SourceRef, now time.Time) []byte {
 	b.WriteString("source: " + jsonString(ref.Source()) + "\n")
 	b.WriteString("source_lines: " + jsonString(ref.Lines()) + "\n")
 	b.WriteString("copied_at: " + jsonString(now.UTC().Format(time.RFC3339)) + "\n")
+	if ref.Encoding != "" {
+		b.WriteString("source_encoding: " + jsonString(ref.Encoding) + "\n")
+	}
 	b.WriteString("---\n\n")
 	b.WriteString(text)
 	if !strings.HasSuffix(text, "\n") {
@@ -71,6 +75,7 @@ type jsonCopy struct {
 	Source          string          `json:"source"`
 	SourceLines     string          `json:"source_lines"`
 	CopiedAt        string          `json:"copied_at"`
+	SourceEncoding  string          `json:"source_encoding,omitempty"`
 	Content         json.RawMessage `json:"content"`
 }
 
@@ -92,6 +97,7 @@ func JSONCopy(raw []byte, ref SourceRef, now time.Time) ([]byte, error) {
 		Source:          ref.Source(),
 		SourceLines:     ref.Lines(),
 		CopiedAt:        now.UTC().Format(time.RFC3339),
+		SourceEncoding:  ref.Encoding,
 		Content:         json.RawMessage(raw),
 	})
 	if err != nil {

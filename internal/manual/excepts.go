@@ -76,7 +76,7 @@ func (l *Library) Exceptions(manualID string, paths []string, query string, maxH
 		if err != nil {
 			return res, err
 		}
-		lines := strings.Split(strings.ReplaceAll(string(raw), "\r\n", "\n"), "\n")
+		lines := strings.Split(manualfile.NewSource(raw).Text(), "\n")
 		nodes, err := l.Nodes(manualID, p)
 		if err != nil {
 			// Only the parse failed (the file was just read): a .json file

@@ -27,9 +27,12 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/rootpath"
+	"github.com/langspec/langspec/internal/text/decode"
 )
 
 // DefaultMaxReadBytes caps one manual file. Manuals are prose and settings;
@@ -51,19 +54,51 @@ var policy = rootpath.Policy{
 
 // Library is a MANUALS_ROOT folder. Safe for concurrent use.
 type Library struct {
-	dir     string
-	maxRead int64
+	dir       string
+	maxRead   int64
+	encodings map[string]string // manual id (NFC) -> encoding override
 
 	mu     sync.Mutex // guards root, closed
 	root   *os.Root
 	closed bool
+
+	checkedMu sync.Mutex
+	checked   map[string]checkedFile // manual id/path -> the last decoding of it, for Listing
+}
+
+// checkedFile is whether a file decoded, for its size and time.
+type checkedFile struct {
+	size    int64
+	modTime time.Time
+	err     error
+}
+
+// Options tune a Library.
+type Options struct {
+	// Encodings names the encoding of a manual's files, by manual id, for
+	// the rare manual whose files detection reads wrong ("cp932", "euc-jp";
+	// see decode.Canonical). A BOM still wins.
+	Encodings map[string]string
 }
 
 // Open returns a Library for dir. A dir that does not exist yet is an empty
 // library, so langspec can start before the user has made the folder; it is
 // opened on first use after it appears. A dir that exists and is not a folder
 // is invalid_argument.
-func Open(dir string) (*Library, error) {
+func Open(dir string) (*Library, error) { return OpenWith(dir, Options{}) }
+
+// OpenWith is Open with options. Errors: those of Open, and
+// invalid_argument for an encoding override that names no encoding.
+func OpenWith(dir string, opts Options) (*Library, error) {
+	encodings := map[string]string{}
+	for id, name := range opts.Encodings {
+		c, err := decode.Canonical(name)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.InvalidArgument, "use one of "+strings.Join(decode.Names(), ", "),
+				"manual %s: unknown encoding %s", apperr.Quote(id), apperr.Quote(name))
+		}
+		encodings[norm.NFC.String(id)] = c
+	}
 	if dir == "" {
 		return nil, apperr.New(apperr.InvalidArgument, "set MANUALS_ROOT", "no manuals folder given")
 	}
@@ -74,7 +109,7 @@ func Open(dir string) (*Library, error) {
 	if fi, err := os.Stat(abs); err == nil && !fi.IsDir() {
 		return nil, apperr.New(apperr.InvalidArgument, "point MANUALS_ROOT at a folder", "manuals root %q is not a folder", abs)
 	}
-	return &Library{dir: abs, maxRead: DefaultMaxReadBytes}, nil
+	return &Library{dir: abs, maxRead: DefaultMaxReadBytes, encodings: encodings, checked: map[string]checkedFile{}}, nil
 }
 
 // Dir returns the absolute manuals folder.
@@ -160,6 +195,78 @@ func (l *Library) Files(manualID string) ([]string, error) {
 	return out, nil
 }
 
+// Listing is a manual's files for a person or a model: the files that can
+// be read, as on disk, and a warning for each file left out (its bytes are
+// in no encoding langspec reads) and for names that differ only in Unicode
+// form (either spelling would be a guess). A file is decoded once per size
+// and modification time. Errors: those of Files.
+func (l *Library) Listing(manualID string) (files, warnings []string, err error) {
+	infos, err := l.FileInfos(manualID)
+	if err != nil {
+		return nil, nil, err
+	}
+	id, err := l.ManualID(manualID)
+	if err != nil {
+		return nil, nil, err
+	}
+	all := make([]string, 0, len(infos))
+	for _, fi := range infos {
+		all = append(all, fi.Path)
+		if err := l.decodes(id, fi); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s left out: %v", fi.Path, err))
+			continue
+		}
+		files = append(files, fi.Path)
+	}
+	for _, group := range nameConflicts(all) {
+		warnings = append(warnings, conflict("", group).Error())
+	}
+	return files, warnings, nil
+}
+
+// decodes reports whether a listed file reads as text, from the cache when
+// its size and time are unchanged.
+func (l *Library) decodes(manualID string, fi FileInfo) error {
+	key := manualID + "/" + fi.Path
+	l.checkedMu.Lock()
+	c, ok := l.checked[key]
+	l.checkedMu.Unlock()
+	if ok && c.size == fi.Size && c.modTime.Equal(fi.ModTime) {
+		return c.err
+	}
+	_, err := l.read(manualID, fi.Path)
+	if apperr.CodeOf(err) != apperr.Undecodable {
+		err = nil // other failures (a file gone since the walk) are not the listing's
+	}
+	l.checkedMu.Lock()
+	l.checked[key] = checkedFile{size: fi.Size, modTime: fi.ModTime, err: err}
+	l.checkedMu.Unlock()
+	return err
+}
+
+// ManualID returns a manual id as it is on disk, for either Unicode form.
+// Errors: invalid_argument, path_outside_manuals, not_found, name_conflict.
+func (l *Library) ManualID(manualID string) (string, error) {
+	_, id, err := l.manualRoot(manualID)
+	return id, err
+}
+
+// Resolve returns a manual id and a file path as they are on disk, for
+// either Unicode form of each name. Errors: those of Read that need no
+// reading (bad id or path, name_conflict, not_found for the manual).
+func (l *Library) Resolve(manualID, rel string) (string, string, error) {
+	root, manualID, err := l.manualRoot(manualID)
+	if err != nil {
+		return "", "", err
+	}
+	canon, err := cleanRel(rel)
+	if err != nil {
+		return "", "", err
+	}
+	canon, err = resolvePath(root, manualID, canon)
+	return manualID, canon, err
+}
+
 // FileInfo is a manual file's path with the size and modification time an
 // index compares to tell whether the file changed.
 type FileInfo struct {
@@ -171,7 +278,7 @@ type FileInfo struct {
 // FileInfos is Files with each file's size and modification time, read from
 // the same walk. A file that vanishes during the walk is left out.
 func (l *Library) FileInfos(manualID string) ([]FileInfo, error) {
-	root, err := l.manualRoot(manualID)
+	root, manualID, err := l.manualRoot(manualID)
 	if err != nil {
 		return nil, err
 	}
@@ -211,57 +318,82 @@ func skip(d fs.DirEntry) error {
 	return nil
 }
 
-// Read returns a manual file's bytes as stored. Errors: invalid_argument (bad
-// id or path, not .md or .json, not a regular file), path_outside_manuals,
-// not_found, file_too_large.
+// Read returns a manual file's text: decoded to UTF-8 (from UTF-16, CP932,
+// EUC-JP or ISO-2022-JP when that is what the file holds), without a BOM,
+// line ends as stored. Names in either Unicode form find the file. Errors:
+// invalid_argument (bad id or path, not .md or .json, not a regular file),
+// path_outside_manuals, not_found, file_too_large, undecodable,
+// name_conflict.
 func (l *Library) Read(manualID, rel string) ([]byte, error) {
-	b, _, err := l.read(manualID, rel)
-	return b, err
+	f, err := l.read(manualID, rel)
+	return f.text, err
 }
 
-// read is Read, also returning the canonical relative path.
-func (l *Library) read(manualID, rel string) ([]byte, string, error) {
-	root, err := l.manualRoot(manualID)
+// File is a manual file as read: its text, and where and how it was read.
+type File struct {
+	ManualID string // as on disk
+	Path     string // as on disk, relative to the manual's folder
+	Encoding string // what the bytes were in (decode's names)
+	text     []byte
+}
+
+// ReadFile is Read with the file's names as on disk and its encoding.
+func (l *Library) ReadFile(manualID, rel string) (File, []byte, error) {
+	f, err := l.read(manualID, rel)
+	return f, f.text, err
+}
+
+func (l *Library) read(manualID, rel string) (File, error) {
+	root, manualID, err := l.manualRoot(manualID)
 	if err != nil {
-		return nil, "", err
+		return File{}, err
 	}
 	canon, err := cleanRel(rel)
 	if err != nil {
-		return nil, "", err
+		return File{}, err
+	}
+	if canon, err = resolvePath(root, manualID, canon); err != nil {
+		return File{}, err
 	}
 	// manualRoot has checked the manual's folder itself; a file where a
 	// folder should be is just a missing file here.
 	full := manualID + "/" + canon
 	fi, _, err := policy.Walk(root, rel, full, len(manualID))
 	if err != nil {
-		return nil, "", err
+		return File{}, err
 	}
 	if err := checkFile(manualID, rel, fi); err != nil {
-		return nil, "", err
+		return File{}, err
 	}
 	f, err := root.Open(full)
 	if err != nil {
-		return nil, "", fsError(err, rel, "read")
+		return File{}, fsError(err, rel, "read")
 	}
 	defer f.Close()
 	if fi, err = f.Stat(); err != nil {
-		return nil, "", fsError(err, rel, "read")
+		return File{}, fsError(err, rel, "read")
 	}
 	if err := checkFile(manualID, rel, fi); err != nil {
-		return nil, "", err
+		return File{}, err
 	}
 	// The size may change after Stat; the limited read is what enforces it.
 	if fi.Size() > l.maxRead {
-		return nil, "", l.tooLarge(rel, fi.Size())
+		return File{}, l.tooLarge(rel, fi.Size())
 	}
 	b, err := io.ReadAll(io.LimitReader(f, l.maxRead+1))
 	if err != nil {
-		return nil, "", fsError(err, rel, "read")
+		return File{}, fsError(err, rel, "read")
 	}
 	if int64(len(b)) > l.maxRead {
-		return nil, "", l.tooLarge(rel, int64(len(b)))
+		return File{}, l.tooLarge(rel, int64(len(b)))
 	}
-	return b, canon, nil
+	text, enc, err := decode.Text(b, l.encodings[norm.NFC.String(manualID)])
+	if err != nil {
+		return File{}, apperr.Wrap(err, apperr.Undecodable,
+			fmt.Sprintf(`save it as UTF-8, or name its encoding in langspec.json: "manuals": {%q: {"encoding": "cp932"}}`, manualID),
+			"manual file %s cannot be read as text: %s", apperr.Quote(manualID+"/"+canon), strings.TrimPrefix(err.Error(), "invalid_argument: "))
+	}
+	return File{ManualID: manualID, Path: canon, Encoding: enc, text: []byte(text)}, nil
 }
 
 func (l *Library) tooLarge(rel string, size int64) error {
@@ -278,12 +410,12 @@ func (l *Library) Nodes(manualID, rel string) ([]manualfile.Node, error) {
 
 // parsed reads and parses a file, returning the normalised source too.
 func (l *Library) parsed(manualID, rel string) (*manualfile.Source, []manualfile.Node, error) {
-	b, canon, err := l.read(manualID, rel)
+	f, err := l.read(manualID, rel)
 	if err != nil {
 		return nil, nil, err
 	}
-	src := manualfile.NewSource(b)
-	nodes, err := manualfile.ParseSource(canon, src)
+	src := manualfile.NewSource(f.text)
+	nodes, err := manualfile.ParseSource(f.Path, src)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -315,11 +447,11 @@ func (l *Library) Section(manualID, rel, nodeID string) (string, manualfile.Node
 // "\n" line endings. Errors: those of Read, and invalid_argument for a range
 // that is empty or runs past the file, naming the file's line count.
 func (l *Library) Lines(manualID, rel string, start, end int) (string, error) {
-	b, _, err := l.read(manualID, rel)
+	f, err := l.read(manualID, rel)
 	if err != nil {
 		return "", err
 	}
-	src := manualfile.NewSource(b)
+	src := manualfile.NewSource(f.text)
 	n := src.LineCount()
 	if start < 1 || end < start || end > n {
 		return "", apperr.New(apperr.InvalidArgument, fmt.Sprintf("use 1 <= start <= end <= %d", n),
@@ -329,30 +461,37 @@ func (l *Library) Lines(manualID, rel string, start, end int) (string, error) {
 }
 
 // manualRoot validates a manual id and checks that its folder exists and is
-// a real folder.
-func (l *Library) manualRoot(manualID string) (*os.Root, error) {
+// a real folder. It returns the id as on disk (see resolveName).
+func (l *Library) manualRoot(manualID string) (*os.Root, string, error) {
 	if err := checkManualID(manualID); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	root, err := l.openRoot()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	var fi fs.FileInfo
 	if root != nil {
-		fi, err = root.Lstat(manualID)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fsError(err, manualID, "open manual")
+		onDisk, err := resolveName(root, ".", manualID)
+		if err != nil {
+			return nil, "", err
+		}
+		if onDisk != "" {
+			manualID = onDisk
+			fi, err = root.Lstat(manualID)
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, "", fsError(err, manualID, "open manual")
+			}
 		}
 	}
 	switch {
 	case fi == nil || (fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir()):
-		return nil, l.unknownManual(manualID)
+		return nil, "", l.unknownManual(manualID)
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, apperr.New(apperr.PathOutsideManuals, "manuals are real folders under MANUALS_ROOT; symbolic links are not followed",
+		return nil, "", apperr.New(apperr.PathOutsideManuals, "manuals are real folders under MANUALS_ROOT; symbolic links are not followed",
 			"manual %s is a symbolic link", apperr.Quote(manualID))
 	}
-	return root, nil
+	return root, manualID, nil
 }
 
 func (l *Library) unknownManual(manualID string) error {

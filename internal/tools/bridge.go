@@ -11,8 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
+	textdecode "github.com/langspec/langspec/internal/text/decode"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -94,7 +96,10 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 			return BridgeOut{}, err
 		}
 	}
-	ref := manual.SourceRef{ManualID: in.ManualID, Path: in.Path}
+	ref, err := bt.source(in.ManualID, in.Path)
+	if err != nil {
+		return BridgeOut{}, err
+	}
 	var text, label string
 	switch {
 	case in.NodeID != "" && (in.StartLine != 0 || in.EndLine != 0):
@@ -123,30 +128,49 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 	}
 	out, err := bt.write(dest, manual.SectionCopy(text, ref, bt.now()), ref)
 	if err == nil && ref.NodeID != "" {
-		bt.finder.RecordUse(in.TraceID, in.ManualID, in.Path, ref.NodeID)
+		bt.finder.RecordUse(in.TraceID, ref.ManualID, ref.Path, ref.NodeID)
 	}
 	return out, err
 }
 
 func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeOut, error) {
+	ref, err := bt.source(in.ManualID, in.Path)
+	if err != nil {
+		return BridgeOut{}, err
+	}
 	raw, err := bt.lib.Read(in.ManualID, in.Path)
 	if err != nil {
 		return BridgeOut{}, err
 	}
-	ref := manual.SourceRef{ManualID: in.ManualID, Path: in.Path, LineStart: 1, LineEnd: lineCount(raw)}
+	src := manualfile.NewSource(raw) // UTF-8 text, "\n" line ends
+	ref.LineStart, ref.LineEnd = 1, src.LineCount()
 	var data []byte
 	if strings.EqualFold(path.Ext(in.Path), ".json") {
 		if data, err = manual.JSONCopy(raw, ref, bt.now()); err != nil {
 			return BridgeOut{}, err
 		}
 	} else {
-		data = manual.SectionCopy(string(raw), ref, bt.now())
+		data = manual.SectionCopy(src.Text(), ref, bt.now())
 	}
 	dest := in.Dest
 	if dest == "" {
 		dest = path.Join("drafts", in.ManualID, in.Path)
 	}
 	return bt.write(dest, data, ref)
+}
+
+// source is where a copy comes from: the manual and file named as on disk,
+// and the file's encoding when it was not UTF-8 (the copy always is).
+func (bt *bridgeTools) source(manualID, rel string) (manual.SourceRef, error) {
+	f, _, err := bt.lib.ReadFile(manualID, rel)
+	if err != nil {
+		return manual.SourceRef{}, err
+	}
+	ref := manual.SourceRef{ManualID: f.ManualID, Path: f.Path}
+	if f.Encoding != textdecode.UTF8 && f.Encoding != textdecode.UTF8BOM {
+		ref.Encoding = f.Encoding
+	}
+	return ref, nil
 }
 
 // write creates dest; a copy never replaces a vault file.
@@ -157,14 +181,6 @@ func (bt *bridgeTools) write(dest string, data []byte, ref manual.SourceRef) (Br
 	}
 	return BridgeOut{Destination: res.Path, Bytes: res.Bytes, Lines: res.Lines, Source: ref,
 		SourceManualIDs: []string{ref.ManualID}}, nil
-}
-
-func lineCount(b []byte) int {
-	n := strings.Count(string(b), "\n")
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 func renderBridge(o BridgeOut) string {

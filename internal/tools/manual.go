@@ -63,7 +63,8 @@ type ManualLsIn struct {
 // ManualLsOut lists a manual's files.
 type ManualLsOut struct {
 	ManualID string   `json:"manual_id" jsonschema:"the manual"`
-	Files    []string `json:"files" jsonschema:".md and .json files at any depth, relative to the manual's folder"`
+	Files    []string `json:"files" jsonschema:".md and .json files at any depth, relative to the manual's folder, named as on disk"`
+	Warnings []string `json:"warnings,omitempty" jsonschema:"files left out because they cannot be read as text, and names that differ only in Unicode form"`
 }
 
 // ManualTocIn names a manual file.
@@ -212,23 +213,33 @@ func (mt *manualTools) list(context.Context, ManualListIn) (ManualListOut, error
 }
 
 func (mt *manualTools) ls(_ context.Context, in ManualLsIn) (ManualLsOut, error) {
-	files, err := mt.lib.Files(in.ManualID)
+	files, warnings, err := mt.lib.Listing(in.ManualID)
 	if files == nil {
 		files = []string{}
 	}
-	return ManualLsOut{ManualID: in.ManualID, Files: files}, err
+	return ManualLsOut{ManualID: in.ManualID, Files: files, Warnings: warnings}, err
 }
 
 func (mt *manualTools) toc(_ context.Context, in ManualTocIn) (ManualTocOut, error) {
+	manualID, _, err := mt.lib.Resolve(in.ManualID, in.Path)
+	if err != nil {
+		return ManualTocOut{ManualID: in.ManualID, Nodes: []manualfile.Node{}}, err
+	}
 	nodes, err := mt.lib.Nodes(in.ManualID, in.Path)
 	if nodes == nil {
 		nodes = []manualfile.Node{}
 	}
-	return ManualTocOut{ManualID: in.ManualID, Nodes: nodes}, err
+	return ManualTocOut{ManualID: manualID, Nodes: nodes}, err
 }
 
 func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut, error) {
 	out := ManualReadOut{ManualID: in.ManualID, Path: in.Path, Scope: in.Scope, Parts: []ManualPart{}, Omitted: []string{}}
+	// Names in either Unicode form; the answer shows them as on disk.
+	manualID, path, err := mt.lib.Resolve(in.ManualID, in.Path)
+	if err != nil {
+		return out, err
+	}
+	out.ManualID, out.Path = manualID, path
 	maxChars, maxSections := in.MaxChars, in.MaxSections
 	if maxChars == 0 {
 		maxChars = defaultPageChars
@@ -255,7 +266,7 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 			return out, err
 		}
 		out.Parts = append(out.Parts, part)
-		mt.finder.RecordUse(in.TraceID, in.ManualID, in.Path, in.NodeID)
+		mt.finder.RecordUse(in.TraceID, manualID, path, in.NodeID)
 		return out, nil
 	case scopeSection:
 		if in.NodeID == "" {
@@ -272,9 +283,10 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 		if err != nil {
 			return out, err
 		}
-		text, cut := capChars(string(raw), maxChars)
-		out.Parts = append(out.Parts, ManualPart{NodeID: manualfile.FileID, Title: in.Path, LineStart: 1,
-			LineEnd: strings.Count(string(raw), "\n") + 1, Text: text, Truncated: cut})
+		src := manualfile.NewSource(raw) // "\r\n" and "\r" read as line ends
+		text, cut := capChars(src.Text(), maxChars)
+		out.Parts = append(out.Parts, ManualPart{NodeID: manualfile.FileID, Title: path, LineStart: 1,
+			LineEnd: max(src.LineCount(), 1), Text: text, Truncated: cut})
 		return out, nil
 	default:
 		return out, apperr.New(apperr.InvalidArgument, "use section, sections or file", "scope %q is not a read scope", in.Scope)
@@ -293,7 +305,7 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 		left -= utf8.RuneCountInString(text)
 		out.Parts = append(out.Parts, ManualPart{NodeID: n.NodeID, Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd,
 			Text: text, Truncated: cut})
-		mt.finder.RecordUse(in.TraceID, in.ManualID, in.Path, n.NodeID)
+		mt.finder.RecordUse(in.TraceID, manualID, path, n.NodeID)
 	}
 	return out, nil
 }

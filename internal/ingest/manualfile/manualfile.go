@@ -95,18 +95,21 @@ func ParseSource(rel string, src *Source) ([]Node, error) {
 		"path %s is not a .md or .json file", apperr.Quote(rel))
 }
 
-// Source is a file's content with "\r\n" turned into "\n" and a leading
-// UTF-8 BOM dropped. Neither changes line numbers, so they match what an
-// editor shows; lone "\r" is not a line ending here (nor in goldmark).
+// Source is a file's text with every line end made "\n" and a leading BOM
+// dropped. "\r\n" (Windows) and a lone "\r" (old Mac files) end a line as
+// they do in an editor, so line numbers match what a person sees; goldmark
+// reads only "\n", so the parse sees the same lines.
 type Source struct {
 	b      []byte
 	starts []int // byte offset of each line's first byte
 }
 
+// NewSource makes a Source of decoded text (UTF-8; see internal/text/decode).
 func NewSource(b []byte) *Source {
 	b = bytes.TrimPrefix(b, []byte("\ufeff"))
-	if bytes.Contains(b, []byte("\r\n")) {
+	if bytes.IndexByte(b, '\r') >= 0 {
 		b = bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+		b = bytes.ReplaceAll(b, []byte("\r"), []byte("\n"))
 	}
 	s := &Source{b: b}
 	for i := 0; i < len(b); {
@@ -119,6 +122,9 @@ func NewSource(b []byte) *Source {
 	}
 	return s
 }
+
+// Text is the whole text, every line ending in "\n" but perhaps the last.
+func (s *Source) Text() string { return string(s.b) }
 
 // LineCount is the number of lines; a final "\n" ends the last line rather
 // than starting an empty one, and an empty file has none.

@@ -52,6 +52,15 @@ func TestParseMarkdown(t *testing.T) {
 			{"a", "A", 1, "", 3, 6},
 			{"a/b", "B", 2, "a", 5, 6},
 		}},
+		{name: "lone cr (old Mac files)", src: "intro\r\r# A\rtext\r## B\rb\r", want: []n{
+			{"_preamble", "x.md", 0, "", 1, 2},
+			{"a", "A", 1, "", 3, 6},
+			{"a/b", "B", 2, "a", 5, 6},
+		}},
+		{name: "mixed line ends", src: "# A\r\ntext\r## B\nb\n", want: []n{
+			{"a", "A", 1, "", 1, 4},
+			{"a/b", "B", 2, "a", 3, 4},
+		}},
 		{name: "bom", src: "\ufeff# A\n", want: []n{{"a", "A", 1, "", 1, 1}}},
 		{name: "blank lines before first heading are no preamble", src: "\n\n# A\n", want: []n{{"a", "A", 1, "", 3, 3}}},
 		{name: "front matter only", src: "---\ntitle: x\n---\n", want: []n{{"file", "x.md", 0, "", 1, 3}}},

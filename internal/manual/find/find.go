@@ -60,6 +60,8 @@ const (
 	ReasonCandidateCap = "candidate_cap"
 	ReasonStageCap     = "stage_cap"
 	ReasonHardLimit    = "hard_limit"
+	ReasonUndecodable  = "undecodable"   // the file's bytes are in no encoding langspec reads
+	ReasonNameConflict = "name_conflict" // another file's name differs from it only in Unicode form
 )
 
 // Next actions.
@@ -109,7 +111,7 @@ type Unscanned struct {
 	ManualID string `json:"manual_id" jsonschema:"the manual"`
 	Path     string `json:"path" jsonschema:"file relative to the manual's folder"`
 	NodeID   string `json:"node_id,omitempty" jsonschema:"section id; absent when the whole file was not scanned"`
-	Reason   string `json:"reason" jsonschema:"time_budget, candidate_cap, stage_cap or hard_limit"`
+	Reason   string `json:"reason" jsonschema:"time_budget, candidate_cap, stage_cap, hard_limit, undecodable or name_conflict"`
 	Stage    string `json:"stage,omitempty" jsonschema:"the stage that could not cover it"`
 }
 
@@ -277,6 +279,14 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*se
 		return nil, apperr.New(apperr.InvalidArgument, fmt.Sprintf("budget.max_candidates is 1 to %d (default %d)", MaxMaxCandidates, DefaultMaxCandidates),
 			"budget.max_candidates %d is out of range", req.MaxCandidates)
 	}
+	if req.ManualID != "" {
+		// One index entry per manual, whichever Unicode form names it.
+		id, err := f.Index.Library().ManualID(req.ManualID)
+		if err != nil {
+			return nil, err
+		}
+		req.ManualID = id
+	}
 	var only map[string]bool // refs, or manual+path+"#" for a whole file
 	if req.OnlyUnscannedFromTraceID != "" {
 		tr, err := f.loadTrace(ctx, req.OnlyUnscannedFromTraceID)
@@ -336,7 +346,16 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*se
 			return nil, err
 		}
 		for _, sk := range skipped {
-			s.addUnscanned(Unscanned{ManualID: id, Path: sk.Path, Reason: ReasonHardLimit})
+			reason := ReasonHardLimit
+			switch apperr.Code(sk.Reason) {
+			case apperr.Undecodable:
+				reason = ReasonUndecodable
+			case apperr.NameConflict:
+				reason = ReasonNameConflict
+			}
+			s.addUnscanned(Unscanned{ManualID: id, Path: sk.Path, Reason: reason})
+			// Never silently unsearchable: the answer names the file.
+			s.sum.Warnings = append(s.sum.Warnings, fmt.Sprintf("%s/%s was not searched: %s", id, sk.Path, sk.Detail))
 		}
 		byID := map[string]*workNode{}
 		for i := range nodes {

@@ -42,7 +42,8 @@ type manualSnapshot struct {
 // SkippedFile is a file the index could not take, with why.
 type SkippedFile struct {
 	Path   string `json:"path" jsonschema:"file relative to the manual's folder"`
-	Reason string `json:"reason" jsonschema:"why it is not searchable, such as file_too_large"`
+	Reason string `json:"reason" jsonschema:"why it is not searchable, such as file_too_large or undecodable"`
+	Detail string `json:"detail" jsonschema:"the error, in one sentence, with what to do"`
 }
 
 // RefreshReport says what a refresh changed.
@@ -166,7 +167,7 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 			if code == apperr.NotFound {
 				continue // removed since the listing
 			}
-			st.skipped = append(st.skipped, SkippedFile{Path: fi.Path, Reason: string(code)})
+			st.skipped = append(st.skipped, SkippedFile{Path: fi.Path, Reason: string(code), Detail: err.Error()})
 			x.log.Warn("manual file not indexed", "manual", manualID, "path", fi.Path, "err", err)
 			continue
 		}
@@ -217,7 +218,7 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 func nodesOf(rel string, b []byte) []db.ManualNode {
 	doc, err := manualfile.ParseDocument(rel, b)
 	if err != nil {
-		text := strings.ReplaceAll(strings.TrimPrefix(string(b), "\ufeff"), "\r\n", "\n")
+		text := manualfile.NewSource(b).Text()
 		lines := strings.Count(text, "\n")
 		if !strings.HasSuffix(text, "\n") && text != "" {
 			lines++
