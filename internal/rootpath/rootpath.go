@@ -6,7 +6,8 @@
 // UNC or drive-letter form, and no ".." segment, even one that would stay
 // inside, since nothing is resolved, nothing can be resolved wrongly.
 // Backslash is a separator on every host, so `a\..\b` is the ".." it is on
-// Windows. Then, with the folder open as an os.Root, Walk Lstats each
+// Windows; a folder may refuse it outright once nothing graver is wrong
+// (Policy.BackslashHint), as the vault does. Then, with the folder open as an os.Root, Walk Lstats each
 // component so that no symbolic link is followed, inside the folder or out.
 // os.Root is what confines every access; the link rule stops links inside
 // the folder from routing around the folder's own rules.
@@ -30,8 +31,9 @@ import (
 // proportional to it: a 5000-byte "a/////…" is refused up front.
 const MaxBytes = 1024
 
-// Policy says how one folder reports path mistakes. Set every field but
-// Segment: a refused path must always come with a hint.
+// Policy says how one folder reports path mistakes. Set every field up to
+// ControlHint: a refused path must always come with a hint. The rest are a
+// folder's optional further rules; each is off when unset.
 type Policy struct {
 	// Folder names the folder in messages: "the vault", "the manuals folder".
 	Folder string
@@ -58,6 +60,21 @@ type Policy struct {
 	// (never "", "." or ".."); path is the whole string, for the message.
 	// Split goes name by name, so "a*/../x" fails on "a*" and "../a*" on "..".
 	Segment func(path, seg string) error
+
+	// Normalize, if set, maps a path that passed CheckChars to the form the
+	// folder stores (the vault's NFC) before any other check, so that two
+	// spellings of one name are judged, and named, alike. Messages still
+	// quote the path as given. Its result is held to MaxBytes again.
+	Normalize func(path string) string
+	// BackslashHint, if set, refuses a path holding "\" (Invalid) once no
+	// other rule has: a folder a model writes into takes "/" only, so that
+	// `notes\x.md` never means one file on Windows and another elsewhere.
+	// Unset, "\" is a separator like "/" (the manuals, which are only read).
+	BackslashHint string
+	// TildeHint, if set, refuses a path whose first name starts with "~"
+	// (Invalid): a shell would have made it a home folder, and taken
+	// literally it makes a folder that only looks like one.
+	TildeHint string
 }
 
 // CheckChars refuses a string over MaxBytes, invalid UTF-8 and control
@@ -81,8 +98,10 @@ func (p Policy) CheckChars(s, what string) error {
 // Split validates a relative path and returns its names, without empty or
 // "." segments. The checks run in this order, so a path with several faults
 // gets one stable answer: CheckChars (Invalid; "a\x00/../x" is a bad name
-// first), absolute including UNC and `\x` (Outside), drive letter (Outside),
-// then name by name a ".." (Outside) or the Segment rule.
+// first), then Normalize, absolute including UNC and `\x` (Outside), drive
+// letter (Outside), name by name a ".." (Outside) or the Segment rule, and
+// last the folder's own refusals: TildeHint, then BackslashHint (Invalid).
+// Leaving the folder is always reported as such, however else it is spelled.
 //
 // A path that names the folder itself ("", ".", "./") is no error here: it
 // returns no names, and the caller decides whether the root will do (File
@@ -91,18 +110,26 @@ func (p Policy) Split(s string) ([]string, error) {
 	if err := p.CheckChars(s, "path"); err != nil {
 		return nil, err
 	}
-	if s == "" {
+	n := s // the form checked and returned; messages quote s
+	if p.Normalize != nil {
+		if n = p.Normalize(s); len(n) > MaxBytes {
+			return nil, apperr.New(p.Invalid, p.LongHint, "path %s is %d bytes long in normal form", apperr.Quote(s), len(n))
+		}
+	}
+	if n == "" {
 		return nil, nil
 	}
-	if s[0] == '/' || s[0] == '\\' {
+	if n[0] == '/' || n[0] == '\\' {
 		// Also catches UNC (\\server\share) and Windows root-relative (\x) paths.
 		return nil, apperr.New(p.Outside, p.Hint, "path %s is absolute", apperr.Quote(s))
 	}
-	if HasDriveLetter(s) {
+	if HasDriveLetter(n) {
 		return nil, apperr.New(p.Outside, p.Hint, "path %s starts with a drive letter", apperr.Quote(s))
 	}
 	var segs []string
-	for _, seg := range strings.Split(strings.ReplaceAll(s, `\`, "/"), "/") {
+	// "\" splits here even where BackslashHint refuses it, so that `a\..\b`
+	// is reported as leaving the folder, which it would on Windows.
+	for _, seg := range strings.Split(strings.ReplaceAll(n, `\`, "/"), "/") {
 		switch seg {
 		case "", ".":
 			continue
@@ -115,6 +142,12 @@ func (p Policy) Split(s string) ([]string, error) {
 			}
 		}
 		segs = append(segs, seg)
+	}
+	if p.TildeHint != "" && len(segs) > 0 && strings.HasPrefix(segs[0], "~") {
+		return nil, apperr.New(p.Invalid, p.TildeHint, "path %s starts with %s", apperr.Quote(s), apperr.Quote(segs[0]))
+	}
+	if p.BackslashHint != "" && strings.Contains(n, `\`) {
+		return nil, apperr.New(p.Invalid, p.BackslashHint, "path %s contains a backslash", apperr.Quote(s))
 	}
 	return segs, nil
 }

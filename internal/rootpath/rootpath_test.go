@@ -14,7 +14,9 @@ import (
 
 // vaultLike and manualsLike stand for the two folders' policies (the real
 // ones live in packages vault and manual, which import this one). vaultLike
-// has a Segment rule, refusing "*" and ":" in a name, as the vault does.
+// has the optional rules, as the vault does: a Segment rule refusing "*"
+// and ":" in a name, a Normalize (here: "Ω", the ohm sign, to "Ω", the
+// letter, which NFC does too), and it refuses "\" and a leading "~".
 var (
 	vaultLike = Policy{
 		Folder: "the vault", Outside: apperr.PathOutsideVault, Invalid: apperr.InvalidPath,
@@ -26,6 +28,9 @@ var (
 			}
 			return nil
 		},
+		Normalize:     func(p string) string { return strings.ReplaceAll(p, "\u2126", "\u03a9") },
+		BackslashHint: "vault backslash hint",
+		TildeHint:     "vault tilde hint",
 	}
 	manualsLike = Policy{
 		Folder: "the manuals folder", Outside: apperr.PathOutsideManuals, Invalid: apperr.InvalidArgument,
@@ -89,11 +94,21 @@ func TestSplit(t *testing.T) {
 		want     []string
 		fault    fault
 		segment  bool   // vaultLike's Segment rule refuses it (invalid, "segment hint")
+		strict   string // vaultLike refuses it (invalid) with this hint field: "backslash", "tilde"
+		vault    []string
 		hint     string // which hint field: "path", "long", "control", "" (any)
 	}{
 		{name: "plain", in: "runbooks/db/failover.md", want: []string{"runbooks", "db", "failover.md"}},
 		{name: "dot and double slash", in: "./a//b", want: []string{"a", "b"}},
-		{name: "backslash separators", in: `a\b\c.md`, want: []string{"a", "b", "c.md"}},
+		{name: "backslash separators", in: `a\b\c.md`, want: []string{"a", "b", "c.md"}, strict: "backslash"},
+		{name: "trailing backslash", in: `a/b\`, want: []string{"a", "b"}, strict: "backslash"},
+		{name: "tilde home", in: "~/x.md", want: []string{"~", "x.md"}, strict: "tilde"},
+		{name: "tilde alone", in: "~", want: []string{"~"}, strict: "tilde"},
+		{name: "tilde user", in: "~root/x", want: []string{"~root", "x"}, strict: "tilde"},
+		{name: "tilde after dot", in: "./~x", want: []string{"~x"}, strict: "tilde"},
+		{name: "tilde before backslash", in: `~\x`, want: []string{"~", "x"}, strict: "tilde"},
+		{name: "tilde later", in: "a/~b/c~", want: []string{"a", "~b", "c~"}},
+		{name: "normalized", in: "\u2126.md", want: []string{"\u2126.md"}, vault: []string{"\u03a9.md"}},
 		{name: "trailing slash", in: "a/b/", want: []string{"a", "b"}},
 		{name: "dots inside a name", in: "a..b/...c", want: []string{"a..b", "...c"}},
 		{name: "percent-encoded dotdot is a name", in: "..%2fx", want: []string{"..%2fx"}},
@@ -106,7 +121,8 @@ func TestSplit(t *testing.T) {
 		{name: "empty", in: "", want: nil},
 		{name: "dot", in: "."},
 		{name: "dot slash", in: "./"},
-		{name: "dots and slashes", in: `.\./.`},
+		{name: "dots and slashes", in: `././/.`},
+		{name: "dots and a backslash", in: `.\./.`, strict: "backslash"},
 
 		// Absolute, UNC and drive paths.
 		{name: "absolute", in: "/etc/passwd", fault: outside, hint: "path"},
@@ -126,6 +142,8 @@ func TestSplit(t *testing.T) {
 		{name: "dotdot last", in: "a/..", fault: outside, hint: "path"},
 		{name: "dotdot backslash", in: `a\..\b`, fault: outside, hint: "path"},
 		{name: "dotdot mixed", in: `a/..\..\x`, fault: outside, hint: "path"},
+		{name: "dotdot after tilde", in: "~/../x", fault: outside, hint: "path"},
+		{name: "bad name before backslash", in: `a*\b`, segment: true, want: []string{"a*", "b"}},
 		{name: "dotdot after dot", in: "./../x", fault: outside, hint: "path"},
 		{name: "dotdot before a bad name", in: "../a*", fault: outside, hint: "path"},
 		{name: "bad name before dotdot", in: "a*/../x", fault: outside, segment: true},
@@ -145,17 +163,29 @@ func TestSplit(t *testing.T) {
 		{name: "over-long slashes", in: "a" + strings.Repeat("/", MaxBytes) + "b", fault: invalid, hint: "long"},
 		{name: "longest", in: strings.Repeat("a", MaxBytes), want: []string{strings.Repeat("a", MaxBytes)}},
 	}
+	// Normalize may lengthen a path; its result is held to MaxBytes too.
+	grows := vaultLike
+	grows.Normalize = func(p string) string { return p + p }
+	wantErr(t, func() error { _, err := grows.Split(strings.Repeat("a", MaxBytes/2+1)); return err }(),
+		grows, invalid, strings.Repeat("a", MaxBytes/2+1), grows.LongHint)
 	for _, tt := range tests {
 		for _, p := range []Policy{vaultLike, manualsLike} {
 			t.Run(p.Folder+"/"+tt.name, func(t *testing.T) {
 				f, hint := tt.fault, map[string]string{"path": p.Hint, "long": p.LongHint, "control": p.ControlHint}[tt.hint]
-				if tt.segment && p.Segment != nil {
+				want := tt.want
+				if p.Normalize != nil && tt.vault != nil {
+					want = tt.vault
+				}
+				switch {
+				case tt.segment && p.Segment != nil:
 					f, hint = invalid, "segment hint"
+				case tt.strict != "" && p.BackslashHint != "":
+					f, hint = invalid, map[string]string{"backslash": p.BackslashHint, "tilde": p.TildeHint}[tt.strict]
 				}
 				got, err := p.Split(tt.in)
 				wantErr(t, err, p, f, tt.in, hint)
-				if f == ok && !slices.Equal(got, tt.want) {
-					t.Errorf("Split(%q) = %q, want %q", tt.in, got, tt.want)
+				if f == ok && !slices.Equal(got, want) {
+					t.Errorf("Split(%q) = %q, want %q", tt.in, got, want)
 				}
 				if f != ok && got != nil {
 					t.Errorf("Split(%q) = %q with an error, want no names", tt.in, got)
@@ -173,7 +203,7 @@ func TestFile(t *testing.T) {
 		{in: "a/b.md"},
 		{in: "", msg: "empty path", fault: invalid},
 		{in: ".", msg: `path "." names no file`, fault: invalid},
-		{in: `./.\`, msg: "names no file", fault: invalid},
+		{in: `././/`, msg: "names no file", fault: invalid},
 		{in: "//", fault: outside},
 		{in: "..", fault: outside},
 	}

@@ -78,6 +78,26 @@ func TestVaultTools(t *testing.T) {
 			[]string{"in 1 of 1 files"}, false},
 		{"list recursively", "vault_ls", map[string]any{"recursive": true},
 			[]string{"artifacts/daily/2026-11-22.md", "drafts/long.md", "notes/topic.md"}, false},
+		// langspec's own state (the coverage noted above) is read-only here.
+		{"state can be read", "vault_read", map[string]any{"path": ".system/coverage.json"},
+			[]string{"drafts/long.md"}, false},
+		{"state is not created", "vault_create", map[string]any{"path": ".system/adaptive_stats.jsonl", "content": "{}\n"},
+			[]string{"invalid_path", "read-only", "notes/"}, true},
+		{"state is not overwritten", "vault_write", map[string]any{"path": ".system/coverage.json", "content": "{}", "mode": "overwrite"},
+			[]string{"invalid_path", ".system/"}, true},
+		{"state is not appended to", "vault_write", map[string]any{"path": ".SYSTEM/coverage.json", "content": "x", "mode": "append"},
+			[]string{"invalid_path"}, true},
+		{"state is not replaced", "vault_replace", map[string]any{"path": ".system/coverage.json", "old": "version", "new": "v"},
+			[]string{"invalid_path"}, true},
+		// Spellings from other systems get a hint instead of an odd name.
+		{"no home folder", "vault_create", map[string]any{"path": "~/x.md", "content": "x"},
+			[]string{"invalid_path", "~ is not your home folder here"}, true},
+		{"no backslash", "vault_create", map[string]any{"path": `notes\x.md`, "content": "x"},
+			[]string{"invalid_path", `use "/" between names`}, true},
+		{"one name, two spellings", "vault_create", map[string]any{"path": "notes/cafe\u0301.md", "content": "x"},
+			[]string{"notes/caf\u00e9.md: create"}, false},
+		{"the other spelling is taken", "vault_create", map[string]any{"path": "notes/caf\u00e9.md", "content": "y"},
+			[]string{"already_exists"}, true},
 	}
 	for _, st := range steps {
 		res := call(t, cs, st.tool, st.args)

@@ -82,6 +82,17 @@ var attacks = []attack{
 	{name: "reserved lpt9 space", path: "notes/LPT9 .md", code: apperr.InvalidPath},
 	{name: "wildcard", path: "notes/*.md", code: apperr.InvalidPath},
 	{name: "temp prefix", path: "notes/.langspec-tmp-0123", code: apperr.InvalidPath},
+	{name: "lock file", path: ".system/.langspec-lock", code: apperr.InvalidPath},
+	{name: "reserved prefix", path: "notes/.Langspec-x", code: apperr.InvalidPath},
+	// Spellings that look like a path elsewhere but would make odd names
+	// here: "\" is no separator in the vault, "~" no home folder.
+	{name: "backslash separator", path: `notes\existing.md`, code: apperr.InvalidPath},
+	{name: "backslash in a name", path: `notes/a\b.md`, code: apperr.InvalidPath},
+	{name: "tilde home", path: "~/x.md", code: apperr.InvalidPath},
+	{name: "tilde alone", path: "~", code: apperr.InvalidPath},
+	{name: "tilde user", path: "~root/.ssh/authorized_keys", code: apperr.InvalidPath},
+	{name: "tilde after dot", path: "./~/notes/x.md", code: apperr.InvalidPath},
+	{name: "tilde backslash", path: `~\x.md`, code: apperr.InvalidPath},
 	// Lengths.
 	{name: "300-byte name", path: "notes/" + strings.Repeat("a", 300) + ".md", code: apperr.InvalidPath},
 	{name: "5000-byte path", path: strings.Repeat("ab/", 1666) + "x.md", code: apperr.InvalidPath},
@@ -91,7 +102,7 @@ var attacks = []attack{
 	{name: "daily upper", path: "ARTIFACTS/DAILY/2026-11-22.md", ops: []string{"overwrite", "replace"}, code: apperr.AppendOnly},
 	{name: "daily dot segment", path: "artifacts/./daily/2026-11-22.md", ops: []string{"overwrite", "replace"}, code: apperr.AppendOnly},
 	{name: "daily double slash", path: "artifacts//daily/2026-11-22.md", ops: []string{"overwrite", "replace"}, code: apperr.AppendOnly},
-	{name: "daily backslash", path: `artifacts\daily\2026-11-22.md`, ops: []string{"overwrite", "replace"}, code: apperr.AppendOnly},
+	{name: "daily backslash", path: `artifacts\daily\2026-11-22.md`, code: apperr.InvalidPath},
 	{name: "daily long s", path: "artifact\u017f/daily/2026-11-22.md", ops: []string{"overwrite", "replace"}, code: apperr.AppendOnly},
 	{name: "daily bad name", path: "artifacts/daily/notes.md", ops: writeOps, code: apperr.InvalidPath},
 	{name: "daily not a date", path: "artifacts/daily/2026-02-30.md", ops: writeOps, code: apperr.InvalidPath},
@@ -105,6 +116,12 @@ var attacks = []attack{
 	{name: "artifact case-folded folder", path: "ARTIFACTS/run.SH", ops: writeOps, code: apperr.ExtensionNotAllowed},
 	{name: "artifact dot segment", path: "./artifacts/./run.sh", ops: writeOps, code: apperr.ExtensionNotAllowed},
 	{name: "file as folder", path: "notes/existing.md/x.md", code: apperr.NotFound},
+	// langspec's own state is read-only to the model (see setUpAttacks).
+	{name: "system coverage", path: ".system/coverage.json", ops: writeOps, code: apperr.InvalidPath},
+	{name: "system stats case-folded", path: ".SYSTEM/adaptive_stats.jsonl", ops: writeOps, code: apperr.InvalidPath},
+	{name: "system dot segment", path: "./.system//coverage.json", ops: writeOps, code: apperr.InvalidPath},
+	{name: "system new file", path: ".system/new.json", ops: writeOps, code: apperr.InvalidPath},
+	{name: "system subfolder", path: ".system/sub/x.md", ops: writeOps, code: apperr.InvalidPath},
 	// Symbolic links (see setUpAttacks).
 	{name: "symlink to outside dir", path: "link/x.md", code: apperr.PathOutsideVault, symlink: true},
 	{name: "symlink to outside file", path: "link/secret.txt", code: apperr.PathOutsideVault, symlink: true},
@@ -137,6 +154,10 @@ func setUpAttacks(t *testing.T, e *testEnv) {
 	if _, err := e.v.Create("artifacts/report.md", []byte("# a\n")); err != nil {
 		t.Fatal(err)
 	}
+	// langspec's own state, as audit and the find statistics write it; the
+	// "line" in each lets a replace attack find something to change.
+	mustWrite(t, filepath.Join(e.dir, ".system", "coverage.json"), `{"version":1,"files":{},"x":"line"}`+"\n")
+	mustWrite(t, filepath.Join(e.dir, ".system", "adaptive_stats.jsonl"), `{"q":"line"}`+"\n")
 	if skipSymlinks() {
 		return
 	}
@@ -264,7 +285,7 @@ func TestListSkipsSymlinks(t *testing.T) {
 	for _, in := range got {
 		paths = append(paths, in.Path)
 	}
-	want := []string{".system", "artifacts", "artifacts/daily", "artifacts/daily/2026-11-22.md", "artifacts/report.md",
+	want := []string{".system", ".system/adaptive_stats.jsonl", ".system/coverage.json", "artifacts", "artifacts/daily", "artifacts/daily/2026-11-22.md", "artifacts/report.md",
 		"drafts", "notes", "notes/existing.md", "notes/real.md"}
 	if strings.Join(paths, "\n") != strings.Join(want, "\n") {
 		t.Errorf("List = %q, want %q", paths, want)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -183,8 +185,10 @@ func judge(res FindResult) (warnings, actions []string) {
 }
 
 // MatchGlob matches a glob against the whole path, or against any tail of
-// it when the glob has no "/" ("*.md" finds notes/a.md).
+// it when the glob has no "/" ("*.md" finds notes/a.md). The glob is taken
+// in NFC, as vault paths are, so a decomposed "café*" finds the file.
 func MatchGlob(glob, p string) bool {
+	glob = norm.NFC.String(glob)
 	if ok, _ := path.Match(glob, p); ok {
 		return true
 	}

@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/rootpath"
 )
@@ -18,19 +20,30 @@ const (
 	// maxSegmentBytes is NAME_MAX on Linux, macOS and NTFS (in UTF-16 units
 	// there, which 255 bytes never exceeds).
 	maxSegmentBytes = 255
-	// tempPrefix marks the vault's own temporary files. Users may not name a
-	// file with it, so a model can neither collide with nor read a write in
-	// flight, and List hides such files.
-	tempPrefix = ".langspec-tmp-"
+	// reservedPrefix marks the vault's own files. No name may start with it
+	// (in any case), so a model can neither collide with nor read them, and
+	// List hides them.
+	reservedPrefix = ".langspec-"
+	// tempPrefix marks a write in flight (see writeTemp); one left by a
+	// process that died is swept by Open (sweepTemps).
+	tempPrefix = reservedPrefix + "tmp-"
+	// lockName is the lock file in .system/ that writers in every process
+	// lock (see lock.go). It is never removed: a process holding a lock on a
+	// removed file would exclude no one who opened the new one.
+	lockName = reservedPrefix + "lock"
 
 	artifactsDir = "artifacts"
 	dailyDir     = "daily"
+	// systemDir holds langspec's own state (coverage, find statistics). The
+	// model may read it but not write it: Vault's writes refuse it, and
+	// langspec writes it through System or its own files.
+	systemDir = ".system"
 )
 
 // topFolders are the folders the vault manages. Their names are canonical in
 // lower case: "Notes/x.md" means "notes/x.md" on every platform, so a
 // case-sensitive file system does not grow a second "Notes" beside "notes".
-var topFolders = [...]string{artifactsDir, "drafts", "notes", ".system"}
+var topFolders = [...]string{artifactsDir, "drafts", "notes", systemDir}
 
 // policy is the vault's use of the shared path policy: its codes and hints,
 // and checkSegment as the rule for each name.
@@ -44,17 +57,26 @@ var policy = rootpath.Policy{
 	LongHint:    "use a path of at most " + strconv.Itoa(maxPathBytes) + " bytes",
 	ControlHint: "remove control characters (newline, tab, NUL…) from the name",
 	Segment:     checkSegment,
+	// NFC, so that "café" typed composed and pasted decomposed (as macOS
+	// file names often are) is one file, not two that look the same. NFC,
+	// not NFKC: compatibility forms such as fullwidth letters are refused
+	// by checkSegment instead of silently becoming another name.
+	Normalize:     norm.NFC.String,
+	BackslashHint: `use "/" between names, such as notes/todo.md; "\" is not a separator in the vault, nor part of a name`,
+	TildeHint:     "~ is not your home folder here: use a path relative to the vault root, such as notes/todo.md",
 }
 
 // Clean validates a user path and returns its canonical form: relative,
-// "/"-separated, with no empty or "." segments and with the managed folder
-// names (artifacts, drafts, notes, .system, artifacts/daily) in lower case.
-// The vault root itself ("", ".") is refused: file operations need a name.
+// "/"-separated, in Unicode NFC, with no empty or "." segments and with the
+// managed folder names (artifacts, drafts, notes, .system, artifacts/daily)
+// in lower case. The vault root itself ("", ".") is refused: file
+// operations need a name.
 //
 // Errors: path_outside_vault for absolute, drive-letter and UNC paths and any
 // ".." segment, even one that would stay inside (no resolution is attempted,
 // so there is nothing to get wrong); invalid_path for everything else
-// (empty, too long, characters outside the allowed set, reserved names).
+// (empty, too long, characters outside the allowed set, reserved names, a
+// "\" anywhere, a first name starting with "~").
 func Clean(p string) (string, error) {
 	return cleanPath(p, false)
 }
@@ -100,9 +122,9 @@ func checkSegment(p, s string) error {
 		return apperr.New(apperr.InvalidPath, "remove leading spaces and trailing dots or spaces from names",
 			"path %s has a name %s that starts with a space or ends with a dot or space", apperr.Quote(p), apperr.Quote(s))
 	}
-	if len(s) >= len(tempPrefix) && strings.EqualFold(s[:len(tempPrefix)], tempPrefix) {
-		return apperr.New(apperr.InvalidPath, "choose a name that does not start with "+tempPrefix,
-			"path %s uses a name reserved for the vault's temporary files", apperr.Quote(p))
+	if len(s) >= len(reservedPrefix) && strings.EqualFold(s[:len(reservedPrefix)], reservedPrefix) {
+		return apperr.New(apperr.InvalidPath, "choose a name that does not start with "+reservedPrefix,
+			"path %s uses a name reserved for the vault's own files", apperr.Quote(p))
 	}
 	if isReservedName(s) {
 		return apperr.New(apperr.InvalidPath, "choose another name; CON, PRN, AUX, NUL, COM0-9 and LPT0-9 are device names on Windows",
@@ -166,10 +188,20 @@ const (
 	opReplace   writeOp = "replace"
 )
 
+// writer says whose write it is: the model's, through the Vault's methods
+// (and so every tool), or langspec's own, through System.
+type writer int
+
+const (
+	byModel writer = iota
+	bySystem
+)
+
 // checkWriteRules applies the folder rules to a canonical path. Clean has
 // already folded the managed folder names to lower case, so "Artifacts/Daily"
-// and "artifacts//./daily" reach here as "artifacts/daily".
-func checkWriteRules(p, canon string, op writeOp) error {
+// and "artifacts//./daily" reach here as "artifacts/daily", and ".SYSTEM" as
+// ".system".
+func checkWriteRules(p, canon string, op writeOp, by writer) error {
 	segs := strings.Split(canon, "/")
 	if len(segs) == 1 {
 		for _, top := range topFolders {
@@ -178,6 +210,17 @@ func checkWriteRules(p, canon string, op writeOp) error {
 					"path %s is a vault folder", apperr.Quote(p))
 			}
 		}
+	}
+	switch {
+	case by == bySystem && segs[0] != systemDir:
+		// A langspec bug, not the model's: System is for .system/ only.
+		return apperr.New(apperr.Internal, "", "system write to %s, outside %s/", apperr.Quote(p), systemDir)
+	case by == byModel && segs[0] == systemDir:
+		// Coverage and statistics are langspec's record of what happened;
+		// a model that could rewrite them could fake having read a file.
+		return apperr.New(apperr.InvalidPath,
+			".system/ holds langspec's own state and is read-only to tools; write under notes/, drafts/ or artifacts/",
+			"%s %s: %s/ can be read but not written", op, apperr.Quote(p), systemDir)
 	}
 	if segs[0] != artifactsDir {
 		return nil

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,6 @@ func TestClean(t *testing.T) {
 		{"notes/a.md", "notes/a.md"},
 		{"notes//a.md", "notes/a.md"},
 		{"./notes/./a.md", "notes/a.md"},
-		{`notes\a.md`, "notes/a.md"},
 		{"notes/a/", "notes/a"},
 		{"Notes/A.md", "notes/A.md"},
 		{"DRAFTS/x", "drafts/x"},
@@ -27,7 +27,17 @@ func TestClean(t *testing.T) {
 		{"notes/daily/x", "notes/daily/x"},        // only artifacts/daily is managed
 		{"elsewhere/Notes/x", "elsewhere/Notes/x"},
 		{"notes/café.md", "notes/café.md"},
-		{"notes/cafe\u0301.md", "notes/cafe\u0301.md"}, // combining mark
+		// Names are NFC: a decomposed spelling means the composed file.
+		{"notes/cafe\u0301.md", "notes/caf\u00e9.md"},
+		{"Notes/Cafe\u0301/x.md", "notes/Caf\u00e9/x.md"},
+		{"notes/\u1100\u1161.md", "notes/\uac00.md"},                                                        // Hangul jamo compose
+		{"notes/\u212b.md", "notes/\u00c5.md"},                                                              // angstrom sign is Å
+		{"notes/a\u0308\u0323.md", "notes/\u1ea1\u0308.md"},                                                 // marks reordered, then composed
+		{"notes/x\u0301.md", "notes/x\u0301.md"},                                                            // no precomposed x́: stays
+		{"notes/" + strings.Repeat("e\u0301", 85) + ".md", "notes/" + strings.Repeat("\u00e9", 85) + ".md"}, // 258 bytes decomposed, 173 composed
+		{"notes/\u1fef.md", "notes/`.md"},                                                                   // Greek varia is "`" composed
+		{"notes/~draft.md", "notes/~draft.md"},                                                              // "~" only refused first
+		{"notes/a~", "notes/a~"},
 		{"notes/日本語.md", "notes/日本語.md"},
 		{"notes/C++ & Go (draft) #1.md", "notes/C++ & Go (draft) #1.md"},
 		{"notes/.hidden", "notes/.hidden"},
@@ -48,6 +58,43 @@ func TestClean(t *testing.T) {
 			}
 			if again, err := Clean(got); err != nil || again != got {
 				t.Errorf("Clean(%q) = %q, %v; want it unchanged", got, again, err)
+			}
+		})
+	}
+}
+
+// TestCleanRefusals: spellings that mean something elsewhere get a typed
+// error whose hint says what to write instead.
+func TestCleanRefusals(t *testing.T) {
+	tests := []struct {
+		in   string
+		code apperr.Code
+		hint string // the hint must contain it
+	}{
+		{`notes\a.md`, apperr.InvalidPath, `use "/" between names`},
+		{`notes/a\`, apperr.InvalidPath, `use "/" between names`},
+		{`.\notes`, apperr.InvalidPath, `use "/" between names`},
+		{"~/x.md", apperr.InvalidPath, "~ is not your home folder here"},
+		{"~", apperr.InvalidPath, "~ is not your home folder here"},
+		{"~user/x.md", apperr.InvalidPath, "use a path relative to the vault root"},
+		{".//~x/y.md", apperr.InvalidPath, "~ is not your home folder here"},
+		// Graver faults come first, whatever else the path has.
+		{`a\..\b`, apperr.PathOutsideVault, "no leading"},
+		{"~/../x", apperr.PathOutsideVault, "no leading"},
+		{`\x`, apperr.PathOutsideVault, "no leading"},
+		// Checks apply to the composed name, and quote the name as given.
+		{"notes/e\u0301*.md", apperr.InvalidPath, "use letters"},
+		{"notes/" + strings.Repeat("\u0958", 43) + ".md", apperr.InvalidPath, "at most 255 bytes"}, // 132 bytes, 261 decomposed
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			_, err := Clean(tt.in)
+			wantCode(t, err, tt.code)
+			if e, _ := errors.AsType[*apperr.Error](err); !strings.Contains(e.Hint, tt.hint) {
+				t.Errorf("hint %q lacks %q", e.Hint, tt.hint)
+			}
+			if !strings.Contains(err.Error(), apperr.Quote(tt.in)) {
+				t.Errorf("error %q does not name the path", err)
 			}
 		})
 	}

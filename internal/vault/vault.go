@@ -15,13 +15,20 @@
 //   - artifacts/ holds only .md and .json; artifacts/daily/ holds only
 //     YYYY-MM-DD.md logs that can be created and appended to, never rewritten.
 //   - Create is exclusive; Overwrite and Replace replace the file atomically
-//     (temp file, fsync, rename); writes to one file are serialised.
+//     (temp file, fsync, rename); an Append is acknowledged once fsynced.
+//   - Writes to one file are serialised, within the process and, on Linux,
+//     the BSDs, macOS and Solaris, across processes too (lock.go): two
+//     langspec processes on one vault lose no acknowledged append to each
+//     other's overwrites and replaces. Elsewhere, across processes, they are
+//     only as safe as O_APPEND is.
+//   - .system/ is langspec's own state: the Vault's writes, which are the
+//     model's, refuse it; langspec writes it through System.
+//   - Names are NFC, so a composed and a decomposed "café" are one file;
+//     "\" and a leading "~" are refused rather than taken literally.
 //
 // The vault folder and its subfolders are created lazily, on the first write:
-// a session that only reads leaves no trace on disk.
-//
-// One Vault per folder per process: the per-file locks are in memory, so two
-// processes appending to the same file are only as safe as O_APPEND is.
+// a session that only reads leaves no trace on disk. Opening a vault that
+// exists removes the temp files of writes that a crash cut short.
 package vault
 
 import (
@@ -37,7 +44,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/langspec/langspec/internal/apperr"
 )
@@ -99,6 +107,7 @@ type fileLock struct {
 
 // Open returns a Vault for dir. Nothing is created until the first write,
 // which creates dir and artifacts/, drafts/, notes/ and .system/ in it.
+// If dir exists, stale temp files in it are removed (sweepTemps).
 // It fails if dir exists and is not a folder.
 func Open(dir string, opts Options) (*Vault, error) {
 	if dir == "" {
@@ -124,7 +133,47 @@ func Open(dir string, opts Options) (*Vault, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Vault{dir: abs, opts: opts, log: log, locks: map[string]*fileLock{}}, nil
+	v := &Vault{dir: abs, opts: opts, log: log, locks: map[string]*fileLock{}}
+	v.sweepTemps()
+	return v, nil
+}
+
+// staleTempAge is how old a temp file must be for sweepTemps to remove it. A
+// temp file lives for one write: created, written, fsynced, then renamed or
+// linked into place, seconds at most. One older than this was left by a
+// process killed mid-write. The bound is minutes rather than zero because
+// another langspec process may be serving the same vault: its write in
+// flight has a young temp file, and removing that would fail the write.
+const staleTempAge = 10 * time.Minute
+
+// sweepTemps removes the vault's temp files (tempPrefix) older than
+// staleTempAge anywhere in the vault, through the root and without
+// following symbolic links. Nothing here fails Open: a file it cannot remove
+// is logged and stays hidden from List, as before.
+func (v *Vault) sweepTemps() {
+	root, err := v.openRoot(false)
+	if err != nil || root == nil {
+		return // no vault yet, or unreadable: every later call will say so
+	}
+	cutoff := time.Now().Add(-staleTempAge)
+	fs.WalkDir(root.FS(), ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return skip(d) // an unreadable folder is left alone
+		}
+		if !d.Type().IsRegular() || !strings.HasPrefix(d.Name(), tempPrefix) {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil || !fi.ModTime().Before(cutoff) {
+			return nil
+		}
+		if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			v.log.Warn("vault: stale temp file not removed", "path", name, "err", err)
+		} else if err == nil {
+			v.log.Info("vault: removed stale temp file", "path", name, "mod_time", fi.ModTime())
+		}
+		return nil
+	})
 }
 
 // Dir returns the absolute vault folder.
@@ -187,43 +236,6 @@ func (v *Vault) openRoot(write bool) (*os.Root, error) {
 	return v.root, nil
 }
 
-// lockFile serialises writers of one file. The key is case-folded so that
-// "Notes/A.md" and "notes/a.md", one file on macOS and Windows, share a lock;
-// on a case-sensitive system that only costs a little parallelism.
-func (v *Vault) lockFile(canon string) (unlock func()) {
-	key := foldKey(canon)
-	v.locksMu.Lock()
-	l := v.locks[key]
-	if l == nil {
-		l = &fileLock{}
-		v.locks[key] = l
-	}
-	l.refs++
-	v.locksMu.Unlock()
-
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
-		v.locksMu.Lock()
-		if l.refs--; l.refs == 0 {
-			delete(v.locks, key) // keep the map as small as the writes in flight
-		}
-		v.locksMu.Unlock()
-	}
-}
-
-// foldKey maps every rune to the smallest rune of its simple case-folding
-// orbit, so two strings get one key exactly when strings.EqualFold holds.
-func foldKey(s string) string {
-	return strings.Map(func(r rune) rune {
-		m := r
-		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-			m = min(m, f)
-		}
-		return m
-	}, s)
-}
-
 // inspect Lstats every component of canon through the root without following
 // any symbolic link (rootpath.Policy.Walk). It returns the leaf's info, or nil
 // if the leaf (or a parent) does not exist. A symlink anywhere is
@@ -279,9 +291,12 @@ func (v *Vault) Stat(p string) (Info, error) {
 // List returns the entries of folder dir ("" or "." is the vault root),
 // sorted by path; recursive descends into subfolders. It lists only regular
 // files and folders: symbolic links, devices and the like are skipped, as are
-// the vault's temporary files and names Clean would refuse (a model could not
-// open them anyway). Errors: the Clean codes, path_outside_vault, not_found,
-// invalid_path (dir is a file).
+// the vault's own files and names Clean would refuse (a model could not
+// open them anyway). A name on disk that is not NFC (one the vault did not
+// write) is listed by its NFC path if that path reaches it, as on a
+// normalisation-insensitive file system, and skipped otherwise, since no
+// path the vault accepts could open it. Errors: the Clean codes,
+// path_outside_vault, not_found, invalid_path (dir is a file).
 func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 	canon, err := cleanPath(dir, true)
 	if err != nil {
@@ -319,7 +334,12 @@ func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 		if err != nil {
 			return skip(d) // an unreadable subfolder is left out, not fatal
 		}
-		if checkSegment(name, d.Name()) != nil || len(name) > maxPathBytes {
+		shown, base := name, d.Name()
+		if !norm.NFC.IsNormalString(name) {
+			shown, base = norm.NFC.String(name), norm.NFC.String(base)
+		}
+		if checkSegment(shown, base) != nil || len(shown) > maxPathBytes ||
+			shown == base && strings.HasPrefix(base, "~") { // Clean refuses a leading "~"
 			return skip(d)
 		}
 		// d.Type comes from Lstat: a symlink is never a folder here, so the
@@ -331,7 +351,12 @@ func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 		if err != nil {
 			return skip(d)
 		}
-		out = append(out, Info{Path: name, Size: fi.Size(), ModTime: fi.ModTime(), IsDir: d.IsDir()})
+		if shown != name {
+			if nf, err := root.Lstat(shown); err != nil || !os.SameFile(fi, nf) {
+				return skip(d) // the NFC path reaches no file, or another one
+			}
+		}
+		out = append(out, Info{Path: shown, Size: fi.Size(), ModTime: fi.ModTime(), IsDir: d.IsDir()})
 		if d.IsDir() && !recursive {
 			return fs.SkipDir
 		}

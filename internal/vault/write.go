@@ -32,9 +32,12 @@ type Result struct {
 // place (a crash may then leave a short new file; never a changed old one).
 //
 // Errors: the Clean codes, path_outside_vault, extension_not_allowed,
-// invalid_path, already_exists, is_a_directory, file_too_large.
-func (v *Vault) Create(p string, data []byte) (Result, error) {
-	return v.write(opCreate, p, func(w *writeCtx) (Result, error) {
+// invalid_path (also for .system/), already_exists, is_a_directory,
+// file_too_large.
+func (v *Vault) Create(p string, data []byte) (Result, error) { return v.create(byModel, p, data) }
+
+func (v *Vault) create(by writer, p string, data []byte) (Result, error) {
+	return v.write(opCreate, by, p, func(w *writeCtx) (Result, error) {
 		if err := v.checkSize(p, int64(len(data))); err != nil {
 			return Result{}, err
 		}
@@ -64,9 +67,14 @@ func (v *Vault) Create(p string, data []byte) (Result, error) {
 // file keeps its permission bits.
 //
 // Errors: the Clean codes, path_outside_vault, extension_not_allowed,
-// append_only, not_found, is_a_directory, invalid_path, file_too_large.
+// append_only, not_found, is_a_directory, invalid_path (also for .system/),
+// file_too_large.
 func (v *Vault) Overwrite(p string, data []byte) (Result, error) {
-	return v.write(opOverwrite, p, func(w *writeCtx) (Result, error) {
+	return v.overwrite(byModel, p, data)
+}
+
+func (v *Vault) overwrite(by writer, p string, data []byte) (Result, error) {
+	return v.write(opOverwrite, by, p, func(w *writeCtx) (Result, error) {
 		if err := v.checkSize(p, int64(len(data))); err != nil {
 			return Result{}, err
 		}
@@ -81,15 +89,20 @@ func (v *Vault) Overwrite(p string, data []byte) (Result, error) {
 }
 
 // Append adds data at the end of an existing file with O_APPEND and fsyncs
-// it. Appends to one file are serialised, so concurrent appends never
-// interleave or get lost. Append is not crash-atomic: a crash may leave part
+// it before reporting success. Appends to one file are serialised with each
+// other and with overwrites and replaces of it (across processes where
+// lock.go can), so concurrent writes never interleave or lose an
+// acknowledged append. Append is not crash-atomic: a crash may leave part
 // of the new data, never damage what was there. It does not add a newline.
 //
 // Errors: the Clean codes, path_outside_vault, extension_not_allowed,
-// not_found, is_a_directory, invalid_path, file_too_large (data over
-// MaxWriteBytes, or the file would pass MaxReadBytes).
-func (v *Vault) Append(p string, data []byte) (Result, error) {
-	return v.write(opAppend, p, func(w *writeCtx) (Result, error) {
+// not_found, is_a_directory, invalid_path (also for .system/),
+// file_too_large (data over MaxWriteBytes, or the file would pass
+// MaxReadBytes).
+func (v *Vault) Append(p string, data []byte) (Result, error) { return v.append(byModel, p, data) }
+
+func (v *Vault) append(by writer, p string, data []byte) (Result, error) {
+	return v.write(opAppend, by, p, func(w *writeCtx) (Result, error) {
 		if err := v.checkSize(p, int64(len(data))); err != nil {
 			return Result{}, err
 		}
@@ -134,11 +147,15 @@ func (v *Vault) Append(p string, data []byte) (Result, error) {
 // expected times: a model that guessed wrong about the file changes nothing.
 //
 // Errors: the Clean codes, path_outside_vault, extension_not_allowed,
-// append_only, not_found, is_a_directory, invalid_path, invalid_argument
-// (empty old, expected < 1), match_count_mismatch (the message has the
-// actual count), file_too_large.
+// append_only, not_found, is_a_directory, invalid_path (also for .system/),
+// invalid_argument (empty old, expected < 1), match_count_mismatch (the
+// message has the actual count), file_too_large.
 func (v *Vault) Replace(p, old, new string, expected int) (Result, error) {
-	return v.write(opReplace, p, func(w *writeCtx) (Result, error) {
+	return v.replace(byModel, p, old, new, expected)
+}
+
+func (v *Vault) replace(by writer, p, old, new string, expected int) (Result, error) {
+	return v.write(opReplace, by, p, func(w *writeCtx) (Result, error) {
 		if old == "" {
 			return Result{}, apperr.New(apperr.InvalidArgument, "give the exact text to replace", "replace in %s: the text to replace is empty", apperr.Quote(p))
 		}
@@ -187,11 +204,13 @@ type writeCtx struct {
 	mode  string      // how the bytes got there, for the op log
 }
 
-// write runs the checks every write shares, in order: path, folder rules,
-// the vault folder, the per-file lock, then a symlink-free inspection of the
-// path under that lock. It logs the outcome.
-func (v *Vault) write(op writeOp, p string, do func(*writeCtx) (Result, error)) (Result, error) {
-	res, err := v.writeLocked(op, p, do)
+// write runs the checks every write shares, in order: path, folder rules
+// (which depend on by), the vault folder, the per-file locks, then a
+// symlink-free inspection of the path under them. Everything that reads or
+// changes the file happens under the locks, so a replace cannot rename over
+// an append made since it read the file. It logs the outcome.
+func (v *Vault) write(op writeOp, by writer, p string, do func(*writeCtx) (Result, error)) (Result, error) {
+	res, err := v.writeLocked(op, by, p, do)
 	if err != nil {
 		v.log.Warn("vault write refused", "op", string(op), "path", apperr.Quote(p), "code", string(apperr.CodeOf(err)))
 		return Result{}, err
@@ -199,19 +218,22 @@ func (v *Vault) write(op writeOp, p string, do func(*writeCtx) (Result, error)) 
 	return res, nil
 }
 
-func (v *Vault) writeLocked(op writeOp, p string, do func(*writeCtx) (Result, error)) (Result, error) {
+func (v *Vault) writeLocked(op writeOp, by writer, p string, do func(*writeCtx) (Result, error)) (Result, error) {
 	canon, err := Clean(p)
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkWriteRules(p, canon, op); err != nil {
+	if err := checkWriteRules(p, canon, op, by); err != nil {
 		return Result{}, err
 	}
 	root, err := v.openRoot(true)
 	if err != nil {
 		return Result{}, err
 	}
-	unlock := v.lockFile(canon)
+	unlock, err := v.lockWrite(root, p, canon)
+	if err != nil {
+		return Result{}, err
+	}
 	defer unlock()
 	leaf, err := v.inspect(root, p, canon)
 	if err != nil {
@@ -393,4 +415,32 @@ func lastByte(a, b []byte) byte {
 		return a[len(a)-1]
 	}
 	return 0
+}
+
+// System writes langspec's own state under .system/, which the Vault's own
+// writes refuse: those are the model's, through the tools. Paths and every
+// other rule are as for the Vault's writes, and the two share the locks;
+// a path outside .system/ is an internal error, a bug in the caller.
+//
+// Only langspec's bookkeeping may use System (audit's coverage store); a
+// tool that takes a path from the model must write through the Vault.
+type System struct{ v *Vault }
+
+// System returns the writer for .system/.
+func (v *Vault) System() System { return System{v} }
+
+// Create is Vault.Create for a path under .system/.
+func (s System) Create(p string, data []byte) (Result, error) { return s.v.create(bySystem, p, data) }
+
+// Overwrite is Vault.Overwrite for a path under .system/.
+func (s System) Overwrite(p string, data []byte) (Result, error) {
+	return s.v.overwrite(bySystem, p, data)
+}
+
+// Append is Vault.Append for a path under .system/.
+func (s System) Append(p string, data []byte) (Result, error) { return s.v.append(bySystem, p, data) }
+
+// Replace is Vault.Replace for a path under .system/.
+func (s System) Replace(p, old, new string, expected int) (Result, error) {
+	return s.v.replace(bySystem, p, old, new, expected)
 }

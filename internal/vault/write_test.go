@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
 )
@@ -216,7 +217,7 @@ func TestConcurrentAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	const writers, appends = 8, 200
-	spellings := []string{"notes/log.md", "Notes/log.md", "./notes//log.md", `notes\log.md`}
+	spellings := []string{"notes/log.md", "Notes/log.md", "./notes//log.md", "NOTES/./log.md"}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*appends)
 	for w := range writers {
@@ -478,5 +479,189 @@ func TestOverwriteKeepsPermissions(t *testing.T) {
 	}
 	if fi, err := os.Stat(name); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode = %v, %v; want 0600", fi.Mode(), err)
+	}
+}
+
+// TestNFCSpellingsAreOneFile: "café" composed (NFC) and decomposed (NFD)
+// look the same, so they name one file: create refuses the second
+// spelling, and every operation reaches the one file through either.
+func TestNFCSpellingsAreOneFile(t *testing.T) {
+	const nfc, nfd = "notes/caf\u00e9.md", "notes/cafe\u0301.md"
+	tests := []struct {
+		name        string
+		first, then string
+	}{
+		{"composed first", nfc, nfd},
+		{"decomposed first", nfd, nfc},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, Options{})
+			res, err := e.v.Create(tt.first, []byte("one\n"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Path != nfc {
+				t.Errorf("created %q, want the composed %q", res.Path, nfc)
+			}
+			_, err = e.v.Create(tt.then, []byte("two\n"))
+			wantCode(t, err, apperr.AlreadyExists)
+			if _, err := e.v.Append(tt.then, []byte("three\n")); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.v.Replace(tt.then, "one", "ONE", 1); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{nfc, nfd} {
+				b, err := e.v.ReadFile(p)
+				if err != nil || string(b) != "ONE\nthree\n" {
+					t.Errorf("ReadFile(%q) = %q, %v", p, b, err)
+				}
+			}
+			entries, err := os.ReadDir(filepath.Join(e.dir, "notes"))
+			if err != nil || len(entries) != 1 || entries[0].Name() != "caf\u00e9.md" {
+				t.Errorf("notes/ on disk holds %v, %v; want the one composed name", entries, err)
+			}
+		})
+	}
+}
+
+// TestListNonNFCNames: a name the vault did not write, decomposed on disk
+// (copied from macOS, say), is listed by its composed path when that path
+// reaches the file (a normalisation-insensitive file system), and left out
+// when it does not, since the model could not open it.
+func TestListNonNFCNames(t *testing.T) {
+	e := newEnv(t, Options{})
+	if _, err := e.v.Create("notes/plain.md", nil); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(e.dir, "notes", "cafe\u0301.md"), "x")
+	mustWrite(t, filepath.Join(e.dir, "notes", "Cafe\u0301", "y.md"), "y")
+	got, err := e.v.List("notes", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, in := range got {
+		paths = append(paths, in.Path)
+		if _, err := e.v.Stat(in.Path); err != nil {
+			t.Errorf("List reported %q, which Stat cannot reach: %v", in.Path, err)
+		}
+		if c, err := Clean(in.Path); err != nil || c != in.Path {
+			t.Errorf("List reported %q, which is not canonical: %q %v", in.Path, c, err)
+		}
+	}
+	want := []string{"notes/plain.md"}
+	if _, err := os.Stat(filepath.Join(e.dir, "notes", "caf\u00e9.md")); err == nil {
+		want = []string{"notes/Caf\u00e9", "notes/Caf\u00e9/y.md", "notes/caf\u00e9.md", "notes/plain.md"}
+	}
+	if strings.Join(paths, "|") != strings.Join(want, "|") {
+		t.Errorf("List = %q, want %q", paths, want)
+	}
+}
+
+// TestOpenSweepsStaleTempFiles: a process killed between writing a temp
+// file and renaming it leaves the temp file behind, hidden from List. Open
+// removes such files once they are old enough that no live process can be
+// writing them, and leaves everything else alone.
+func TestOpenSweepsStaleTempFiles(t *testing.T) {
+	tests := []struct {
+		name string
+		path string // under the vault
+		age  time.Duration
+		dir  bool // a folder, not a file
+		kept bool
+	}{
+		{name: "stale", path: "notes/" + tempPrefix + "0a1b", age: time.Hour},
+		{name: "stale deep", path: "drafts/a/b/" + tempPrefix + "2c3d", age: 24 * time.Hour},
+		{name: "stale at the root", path: tempPrefix + "4e5f", age: time.Hour},
+		{name: "just past the bound", path: "notes/" + tempPrefix + "6a7b", age: staleTempAge + time.Minute},
+		{name: "fresh: a write in flight elsewhere", path: "notes/" + tempPrefix + "8c9d", kept: true},
+		{name: "within the bound", path: "notes/" + tempPrefix + "aabb", age: staleTempAge - time.Minute, kept: true},
+		{name: "from the future", path: "notes/" + tempPrefix + "ccdd", age: -time.Hour, kept: true},
+		{name: "a folder so named", path: "notes/" + tempPrefix + "eeff", age: time.Hour, dir: true, kept: true},
+		{name: "an old note", path: "notes/old.md", age: time.Hour, kept: true},
+		{name: "the lock file", path: ".system/" + lockName, age: time.Hour, kept: true},
+	}
+	e := newEnv(t, Options{})
+	if _, err := e.v.Create("notes/x.md", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	e.v.Close()
+	now := time.Now()
+	for _, tt := range tests {
+		name := filepath.Join(e.dir, filepath.FromSlash(tt.path))
+		if tt.dir {
+			if err := os.MkdirAll(name, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			mustWrite(t, name, "half a write")
+		}
+		if err := os.Chtimes(name, now.Add(-tt.age), now.Add(-tt.age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := Open(e.dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := os.Lstat(filepath.Join(e.dir, filepath.FromSlash(tt.path)))
+			switch {
+			case tt.kept && err != nil:
+				t.Errorf("%s was removed: %v", tt.path, err)
+			case !tt.kept && !os.IsNotExist(err):
+				t.Errorf("%s is still there: %v", tt.path, err)
+			}
+		})
+	}
+	if b, err := v.ReadFile("notes/x.md"); err != nil || string(b) != "x" {
+		t.Errorf("notes/x.md = %q, %v", b, err)
+	}
+}
+
+// TestSystemWriter: langspec's own state is written through System, which
+// writes only under .system/; the Vault's own writes, the model's, refuse
+// .system/ (see the attacks).
+func TestSystemWriter(t *testing.T) {
+	e := newEnv(t, Options{})
+	sys := e.v.System()
+	steps := []struct {
+		name string
+		do   func() (Result, error)
+		code apperr.Code // "" for success
+	}{
+		{"create", func() (Result, error) { return sys.Create(".system/coverage.json", []byte("{}\n")) }, ""},
+		{"create case-folded", func() (Result, error) { return sys.Create(".SYSTEM/stats.jsonl", nil) }, ""},
+		{"append", func() (Result, error) { return sys.Append(".system/stats.jsonl", []byte("a\n")) }, ""},
+		{"replace", func() (Result, error) { return sys.Replace(".system/coverage.json", "{}", `{"a":1}`, 1) }, ""},
+		{"overwrite", func() (Result, error) { return sys.Overwrite(".system/coverage.json", []byte("{}\n")) }, ""},
+		{"not under .system", func() (Result, error) { return sys.Create("notes/x.md", nil) }, apperr.Internal},
+		{"the folder itself", func() (Result, error) { return sys.Create(".system", nil) }, apperr.IsADirectory},
+		{"still confined", func() (Result, error) { return sys.Create(".system/../x", nil) }, apperr.PathOutsideVault},
+		{"the model's create", func() (Result, error) { return e.v.Create(".system/y.json", nil) }, apperr.InvalidPath},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			_, err := st.do()
+			if st.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if got := apperr.CodeOf(err); got != st.code {
+				t.Errorf("got %v, want %s", err, st.code)
+			}
+		})
+	}
+	if b, err := e.v.ReadFile(".system/coverage.json"); err != nil || string(b) != "{}\n" {
+		t.Errorf("reading .system/coverage.json = %q, %v; reads stay allowed", b, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(e.dir, ".system", "stats.jsonl")); string(b) != "a\n" {
+		t.Errorf(".system/stats.jsonl = %q", b)
 	}
 }

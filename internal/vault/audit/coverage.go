@@ -198,16 +198,17 @@ func updateStore(v *vault.Vault, fn func(*store)) error {
 			return apperr.Wrap(err, apperr.Internal, "", "encode coverage: %v", err)
 		}
 		data = append(data, '\n')
-		switch {
+		// Through System: .system/ is read-only to the model's writes.
+		switch sys := v.System(); {
 		case !exists:
-			_, err = v.Create(CoveragePath, data)
+			_, err = sys.Create(CoveragePath, data)
 		case len(raw) == 0:
 			// Replace refuses an empty old text; an empty store is rare
 			// (someone truncated it) and losing a race there only loses
 			// coverage, never content.
-			_, err = v.Overwrite(CoveragePath, data)
+			_, err = sys.Overwrite(CoveragePath, data)
 		default:
-			_, err = v.Replace(CoveragePath, string(raw), string(data), 1)
+			_, err = sys.Replace(CoveragePath, string(raw), string(data), 1)
 		}
 		switch apperr.CodeOf(err) {
 		case apperr.AlreadyExists, apperr.MatchCountMismatch:
