@@ -124,7 +124,7 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 	}
 	dest := in.Dest
 	if dest == "" {
-		dest = path.Join("drafts", in.ManualID, strings.TrimSuffix(in.Path, path.Ext(in.Path)), label+".md")
+		dest = path.Join("drafts", ref.ManualID, strings.TrimSuffix(ref.Path, path.Ext(ref.Path)), label+".md")
 	}
 	out, err := bt.write(dest, manual.SectionCopy(text, ref, bt.now()), ref)
 	if err == nil && ref.NodeID != "" {
@@ -154,7 +154,7 @@ func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeO
 	}
 	dest := in.Dest
 	if dest == "" {
-		dest = path.Join("drafts", in.ManualID, in.Path)
+		dest = path.Join("drafts", ref.ManualID, ref.Path)
 	}
 	return bt.write(dest, data, ref)
 }
