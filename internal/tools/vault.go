@@ -92,6 +92,7 @@ type VaultSearchOut struct {
 	Matches      []VaultMatch `json:"matches" jsonschema:"matching lines in path order"`
 	FilesScanned int          `json:"files_scanned" jsonschema:"files read"`
 	Truncated    bool         `json:"truncated" jsonschema:"true when max_results stopped the search"`
+	Warnings     []string     `json:"warnings,omitempty" jsonschema:"files not searched because they are not text in an encoding langspec reads"`
 }
 
 // VaultFindScope narrows vault_find.
@@ -331,17 +332,14 @@ func (vt *vaultTools) read(_ context.Context, in VaultReadIn) (VaultReadOut, err
 	return out, nil
 }
 
-// splitLines splits text into lines without their "\n" (or "\r\n"); a last
-// line without a newline counts, an empty text has none.
+// splitLines splits text (as vault.ReadFile gives it: "\n" line ends) into
+// lines without their "\n"; a last line without a newline counts, an empty
+// text has none.
 func splitLines(text string) []string {
 	if text == "" {
 		return nil
 	}
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	return lines
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
 func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOut, error) {
@@ -369,8 +367,12 @@ func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOu
 			continue
 		}
 		data, err := vt.v.ReadFile(e.Path)
-		if apperr.CodeOf(err) == apperr.FileTooLarge {
+		switch apperr.CodeOf(err) {
+		case apperr.FileTooLarge:
 			continue // unreadable through the vault either way
+		case apperr.Undecodable:
+			out.Warnings = append(out.Warnings, e.Path+" not searched: not text in an encoding langspec reads")
+			continue
 		}
 		if err != nil {
 			return out, err

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"fmt"
 	"maps"
 	"path"
 	"slices"
@@ -73,7 +74,7 @@ type FindResult struct {
 	Normalized   string      `json:"normalized" jsonschema:"the query in normal form"`
 	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, in path and line order"`
 	Stats        FindStats   `json:"stats" jsonschema:"what was scanned and matched"`
-	Warnings     []string    `json:"warnings" jsonschema:"shortage or bias found by the integration step"`
+	Warnings     []string    `json:"warnings" jsonschema:"files not searched (not text in an encoding langspec reads), and shortage or bias found by the integration step"`
 	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"time_budget or candidate_cap, only when the search was cut short"`
 	NextActions  []string    `json:"next_actions" jsonschema:"what to do next: verify_coverage, fill_gaps, reduce_file_bias or vault_completed"`
 }
@@ -118,7 +119,13 @@ scan:
 			break
 		}
 		data, err := v.ReadFile(e.Path)
-		if apperr.CodeOf(err) == apperr.FileTooLarge {
+		switch apperr.CodeOf(err) {
+		case apperr.FileTooLarge:
+			continue
+		case apperr.Undecodable:
+			// An image or a file in an encoding langspec does not read:
+			// named, so nothing is silently unsearched.
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s not searched: not text in an encoding langspec reads", e.Path))
 			continue
 		}
 		if err != nil {
@@ -158,7 +165,9 @@ scan:
 	if n := len(res.Candidates); n > 0 {
 		res.Stats.TopFileShare = float64(perFile[res.Stats.TopFile]) / float64(n)
 	}
-	res.Warnings, res.NextActions = judge(res)
+	var judged []string
+	judged, res.NextActions = judge(res)
+	res.Warnings = append(res.Warnings, judged...)
 	return res, nil
 }
 

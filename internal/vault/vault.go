@@ -48,6 +48,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/text/decode"
 )
 
 const (
@@ -376,10 +377,32 @@ func skip(d fs.DirEntry) error {
 	return nil
 }
 
-// ReadFile returns a file's contents. It does not follow symbolic links.
-// Errors: the Clean codes, path_outside_vault, not_found, is_a_directory,
-// invalid_path (not a regular file), file_too_large (over MaxReadBytes).
+// ReadFile returns a file's text, decoded once at the door as the
+// manuals are (internal/text/decode: UTF-8 with or without a BOM, UTF-16
+// with a BOM, CP932, EUC-JP, ISO-2022-JP), without a BOM, and with "\r\n"
+// and a lone "\r" made "\n", so every reader of the vault counts the lines
+// an editor shows. Writes never go through it: they work on the bytes. It
+// does not follow symbolic links. Errors: the Clean codes,
+// path_outside_vault, not_found, is_a_directory, invalid_path (not a regular
+// file), file_too_large (over MaxReadBytes), undecodable.
 func (v *Vault) ReadFile(p string) ([]byte, error) {
+	raw, err := v.readRaw(p)
+	if err != nil {
+		return nil, err
+	}
+	text, _, err := decode.Text(raw, "")
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Undecodable, "save it as UTF-8; files langspec writes are always UTF-8",
+			"vault file %s cannot be read as text: %s", apperr.Quote(p), strings.TrimPrefix(err.Error(), "invalid_argument: "))
+	}
+	if strings.IndexByte(text, '\r') >= 0 {
+		text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
+	}
+	return []byte(text), nil
+}
+
+// readRaw returns a file's bytes as stored.
+func (v *Vault) readRaw(p string) ([]byte, error) {
 	canon, err := Clean(p)
 	if err != nil {
 		return nil, err
