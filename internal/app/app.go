@@ -226,7 +226,10 @@ func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
 }
 
 // Upstreams is a manager over the configuration's mcpServers, not started;
-// nil when there are none.
+// nil when there are none. A server whose ${VAR} is not set is added
+// unavailable, naming the variable, and the others serve (see
+// upstream.Manager.Add): the error is only for entries config.Load rejects
+// already.
 func (a *App) Upstreams() (*upstream.Manager, error) {
 	servers := a.opts.Config.MCPServers
 	if len(servers) == 0 {

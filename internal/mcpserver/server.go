@@ -55,6 +55,8 @@ type Options struct {
 	Categories map[string]catalog.Config
 	// Upstreams are the configured upstream servers, not started yet; Serve
 	// adds langspec's own tools to them as the server "langspec". nil: none.
+	// Build closes them when its ctx ends (see Build); the caller still
+	// closes them too, which waits for that Close to finish.
 	Upstreams *upstream.Manager
 }
 
@@ -94,7 +96,16 @@ func newMCPServer(d *tools.Deps, version, instructions string) *mcp.Server {
 // langspec's own tools served in process as the server "langspec") when
 // categories are in play: in categories mode, or in flat mode with upstream
 // servers, whose categories' tools are then listed as category__tool as each
-// server connects.
+// server connects. In categories mode without opts.Upstreams it makes a
+// Manager of its own.
+//
+// When ctx ends, Build closes the Manager. The SDK's server waits for the
+// handlers of requests in flight before it stops, and the MCP server's
+// handlers are not cancelled when its context ends: without this, a
+// call-category-tool waiting on a hung upstream would hold langspec's exit
+// for the upstream's whole CallTimeout. Closing the Manager ends such calls
+// at once (they fail with "langspec is shutting down") and stops the
+// children within about half a second.
 func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error) {
 	d.Logger = logger(&d)
 	if opts.Mode != ModeFlat && opts.Mode != ModeCategories {
@@ -104,9 +115,10 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 		return NewFlat(&d, opts.Version, opts.Mask), nil
 	}
 	if opts.Upstreams == nil {
-		opts.Upstreams = upstream.NewManager(upstream.Options{Logger: d.Logger, Version: opts.Version})
-		go func() { <-ctx.Done(); opts.Upstreams.Close() }()
+		opts.Upstreams = newManager(d.Logger, opts.Version)
 	}
+	mgr := opts.Upstreams
+	context.AfterFunc(ctx, func() { _ = mgr.Close() })
 	// The category layer applies the mask, by category name, so the
 	// in-process server lists every tool.
 	builtin := NewFlat(&d, opts.Version, catalog.Mask{})
@@ -133,9 +145,21 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	return s, nil
 }
 
+// newManager is the Manager of categories mode when no upstream servers
+// are configured: it serves langspec's own tools only.
+func newManager(log *slog.Logger, version string) *upstream.Manager {
+	return upstream.NewManager(upstream.Options{Logger: log, Version: version})
+}
+
 // Serve builds the server (see Build) and serves it over stdio until the
-// client closes in or ctx ends.
+// client closes in or ctx ends. A Manager it makes itself (categories mode
+// without opts.Upstreams) is closed before Serve returns, so that no child
+// outlives it.
 func Serve(ctx context.Context, d tools.Deps, opts Options, in io.ReadCloser, out io.Writer) error {
+	if opts.Mode == ModeCategories && opts.Upstreams == nil {
+		opts.Upstreams = newManager(logger(&d), opts.Version)
+		defer opts.Upstreams.Close()
+	}
 	s, err := Build(ctx, d, opts)
 	if err != nil {
 		return err

@@ -24,12 +24,18 @@ const (
 //
 // Args, env values, url and header values may name environment variables
 // as ${VAR}; see Expand. Command and description are taken literally.
+//
+// A stdio child gets a minimal environment (see baseEnv) plus Env, unless
+// InheritEnv asks for langspec's whole environment: langspec usually runs
+// with the user's tokens for every service in its environment, and a
+// server should see only the ones its entry hands it.
 type ServerConfig struct {
 	Description string            `json:"description" jsonschema:"what the server offers, shown to the model when it picks a category"`
 	Type        string            `json:"type,omitempty" jsonschema:"transport: stdio (the default, a child process), http (streamable HTTP) or sse (HTTP with server-sent events)"`
 	Command     string            `json:"command,omitempty" jsonschema:"stdio: the program to run, found on PATH unless it is a path"`
 	Args        []string          `json:"args,omitempty" jsonschema:"stdio: arguments of command; ${VAR} is replaced by the environment variable and $$ is a literal $"`
-	Env         map[string]string `json:"env,omitempty" jsonschema:"stdio: variables added to langspec's environment for the child; values may use ${VAR}"`
+	Env         map[string]string `json:"env,omitempty" jsonschema:"stdio: the child's variables besides PATH, HOME, LANG, LC_ALL, TMPDIR and USER (SYSTEMROOT and the like on Windows), which are all it gets of langspec's environment unless inheritEnv is true; values may use ${VAR}"`
+	InheritEnv  bool              `json:"inheritEnv,omitempty" jsonschema:"stdio: pass langspec's whole environment to the child (then env is added on top); by default the child gets only the variables env describes"`
 	URL         string            `json:"url,omitempty" jsonschema:"http and sse: the server's endpoint; may use ${VAR}"`
 	Headers     map[string]string `json:"headers,omitempty" jsonschema:"http and sse: headers sent with every request, such as Authorization; values may use ${VAR} and are never logged"`
 }
@@ -43,11 +49,24 @@ func (c ServerConfig) transport() string {
 }
 
 // Validate checks the shape of the entry named name: a description, a known
-// type, a command for stdio and a url for http and sse, and no field of the
-// other kind. A url holding ${VAR} is checked once expanded (Manager.Add
-// validates again after Expand). Errors: apperr.InvalidArgument naming the
-// field, as mcpServers.<name>.<field>.
+// type, a command for stdio and a url for http and sse, no field of the
+// other kind, and well-formed ${VAR}s. A url holding ${VAR} is checked once
+// expanded (Manager.Add checks the shape again after Expand). Errors:
+// apperr.InvalidArgument naming the field, as mcpServers.<name>.<field>.
 func (c ServerConfig) Validate(name string) error {
+	if err := c.validateShape(name); err != nil {
+		return err
+	}
+	// A malformed ${ is wrong whatever the environment holds, so it is a
+	// configuration error here; an unset variable is not (see Manager.Add).
+	// Any value stands in for the variables: only the syntax is checked.
+	_, _, err := c.expand(name, func(string) string { return "x" })
+	return err
+}
+
+// validateShape is Validate without the ${VAR} syntax, for a config that
+// is expanded already (where "$${" has become a literal "${").
+func (c ServerConfig) validateShape(name string) error {
 	if err := validateName(name); err != nil {
 		return err
 	}
@@ -86,6 +105,9 @@ func (c ServerConfig) Validate(name string) error {
 		}
 		if len(c.Env) > 0 {
 			return bad("env", `"env" belongs to a stdio "command"; pass secrets to this server in "headers"`, "set with type %q", c.Type)
+		}
+		if c.InheritEnv {
+			return bad("inheritEnv", `"inheritEnv" belongs to a stdio "command"; remove it`, "set with type %q", c.Type)
 		}
 	default:
 		return bad("type", `use "stdio", "http" or "sse"`, "unknown type %q", c.Type)
@@ -257,4 +279,102 @@ func validVarName(s string) bool {
 		}
 	}
 	return true
+}
+
+// baseEnv names the variables of langspec's environment a stdio child gets
+// without inheritEnv: what a program needs to find executables and its
+// home, pick a language and make temporary files. On Windows programs also
+// need SYSTEMROOT (Winsock does not start without it), COMSPEC, PATHEXT
+// (npx is npx.cmd), TEMP/TMP and the profile folders (npm keeps its cache
+// in LOCALAPPDATA). None of them holds a credential.
+func baseEnv(goos string) []string {
+	names := []string{"PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "USER"}
+	if goos == "windows" {
+		names = append(names, "SYSTEMROOT", "COMSPEC", "PATHEXT", "TEMP", "TMP", "USERPROFILE", "APPDATA", "LOCALAPPDATA")
+	}
+	return names
+}
+
+// childEnv is the environment of a stdio child of cfg (expanded): the
+// names of baseEnv looked up with getenv, or environ() whole with
+// inheritEnv, and then cfg.Env, which wins (exec keeps the last of
+// duplicate names).
+func childEnv(cfg ServerConfig, goos string, getenv func(string) string, environ func() []string) []string {
+	var env []string
+	if cfg.InheritEnv {
+		env = environ()
+	} else {
+		for _, k := range baseEnv(goos) {
+			if v := getenv(k); v != "" {
+				env = append(env, k+"="+v)
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		env = append(env, k+"="+cfg.Env[k])
+	}
+	return env
+}
+
+// credentialWords mark a name (of a URL query parameter, a command-line
+// flag, a header) whose value is a credential. The list errs towards
+// redacting: "author" matches "auth", and an author's name cut from an
+// error costs little.
+var credentialWords = []string{"key", "token", "secret", "passw", "auth", "signature", "credential", "cookie", "session"}
+
+// credentialName reports whether name looks like it holds a credential.
+func credentialName(name string) bool {
+	name = strings.ToLower(name)
+	for _, w := range credentialWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// literalSecrets returns the credentials an expanded config holds however
+// they were written, literally or through ${VAR}: every env and header
+// value, the userinfo of the url and the values of its query parameters
+// whose name looks like a credential (raw and decoded, since errors quote
+// URLs either way), and the values of credential-like flags in args
+// (--api-key=X, --token X).
+func literalSecrets(cfg ServerConfig) []string {
+	secrets := slices.Concat(slices.Collect(maps.Values(cfg.Env)), slices.Collect(maps.Values(cfg.Headers)))
+	if u, err := url.Parse(cfg.URL); err == nil && cfg.URL != "" {
+		if u.User != nil {
+			secrets = append(secrets, u.User.String(), u.User.Username())
+			if p, ok := u.User.Password(); ok {
+				secrets = append(secrets, p)
+			}
+		}
+		for _, kv := range strings.FieldsFunc(u.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
+			k, v, _ := strings.Cut(kv, "=")
+			if dk, err := url.QueryUnescape(k); err == nil {
+				k = dk
+			}
+			if !credentialName(k) {
+				continue
+			}
+			secrets = append(secrets, v)
+			if dv, err := url.QueryUnescape(v); err == nil {
+				secrets = append(secrets, dv)
+			}
+		}
+	}
+	for i, a := range cfg.Args {
+		flag, ok := strings.CutPrefix(a, "-")
+		if !ok {
+			continue
+		}
+		flag = strings.TrimPrefix(flag, "-")
+		if k, v, ok := strings.Cut(flag, "="); ok {
+			if credentialName(k) {
+				secrets = append(secrets, v)
+			}
+		} else if credentialName(flag) && i+1 < len(cfg.Args) {
+			secrets = append(secrets, cfg.Args[i+1])
+		}
+	}
+	return secrets
 }

@@ -36,6 +36,11 @@ func TestValidate(t *testing.T) {
 		{"ftp url", "s", ServerConfig{Description: "d", Type: "sse", URL: "ftp://x/"}, `scheme "ftp"`},
 		{"bad env name", "s", ServerConfig{Description: "d", Command: "x", Env: map[string]string{"A=B": "c"}}, "mcpServers.s.env: bad variable name"},
 		{"bad header name", "s", ServerConfig{Description: "d", Type: "http", URL: "http://x", Headers: map[string]string{"X Y": "c"}}, "mcpServers.s.headers: bad header name"},
+		{"inheritEnv", "s", ServerConfig{Description: "d", Command: "x", InheritEnv: true}, ""},
+		{"http with inheritEnv", "s", ServerConfig{Description: "d", Type: "http", URL: "http://x", InheritEnv: true}, `mcpServers.s.inheritEnv: set with type "http"`},
+		{"unset variable is no config error", "s", ServerConfig{Description: "d", Command: "x", Args: []string{"${SURELY_NOT_SET_ANYWHERE}"}}, ""},
+		{"unclosed variable", "s", ServerConfig{Description: "d", Command: "x", Args: []string{"ok", "${HOME"}}, "mcpServers.s.args[1]: unclosed ${"},
+		{"bad variable name in a header", "s", ServerConfig{Description: "d", Type: "http", URL: "http://x", Headers: map[string]string{"A": "${A-B}"}}, `mcpServers.s.headers.A: bad variable name "A-B"`},
 		{"empty name", "", ServerConfig{Description: "d", Command: "x"}, "empty server name"},
 		{"bad name", "a b", ServerConfig{Description: "d", Command: "x"}, `bad server name "a b"`},
 	}

@@ -3,6 +3,7 @@ package upstream
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,12 +31,60 @@ func TestMain(m *testing.M) {
 
 // runFake is the child process. Modes:
 //
-//	serve  a stdio MCP server with the tools of newFakeServer
-//	exit   writes a line to stderr and exits 1 before initialize
-//	hang   never answers; exits when stdin closes
-//	fifo   opens os.Args[1] for writing and sleeps, so the reader sees EOF when it dies
+//	serve   a stdio MCP server with the tools of newFakeServer
+//	linger  serve, but when stdin closes keep running, as server-everything does
+//	wedge   serve, plus a tool "wedge" after which the server reads nothing more
+//	leak    writes its credentials to stderr, as a failing server might, and exits 1
+//	exit    writes a line to stderr and exits 1 before initialize
+//	hang    never answers; exits when stdin closes
+//	fifo    opens os.Args[1] for writing and sleeps, so the reader sees EOF when it dies
+//	parent  a langspec stand-in: starts a linger child through a Manager,
+//	        prints the child's pid and runs until killed
 func runFake(mode string) int {
 	switch mode {
+	case "linger":
+		if err := newFakeServer(nil).Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			fmt.Fprintln(os.Stderr, "fake:", err)
+		}
+		time.Sleep(time.Hour) // until killed
+		return 0
+	case "wedge":
+		in := &wedgeReader{r: os.Stdin}
+		srv := newFakeServer(nil)
+		srv.AddTool(&mcp.Tool{Name: "wedge", InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				in.wedged.Store(true)
+				time.Sleep(time.Hour) // like a server stuck in a loop: never answers
+				return nil, nil
+			})
+		if err := srv.Run(context.Background(), &mcp.IOTransport{Reader: in, Writer: os.Stdout}); err != nil {
+			return 1
+		}
+		return 0
+	case "leak":
+		for range 10 {
+			fmt.Fprintln(os.Stderr, "auth failed with token", os.Getenv("FAKE_TOKEN"))
+			fmt.Fprintln(os.Stderr, "sent Authorization: Bearer unknown-token-1234567")
+			fmt.Fprintln(os.Stderr, "key sk-proj-abcdefghijklmnopqrstuv rejected by https://bob:hunter2-pass@example.com/v1?api_key=qq-secret-99")
+		}
+		return 1
+	case "parent":
+		m := NewManager(Options{})
+		if err := m.Add("child", fakeStdio("linger")); err != nil {
+			fmt.Fprintln(os.Stderr, "fake parent:", err)
+			return 4
+		}
+		res, err := m.Call(context.Background(), "child", "echo", map[string]any{"text": "x"})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fake parent:", err)
+			return 4
+		}
+		var out echoOut
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &out)
+		fmt.Println(out.PID)
+		time.Sleep(time.Hour) // until killed
+		return 0
 	case "exit":
 		fmt.Fprintln(os.Stderr, "fake: bad config")
 		return 1
@@ -69,7 +119,28 @@ type echoOut struct {
 	Token string   `json:"token"` // FAKE_TOKEN of the server's environment
 	Args  []string `json:"args"`  // the server's command-line arguments
 	PID   int      `json:"pid"`
+	Env   []string `json:"env"` // the server's environment
 }
+
+// wedgeReader is a child's stdin that stops delivering anything once
+// wedged: what it reads afterwards, a ping included, is dropped.
+type wedgeReader struct {
+	r      io.Reader
+	wedged atomic.Bool
+}
+
+func (w *wedgeReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if w.wedged.Load() {
+		// Read, never processed. A sleep, not select{}: with every
+		// goroutine blocked on channels the runtime would end the process
+		// as deadlocked.
+		time.Sleep(time.Hour)
+	}
+	return n, err
+}
+
+func (w *wedgeReader) Close() error { return nil }
 
 type sleepIn struct {
 	MS int `json:"ms" jsonschema:"milliseconds to sleep"`
@@ -84,9 +155,12 @@ type spawnIn struct {
 func newFakeServer(opts *mcp.ServerOptions) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "1"}, opts)
 	mcp.AddTool(s, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoOut, error) {
-		return nil, echoOut{Text: in.Text, Token: os.Getenv("FAKE_TOKEN"), Args: os.Args[1:], PID: os.Getpid()}, nil
+		return nil, echoOut{Text: in.Text, Token: os.Getenv("FAKE_TOKEN"), Args: os.Args[1:], PID: os.Getpid(), Env: os.Environ()}, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep"}, func(ctx context.Context, _ *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+		if os.Getenv(fakeModeEnv) != "" {
+			fmt.Fprintln(os.Stderr, sleepStarted) // tells a test in the parent the call is in flight
+		}
 		select {
 		case <-time.After(time.Duration(in.MS) * time.Millisecond):
 		case <-ctx.Done():
@@ -116,6 +190,10 @@ func newFakeServer(opts *mcp.ServerOptions) *mcp.Server {
 	})
 	return s
 }
+
+// sleepStarted is what a fake child writes to stderr when its sleep tool
+// starts.
+const sleepStarted = "fake: sleep started"
 
 // inMemory returns an AddTransport connect func that serves srv over a
 // fresh pair of in-memory transports per attempt.
@@ -182,6 +260,42 @@ func newTestManager(t *testing.T, opts Options) (*Manager, *syncBuffer) {
 		}
 	})
 	return m, logs
+}
+
+// lineWatcher is an Options.Stderr that reports on seen the first line
+// containing want, and keeps everything in buf.
+type lineWatcher struct {
+	buf  syncBuffer
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func newLineWatcher(want string) *lineWatcher {
+	return &lineWatcher{want: want, seen: make(chan struct{})}
+}
+
+func (w *lineWatcher) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(w.want)) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return w.buf.Write(p)
+}
+
+// eventually polls cond until it holds or within passes; for the state of
+// real processes, which nothing signals.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(within)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-deadline:
+			t.Fatalf("%s: not within %v", what, within)
+		case <-tick.C:
+		}
+	}
 }
 
 func mustContain(t *testing.T, what, s string, wants ...string) {

@@ -14,6 +14,7 @@ package upstream
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"maps"
@@ -50,7 +51,9 @@ type Options struct {
 	// Stderr receives the stderr lines of stdio servers, each prefixed with
 	// "[<server>] ". nil: discarded.
 	Stderr io.Writer
-	// CallTimeout bounds one tools/call or one (paged) tools/list.
+	// CallTimeout bounds one tools/call or one (paged) tools/list. A
+	// server that lets it pass and then does not answer a ping either is
+	// stopped; the next call starts it afresh.
 	CallTimeout time.Duration
 	// ConnectTimeout bounds one connection attempt: starting the process
 	// or reaching the URL, and initialize.
@@ -58,9 +61,10 @@ type Options struct {
 	// SchemaTTL is how long a tools/list result is served from the cache
 	// when the server does not report a change first.
 	SchemaTTL time.Duration
-	// Getenv resolves ${VAR} in configs (see ServerConfig.Expand). The
-	// environment of a stdio child is langspec's own (os.Environ) plus the
-	// server's env entries. nil: os.Getenv.
+	// Getenv resolves ${VAR} in configs (see ServerConfig.Expand) and the
+	// few variables of langspec's environment a stdio child gets besides
+	// its env entries (PATH, HOME, …; see ServerConfig.InheritEnv for the
+	// whole environment, which is os.Environ). nil: os.Getenv.
 	Getenv func(string) string
 	// Now is the clock of the schema cache and of connection backoff.
 	// nil: time.Now.
@@ -123,6 +127,12 @@ type Manager struct {
 	goMu   sync.Mutex
 	closed bool
 	wg     sync.WaitGroup
+	// closeDone is closed when Close has finished, for a second Close to
+	// wait on: the owner's Close must not return while a Close started
+	// elsewhere (mcpserver.Build's, on a signal) is still ending children.
+	closeDone chan struct{}
+
+	spawn *spawner // starts stdio children; see spawner
 }
 
 // NewManager returns a Manager with no servers.
@@ -142,35 +152,66 @@ func NewManager(opts Options) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{opts: opts, log: log, ctx: ctx, cancel: cancel, servers: map[string]*server{}}
+	return &Manager{opts: opts, log: log, ctx: ctx, cancel: cancel, servers: map[string]*server{},
+		closeDone: make(chan struct{}), spawn: newSpawner()}
 }
 
 // Add validates cfg, expands its ${VAR}s with Options.Getenv and adds the
 // server under name. It does not connect: Start or the first Tools or Call
-// does. Errors: apperr.InvalidArgument from Validate or Expand, or when
+// does.
+//
+// A config that cannot be completed from the environment (a ${VAR} that is
+// not set, a url that is no URL once expanded) does not fail Add: the
+// server is added unavailable, Status and every call report why, naming the
+// variable, and the other servers work. One missing token must not keep
+// langspec and every other upstream from starting. Errors:
+// apperr.InvalidArgument from Validate (including a malformed ${), or when
 // name is taken or the Manager is closed.
 func (m *Manager) Add(name string, cfg ServerConfig) error {
 	if err := cfg.Validate(name); err != nil {
 		return err
 	}
 	exp, used, err := cfg.expand(name, m.opts.Getenv)
+	if err == nil && exp.validateShape(name) != nil {
+		// Only the url can fail once expanded (nothing else that Validate
+		// checks holds variables), and its message would quote the
+		// scheme, which a variable's value may have supplied.
+		err = apperr.New(apperr.InvalidArgument, "make the variables give an absolute http or https URL",
+			"mcpServers.%s.url: not an absolute http or https URL once its ${VAR}s are expanded", name)
+	}
 	if err != nil {
-		return err
+		return m.addUnavailable(name, cfg, err)
 	}
-	if err := exp.Validate(name); err != nil {
-		return err
-	}
-	// Env and header values are secrets whether or not they came from a
-	// variable; so is whatever a variable put into args or the url.
-	secrets := slices.Concat(used, slices.Collect(maps.Values(exp.Env)), slices.Collect(maps.Values(exp.Headers)))
+	// Whatever a variable put anywhere is secret, and so are credentials
+	// written literally: env and header values, the url's userinfo and
+	// credential-like query values, credential-like flags in args.
+	red := newRedactor(slices.Concat(used, literalSecrets(exp)))
 	var dial dialFunc
 	switch exp.transport() {
 	case TypeStdio:
-		dial = m.stdioDial(name, exp)
+		dial = m.stdioDial(name, exp, red)
 	default:
 		dial = httpDial(exp)
 	}
-	return m.add(name, exp.Description, exp.transport(), dial, secrets)
+	return m.add(newServer(m, name, exp.Description, exp.transport(), dial, red))
+}
+
+// addUnavailable adds a server whose config could not be completed, with
+// cause (an apperr that quotes no value) as the reason of its
+// unavailability.
+func (m *Manager) addUnavailable(name string, cfg ServerConfig, cause error) error {
+	msg, hint := cause.Error(), "fix the configuration"
+	if e, ok := errors.AsType[*apperr.Error](cause); ok {
+		msg, hint = e.Message, e.Hint
+	}
+	s := newServer(m, name, cfg.Description, cfg.transport(), nil, redactor{})
+	s.configErr = apperr.Wrap(cause, apperr.UpstreamUnavailable, hint+"; then restart langspec",
+		"server %q is not configured: %s", name, msg)
+	if err := m.add(s); err != nil {
+		return err
+	}
+	m.log.Warn("upstream unavailable: its configuration is incomplete; the other servers start", "server", name, "error", msg)
+	return nil
 }
 
 // AddTransport adds a server reached through transports that connect
@@ -180,15 +221,15 @@ func (m *Manager) AddTransport(name, description string, connect func(ctx contex
 	if err := validateName(name); err != nil {
 		return err
 	}
-	dial := func(ctx context.Context) (mcp.Transport, func(), error) {
+	dial := func(ctx context.Context) (dialed, error) {
 		t, err := connect(ctx)
-		return t, func() {}, err
+		return dialed{t: t, cleanup: func() {}}, err
 	}
-	return m.add(name, description, "custom", dial, nil)
+	return m.add(newServer(m, name, description, "custom", dial, redactor{}))
 }
 
-func (m *Manager) add(name, description, kind string, dial dialFunc, secrets []string) error {
-	s := newServer(m, name, description, kind, dial, secrets)
+func (m *Manager) add(s *server) error {
+	name := s.name
 	if m.isClosed() {
 		return apperr.New(apperr.InvalidArgument, "add servers before Close", "mcpServers.%s: the upstream manager is closed", name)
 	}
@@ -208,7 +249,7 @@ func (m *Manager) add(name, description, kind string, dial dialFunc, secrets []s
 func (m *Manager) Start(context.Context) {
 	for _, s := range m.list() {
 		s.mu.Lock()
-		if s.conn == nil && !m.opts.Now().Before(s.nextAttempt) {
+		if s.conn == nil && s.configErr == nil && !m.opts.Now().Before(s.nextAttempt) {
 			s.startConnectLocked()
 		}
 		s.mu.Unlock()
@@ -284,20 +325,26 @@ func (m *Manager) Description(server string) string {
 	return s.description
 }
 
-// Close ends every session and connection attempt, ends the child
-// processes of stdio servers (and what they started, on Unix), and waits
-// for the Manager's goroutines. Tools and Call fail afterwards. It always
-// returns nil: how a child exited is logged at Debug, not reported.
+// Close ends every request in flight (it fails with "langspec is shutting
+// down"), every session and connection attempt, ends the child processes
+// of stdio servers (and what they started, on Unix), and waits for the
+// Manager's goroutines. A child gets stdioGrace to exit once its stdin is
+// closed, then its process group is killed, all children in parallel, so
+// Close takes about half a second at most. Tools and Call fail afterwards.
+// A second Close waits for the first to finish. It always returns nil: how
+// a child exited is logged at Debug, not reported.
 func (m *Manager) Close() error {
 	m.goMu.Lock()
 	if m.closed {
 		m.goMu.Unlock()
+		<-m.closeDone
 		return nil
 	}
 	m.closed = true
 	m.goMu.Unlock()
+	defer close(m.closeDone)
 
-	m.cancel()
+	m.cancel() // ends requests in flight, so no session waits for them
 	var wg sync.WaitGroup
 	for _, s := range m.list() {
 		s.mu.Lock()
@@ -305,13 +352,13 @@ func (m *Manager) Close() error {
 		s.conn = nil
 		s.mu.Unlock()
 		if c != nil {
-			// Children get their grace period in parallel, not one after
-			// another.
-			wg.Go(func() { _ = c.cs.Close() })
+			wg.Go(func() { s.closeConn(c, stdioGrace) })
 		}
 	}
 	wg.Wait()
 	m.wg.Wait()
+	// Last: its thread's end is what Pdeathsig reacts to.
+	m.spawn.stop()
 	return nil
 }
 

@@ -57,7 +57,7 @@ func TestRedact(t *testing.T) {
 		{"token abcdef123 alone", "token [redacted] alone"},
 		{`Get "https://h/?k=tok999999": EOF`, `Get "[redacted]": EOF`},
 		{"short stays", "short stays"},
-		{"Bearer stays", "[redacted] stays"}, // "Bearer" is a field of a secret, and long enough
+		{"Bearer stays", "Bearer stays"}, // a scheme word, not a secret
 	}
 	for _, tt := range tests {
 		if got := r.apply(tt.in); got != tt.want {
@@ -86,8 +86,9 @@ func TestAddErrors(t *testing.T) {
 	}{
 		{"duplicate", "a", ok, "mcpServers.a: a server of that name is already added"},
 		{"invalid", "b", ServerConfig{Command: "x"}, "mcpServers.b.description"},
-		{"undefined variable", "c", ServerConfig{Description: "d", Command: "x", Args: []string{"${NOPE}"}}, "mcpServers.c.args[0]: environment variable NOPE is not set"},
-		{"bad url once expanded", "d", ServerConfig{Description: "d", Type: "http", URL: "${X}"}, "mcpServers.d.url: environment variable X"},
+		// An unset variable makes the server unavailable instead; see
+		// TestIncompleteConfigIsUnavailable.
+		{"malformed variable", "c", ServerConfig{Description: "d", Command: "x", Args: []string{"${NOPE"}}, "mcpServers.c.args[0]: unclosed ${"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,8 +1,11 @@
 package upstream
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -10,19 +13,61 @@ import (
 // every message; tokens and passwords are longer.
 const minSecretLen = 6
 
-// redactor removes configured secrets (env and header values, and what
-// ${VAR}s expanded to) from text bound for errors and logs. Messages are
-// built without them in the first place; this catches causes quoted from
-// elsewhere, such as a Go HTTP error that quotes a URL with a token in it.
+// redacted replaces what a redactor removes.
+const redacted = "[redacted]"
+
+// authSchemes are the words before a token in an Authorization value. They
+// are no secret, so "Bearer <token>" does not make every "Bearer" vanish.
+var authSchemes = map[string]bool{"bearer": true, "basic": true, "token": true, "digest": true, "negotiate": true}
+
+// credentialPatterns find credentials by their shape, for text langspec
+// did not write and whose secrets it may not know: an error quoting a URL,
+// an upstream's stderr. Each keeps what names the credential and replaces
+// the value, so the text still says what was there. Together they err
+// towards redacting: a false match costs a word of a log line.
+var credentialPatterns = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	// The userinfo of a URL: https://user:password@host, https://token@host.
+	{regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.-]*://)[^\s/?#@"'<>]+@`), "${1}" + redacted + "@"},
+	// An Authorization or Proxy-Authorization value, with or without its
+	// scheme word, as a header line, an assignment or a JSON member.
+	{regexp.MustCompile(`(?i)\b((?:proxy-)?authorization"?\s*[:=]\s*"?(?:[a-z]+\s+)?)[^\s"',;]+`), "${1}" + redacted},
+	// API key headers (X-Api-Key, X-Auth-Token, …) as header lines or
+	// YAML; a plain "key:" is too common in prose to go.
+	{regexp.MustCompile(`(?i)\b((?:x-)?(?:api[-_]?key|auth[-_]?token|access[-_]?token|amz-security-token|goog-api-key)"?\s*:\s*"?)[^\s"',;]+`), "${1}" + redacted},
+	// A bearer token anywhere.
+	{regexp.MustCompile(`(?i)\b(bearer\s+)[a-z0-9._~+/=-]{6,}`), "${1}" + redacted},
+	// name=value where the name ends in a credential word: URL query
+	// parameters (?api_key=, &X-Amz-Signature=), flags (--token=) and
+	// environment dumps (GITHUB_TOKEN=).
+	{regexp.MustCompile(`(?i)([a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|auth|signature|credentials?)=)[^&\s"'#<>,;]+`), "${1}" + redacted},
+	// The same as a JSON member: "api_key": "value".
+	{regexp.MustCompile(`(?i)("[a-z0-9_.-]*(?:key|token|secret|passw(?:or)?d|auth|signature|credentials?)"\s*:\s*")[^"]+`), "${1}" + redacted},
+	// Well-known token formats: OpenAI and Anthropic (sk-), GitHub (ghp_,
+	// gho_, ghu_, ghs_, ghr_, github_pat_), Slack (xox?-), AWS access keys.
+	{regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})`), redacted},
+}
+
+// redactor removes credentials from text bound for errors, logs and
+// langspec's stderr: the values it was given (env and header values, what
+// ${VAR}s expanded to, credentials written into the url or args; see
+// literalSecrets), and anything shaped like a credential
+// (credentialPatterns), wherever it came from. Messages are built without
+// secrets in the first place; this catches causes quoted from elsewhere,
+// such as a Go HTTP error that quotes a URL with a token in it, and what
+// an upstream prints about itself. The zero value applies the patterns
+// only.
 type redactor struct{ r *strings.Replacer }
 
 func newRedactor(secrets []string) redactor {
 	var pairs []string
 	seen := map[string]bool{}
 	add := func(s string) {
-		if len(s) >= minSecretLen && !seen[s] {
+		if len(s) >= minSecretLen && !seen[s] && !authSchemes[strings.ToLower(s)] {
 			seen[s] = true
-			pairs = append(pairs, s, "[redacted]")
+			pairs = append(pairs, s, redacted)
 		}
 	}
 	for _, s := range secrets {
@@ -35,14 +80,34 @@ func newRedactor(secrets []string) redactor {
 	if len(pairs) == 0 {
 		return redactor{}
 	}
-	return redactor{strings.NewReplacer(pairs...)}
+	// strings.Replacer tries the pairs in argument order at each position:
+	// the longer secret first, so one that contains another goes whole.
+	return redactor{strings.NewReplacer(sortLongestFirst(pairs)...)}
+}
+
+// sortLongestFirst orders (secret, replacement) pairs by decreasing length
+// of the secret.
+func sortLongestFirst(pairs []string) []string {
+	ps := make([][2]string, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		ps = append(ps, [2]string{pairs[i], pairs[i+1]})
+	}
+	slices.SortStableFunc(ps, func(a, b [2]string) int { return cmp.Compare(len(b[0]), len(a[0])) })
+	out := make([]string, 0, len(pairs))
+	for _, p := range ps {
+		out = append(out, p[0], p[1])
+	}
+	return out
 }
 
 func (r redactor) apply(s string) string {
-	if r.r == nil {
-		return s
+	if r.r != nil {
+		s = r.r.Replace(s)
 	}
-	return r.r.Replace(s)
+	for _, p := range credentialPatterns {
+		s = p.re.ReplaceAllString(s, p.repl)
+	}
+	return s
 }
 
 // redactHandler applies a redactor to the message and attributes of every
@@ -53,9 +118,6 @@ type redactHandler struct {
 }
 
 func (h redactHandler) Handle(ctx context.Context, rec slog.Record) error {
-	if h.red.r == nil {
-		return h.Handler.Handle(ctx, rec)
-	}
 	out := slog.NewRecord(rec.Time, rec.Level, h.red.apply(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(h.attr(a))

@@ -35,9 +35,25 @@ func backoff(n int) time.Duration {
 	return min(d, backoffMax)
 }
 
-// dialFunc makes the transport of one connection attempt, and a cleanup
-// to run once that attempt's session has ended (or the attempt failed).
-type dialFunc func(ctx context.Context) (t mcp.Transport, cleanup func(), err error)
+// pingTimeout bounds the ping that decides, after a request timed out,
+// whether the server still answers (see requestError). It is short: a
+// server that is merely busy answers a ping at once, the SDK handling
+// requests concurrently.
+const pingTimeout = 2 * time.Second
+
+// dialFunc makes the transport of one connection attempt.
+type dialFunc func(ctx context.Context) (dialed, error)
+
+// dialed is what a dialFunc makes.
+type dialed struct {
+	t mcp.Transport
+	// cleanup runs once the attempt's session has ended, or the attempt
+	// failed. Not nil.
+	cleanup func()
+	// kill ends the stdio child behind t: stdin closed, grace to exit,
+	// then its process group killed. nil for other transports.
+	kill func(grace time.Duration)
+}
 
 // server is one upstream.
 type server struct {
@@ -46,9 +62,12 @@ type server struct {
 	description string
 	kind        string
 	dial        dialFunc
-	red         redactor
-	log         *slog.Logger
-	client      *mcp.Client
+	// configErr makes the server unavailable for good: its config could
+	// not be completed (an unset ${VAR}), so nothing is ever dialled.
+	configErr *apperr.Error
+	red       redactor
+	log       *slog.Logger
+	client    *mcp.Client
 
 	listSem chan struct{} // holds one tools/list at a time, so a cold cache costs one listing
 
@@ -71,21 +90,22 @@ var errClosed = errors.New("upstream manager closed")
 // conn is one session.
 type conn struct {
 	cs        *mcp.ClientSession
-	cleanup   func()        // runs after the session has ended
-	ended     chan struct{} // closed as soon as the session is seen to end
+	cleanup   func()                    // runs after the session has ended
+	kill      func(grace time.Duration) // see dialed.kill; nil unless stdio
+	ended     chan struct{}             // closed as soon as the session is seen to end
 	endedOnce sync.Once
 }
 
 func (c *conn) markEnded() { c.endedOnce.Do(func() { close(c.ended) }) }
 
-func newServer(m *Manager, name, description, kind string, dial dialFunc, secrets []string) *server {
+func newServer(m *Manager, name, description, kind string, dial dialFunc, red redactor) *server {
 	s := &server{
 		m:           m,
 		name:        name,
 		description: description,
 		kind:        kind,
 		dial:        dial,
-		red:         newRedactor(secrets),
+		red:         red,
 		listSem:     make(chan struct{}, 1),
 	}
 	s.log = slog.New(redactHandler{m.log.Handler(), s.red}).With("server", name)
@@ -106,6 +126,10 @@ func (s *server) startConnectLocked() chan struct{} {
 		return s.connecting
 	}
 	done := make(chan struct{})
+	if s.configErr != nil {
+		close(done) // nothing to dial: session reports configErr
+		return done
+	}
 	if !s.m.goTrack(func() { s.connect(done) }) {
 		close(done) // closed Manager: the caller finds no session
 		return done
@@ -140,7 +164,7 @@ func (s *server) connect(done chan struct{}) {
 		// Whatever the attempt still makes is closed when it arrives.
 		drain := func() {
 			if late := <-resc; late.c != nil {
-				s.closeConn(late.c)
+				s.closeConn(late.c, stdioGrace)
 			}
 		}
 		if !s.m.goTrack(drain) {
@@ -163,18 +187,18 @@ func (s *server) connect(done chan struct{}) {
 
 // open dials and initializes one session.
 func (s *server) open(ctx context.Context) (*conn, error) {
-	t, cleanup, err := s.dial(ctx)
+	d, err := s.dial(ctx)
 	if err != nil {
 		return nil, err
 	}
 	life, end := context.WithCancel(s.m.ctx)
-	cs, err := s.client.Connect(ctx, &detachedTransport{inner: t, life: life, end: end}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
+	cs, err := s.client.Connect(ctx, &detachedTransport{inner: d.t, life: life, end: end}, &mcp.ClientSessionOptions{ProtocolVersion: protocolVersion})
 	if err != nil {
 		end()
-		cleanup()
+		d.cleanup()
 		return nil, err
 	}
-	return &conn{cs: cs, ended: make(chan struct{}), cleanup: func() { end(); cleanup() }}, nil
+	return &conn{cs: cs, kill: d.kill, ended: make(chan struct{}), cleanup: func() { end(); d.cleanup() }}, nil
 }
 
 // finishConnect records the outcome of an attempt and reports whether a
@@ -188,7 +212,7 @@ func (s *server) finishConnect(done chan struct{}, c *conn, err error) bool {
 		// this session, so it is ours to end.
 		err = s.m.ctx.Err()
 		s.mu.Unlock()
-		s.closeConn(c)
+		s.closeConn(c, stdioGrace)
 		return false
 	}
 	if err != nil {
@@ -214,7 +238,7 @@ func (s *server) finishConnect(done chan struct{}, c *conn, err error) bool {
 	// Wait returns when the session ends from either side; the watcher
 	// then reaps the child and forgets the session.
 	if !s.m.goTrack(func() { s.watch(c) }) {
-		s.closeConn(c)
+		s.closeConn(c, stdioGrace)
 		return false
 	}
 	return true
@@ -229,15 +253,30 @@ func (s *server) watch(c *conn) {
 		cause = err.Error()
 	}
 	s.lose(c, cause)
-	s.closeConn(c)
+	s.closeConn(c, stdioGrace)
 }
 
 // closeConn ends a session that is no longer s.conn and runs its cleanup.
-func (s *server) closeConn(c *conn) {
+// A stdio child is ended first, giving it grace to exit on EOF: the SDK's
+// Close waits for the session's requests in flight, and a child that
+// stopped reading could block a write of the SDK's; with the child gone,
+// both end at once.
+func (s *server) closeConn(c *conn, grace time.Duration) {
+	if c.kill != nil {
+		c.kill(grace)
+	}
 	if err := c.cs.Close(); err != nil {
 		s.log.Debug("upstream session closed", "error", s.red.apply(err.Error()))
 	}
 	c.cleanup()
+}
+
+// closeConnAsync is closeConn in a goroutine Close waits for, or in place
+// when Close has begun.
+func (s *server) closeConnAsync(c *conn, grace time.Duration) {
+	if !s.m.goTrack(func() { s.closeConn(c, grace) }) {
+		s.closeConn(c, grace)
+	}
 }
 
 // lose forgets c if it is the open session, so the next use reconnects.
@@ -260,6 +299,10 @@ func (s *server) lose(c *conn, cause string) {
 // backoff holds the server back. It waits for at most one attempt.
 // Errors: apperr.UpstreamUnavailable.
 func (s *server) session(ctx context.Context) (*conn, error) {
+	if s.configErr != nil {
+		e := *s.configErr
+		return nil, &e
+	}
 	s.mu.Lock()
 	if c := s.conn; c != nil {
 		s.mu.Unlock()
@@ -358,23 +401,38 @@ func (s *server) connectError(err error) *apperr.Error {
 }
 
 // requestError classifies a failed request on session c: the caller gave
-// up, the request's own timeout hit, the session ended (c is dropped, so
-// the next use reconnects), or the server answered with an error.
+// up, langspec is shutting down, the request's own timeout hit, the session
+// ended (c is dropped, so the next use reconnects), or the server answered
+// with an error.
+//
+// After a timeout the SDK has already sent notifications/cancelled for the
+// request (it does when the request's context ends). A server that merely
+// took too long answers a ping and keeps its session. One that does not is
+// wedged, and keeping its session would make every later call time out
+// too: the session is dropped and a stdio child killed, so the next call
+// starts it afresh.
 func (s *server) requestError(ctx, rctx context.Context, c *conn, err error, code apperr.Code, what string) error {
 	var rpcErr *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil:
 		return apperr.Wrap(err, code, "call again", "%s on server %q: stopped: %v", what, s.name, ctx.Err())
+	case s.m.ctx.Err() != nil:
+		return apperr.Wrap(err, code, "restart langspec", "%s on server %q: stopped: langspec is shutting down", what, s.name)
 	case errors.Is(rctx.Err(), context.DeadlineExceeded):
-		return apperr.Wrap(err, code, "retry once; if it keeps timing out, ask for less at a time or check the server",
-			"%s on server %q did not answer within %s", what, s.name, s.m.opts.CallTimeout)
+		if s.answersPing(c) {
+			return apperr.Wrap(err, code, "retry once; if it keeps timing out, ask for less at a time or check the server",
+				"%s on server %q did not answer within %s", what, s.name, s.m.opts.CallTimeout)
+		}
+		d := s.pingBound()
+		s.lose(c, fmt.Sprintf("%s timed out and a ping got no answer within %s", what, d))
+		s.closeConnAsync(c, 0)
+		return apperr.Wrap(err, code, "call again: the next call restarts the server; "+s.checkHint(),
+			"%s on server %q did not answer within %s, nor a ping within %s: the server was stopped", what, s.name, s.m.opts.CallTimeout, d)
 	case s.sessionEnded(c, err):
 		s.lose(c, err.Error())
 		// The watcher usually sees the end first; closing here makes sure
 		// a session that only failed this request is not kept half-open.
-		if !s.m.goTrack(func() { _ = c.cs.Close() }) {
-			_ = c.cs.Close()
-		}
+		s.closeConnAsync(c, stdioGrace)
 		return apperr.Wrap(err, code, "call again: the next call restarts the server; "+s.checkHint(),
 			"server %q ended during %s", s.name, what)
 	case errors.As(err, &rpcErr):
@@ -385,6 +443,40 @@ func (s *server) requestError(ctx, rctx context.Context, c *conn, err error, cod
 		return apperr.Wrap(err, code, hint, "server %q rejected %s: %s (code %d)", s.name, what, s.red.apply(rpcErr.Message), rpcErr.Code)
 	}
 	return apperr.Wrap(err, code, "call again; "+s.checkHint(), "%s on server %q failed: %s", what, s.name, s.red.apply(err.Error()))
+}
+
+// pingBound is pingTimeout, or CallTimeout when that is shorter: a ping
+// never waits longer than a call would.
+func (s *server) pingBound() time.Duration {
+	return min(pingTimeout, s.m.opts.CallTimeout)
+}
+
+// answersPing reports whether the server answers a ping on c within
+// pingBound. An error answer counts: the server reads and replies. The
+// ping runs apart, since the SDK cannot abandon a write to a child that
+// stopped reading its stdin; the write ends when the child is killed.
+func (s *server) answersPing(c *conn) bool {
+	ctx, cancel := context.WithTimeout(s.m.ctx, s.pingBound())
+	defer cancel()
+	errc := make(chan error, 1)
+	if !s.m.goTrack(func() { errc <- c.cs.Ping(ctx, nil) }) {
+		return false
+	}
+	select {
+	case err := <-errc:
+		var rpcErr *jsonrpc.Error
+		return err == nil || errors.As(err, &rpcErr)
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// reqContext bounds one request by CallTimeout and ends it when the
+// Manager closes, so that Close never waits for a request in flight.
+func (s *server) reqContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	rctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
+	stop := context.AfterFunc(s.m.ctx, cancel)
+	return rctx, func() { stop(); cancel() }
 }
 
 // sessionEnded reports whether err means the session is gone.
@@ -409,7 +501,7 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (*m
 	if args == nil {
 		args = map[string]any{} // a nil map would go out as null
 	}
-	rctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
+	rctx, cancel := s.reqContext(ctx)
 	defer cancel()
 	res, err := c.cs.CallTool(rctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
@@ -439,6 +531,9 @@ func (s *server) status(now time.Time) ServerStatus {
 		Reconnects:  max(s.opened-1, 0),
 	}
 	switch {
+	case s.configErr != nil:
+		st.State, st.LastError = StateUnavailable, s.configErr.Message
+		return st
 	case s.conn != nil:
 		st.State = StateReady
 	case s.connecting != nil:

@@ -12,11 +12,15 @@ const maxStderrLine = 64 << 10
 
 // prefixWriter copies a child's stderr to out a line at a time, each line
 // prefixed with "[<server>] ", so the lines of several children stay
-// readable in one log.
+// readable in one log, and redacted: a server that fails to authenticate
+// tends to print the token it was given, or the URL with it. A line is the
+// unit of redaction, so a secret cut by the maxStderrLine split could pass
+// in two halves.
 type prefixWriter struct {
 	mu     *sync.Mutex // shared by every writer to out, so lines never interleave
 	out    io.Writer
 	prefix string
+	red    redactor
 	buf    []byte // the unfinished line
 }
 
@@ -56,11 +60,12 @@ func (w *prefixWriter) Flush() {
 	}
 }
 
-// emit writes the buffered line. w.mu is held.
+// emit writes the buffered line, redacted. w.mu is held.
 func (w *prefixWriter) emit() {
-	line := make([]byte, 0, len(w.prefix)+len(w.buf)+1)
+	text := w.red.apply(string(bytes.TrimSuffix(w.buf, []byte("\r"))))
+	line := make([]byte, 0, len(w.prefix)+len(text)+1)
 	line = append(line, w.prefix...)
-	line = append(line, bytes.TrimSuffix(w.buf, []byte("\r"))...)
+	line = append(line, text...)
 	line = append(line, '\n')
 	_, _ = w.out.Write(line)
 	w.buf = w.buf[:0]

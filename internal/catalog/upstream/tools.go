@@ -67,7 +67,7 @@ func (s *server) listTools(ctx context.Context, c *conn) (*ToolList, error) {
 	gen := s.gen
 	s.mu.Unlock()
 
-	lctx, cancel := context.WithTimeout(ctx, s.m.opts.CallTimeout)
+	lctx, cancel := s.reqContext(ctx)
 	defer cancel()
 	var tools []*mcp.Tool
 	for t, err := range c.cs.Tools(lctx, nil) {

@@ -2,49 +2,38 @@ package upstream
 
 import (
 	"context"
-	"maps"
 	"net/http"
 	"os"
 	"os/exec"
-	"slices"
-	"time"
+	"runtime"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// stdioWaitDelay bounds how long reaping a child waits for its stderr to
-// close after it exited: a grandchild that inherited stderr (npx starts
-// node, uvx starts python) would otherwise hold the reap, and Close, open.
-const stdioWaitDelay = 2 * time.Second
-
-// stdioDial runs cfg.Command afresh for every attempt.
-func (m *Manager) stdioDial(name string, cfg ServerConfig) dialFunc {
-	env := make([]string, 0, len(cfg.Env))
-	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
-		env = append(env, k+"="+cfg.Env[k])
-	}
-	return func(context.Context) (mcp.Transport, func(), error) {
+// stdioDial runs cfg.Command afresh for every attempt, through the
+// Manager's spawner, with the environment childEnv makes and its stderr
+// redacted by red.
+func (m *Manager) stdioDial(name string, cfg ServerConfig, red redactor) dialFunc {
+	env := childEnv(cfg, runtime.GOOS, m.opts.Getenv, os.Environ)
+	return func(context.Context) (dialed, error) {
 		// exec.Command, not CommandContext: the child must outlive the
 		// attempt's context and end only when its session does.
 		cmd := exec.Command(cfg.Command, cfg.Args...)
-		// Later entries win in exec, so env overrides langspec's own.
-		cmd.Env = append(os.Environ(), env...)
+		cmd.Env = env
 		var pw *prefixWriter
 		if m.opts.Stderr != nil {
-			pw = &prefixWriter{mu: &m.stderrMu, out: m.opts.Stderr, prefix: "[" + name + "] "}
-			cmd.Stderr = pw
+			pw = &prefixWriter{mu: &m.stderrMu, out: m.opts.Stderr, prefix: "[" + name + "] ", red: red}
 		}
-		cmd.WaitDelay = stdioWaitDelay
 		ownProcessGroup(cmd)
-		cleanup := func() {
-			if cmd.Process != nil {
-				killProcessGroup(cmd.Process.Pid)
-			}
-			if pw != nil {
-				pw.Flush()
-			}
+		ch, err := startChild(cmd, pw, m.spawn.start)
+		if err != nil {
+			return dialed{}, err
 		}
-		return &mcp.CommandTransport{Command: cmd}, cleanup, nil
+		return dialed{
+			t:       &mcp.IOTransport{Reader: stdoutPipe{ch}, Writer: stdinPipe{ch}},
+			cleanup: func() { ch.stop(stdioGrace) },
+			kill:    ch.stop,
+		}, nil
 	}
 }
 
@@ -56,13 +45,13 @@ func httpDial(cfg ServerConfig) dialFunc {
 	for k, v := range cfg.Headers {
 		header.Set(k, v)
 	}
-	return func(context.Context) (mcp.Transport, func(), error) {
+	return func(context.Context) (dialed, error) {
 		base := newHTTPTransport()
 		client := &http.Client{Transport: &headerTransport{base: base, header: header}}
 		if cfg.Type == TypeSSE {
-			return &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, base.CloseIdleConnections, nil
+			return dialed{t: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
 		}
-		return &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, base.CloseIdleConnections, nil
+		return dialed{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
 	}
 }
 
