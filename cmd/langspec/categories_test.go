@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -230,5 +232,59 @@ func TestToolsListContextSize(t *testing.T) {
 		if saved < 0.85 {
 			t.Errorf("%s: categories mode is only %.1f%% smaller, want at least 85%%", r.name, saved*100)
 		}
+	}
+}
+
+// SIGTERM with a call in flight to an upstream that would take a minute:
+// langspec ends the call and exits at once, and the upstream with it.
+func TestCategoriesShutdownMidCall(t *testing.T) {
+	command, args := everythingCommand(t)
+	cfg := map[string]any{
+		"mcpServers": map[string]any{"everything": map[string]any{"description": "MCP reference server", "command": command, "args": args}},
+		"categories": map[string]any{"slow": map[string]any{"description": "a long operation", "server": "everything",
+			"tools": map[string]any{"includeNames": []string{"trigger-long-running-operation", "get-sum"}}}},
+	}
+	b, _ := json.Marshal(cfg)
+	configPath := filepath.Join(t.TempDir(), "langspec.json")
+	if err := os.WriteFile(configPath, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startRaw(t, seededDB(t), func(c *exec.Cmd) {
+		c.Env = append(c.Env, "PATH="+os.Getenv("PATH"), "LANGSPEC_CONFIG="+configPath)
+	})
+	s.initialize()
+	// A quick call first: the upstream is running once it is answered.
+	s.send(toolCall("sum", "call-category-tool", map[string]any{"category": "slow", "name": "get-sum", "args": map[string]any{"a": 1, "b": 2}}))
+	for {
+		msg := s.next() // notifications (tools/list_changed) may come first
+		if msg["id"] == nil {
+			continue
+		}
+		if msg["id"] != "sum" || msg["error"] != nil {
+			t.Fatalf("get-sum: %v", msg)
+		}
+		break
+	}
+	s.send(toolCall("long", "call-category-tool", map[string]any{"category": "slow", "name": "trigger-long-running-operation",
+		"args": map[string]any{"duration": 60, "steps": 60}}))
+	// The answer to a later ping shows the long call was read and is running.
+	s.send(`{"jsonrpc":"2.0","id":"ping","method":"ping"}`)
+	for {
+		msg := s.next()
+		if msg["id"] == "ping" {
+			break
+		}
+	}
+	start := time.Now()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.wait(); err != nil {
+		t.Errorf("exit: %v\nstderr:\n%s", err, s.stderr)
+	}
+	// Generous against a busy machine; before the fix it took the call's
+	// whole timeout (60 s), which s.wait's own bound would report.
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("SIGTERM mid-call took %v", took)
 	}
 }
