@@ -27,7 +27,7 @@ func newCmdEval(f *factory, runF func(context.Context, *evalOptions) error) *cob
 		Use:   "eval",
 		Short: "Measure search quality against a gold set",
 	})
-	cmd.AddCommand(newCmdEvalManualFind(f, runF))
+	cmd.AddCommand(newCmdEvalManualFind(f, runF), newCmdEvalSearch(f, nil))
 	return cmd
 }
 

@@ -85,3 +85,39 @@ func TestEvalManualFind(t *testing.T) {
 		})
 	}
 }
+
+func TestEvalSearch(t *testing.T) {
+	dir := t.TempDir()
+	gold := filepath.Join(dir, "g.jsonl")
+	lines := `{"case_id":"t1","language":"go","query":"slice expressions","expected":["Slice_expressions"],"kind":"multiword"}
+{"case_id":"t2","language":"go","query":"zzqqxx","expected":["Slice_expressions"],"kind":"typo"}
+{"case_id":"t3","language":"cobol","query":"x","expected":["y"],"kind":"term"}
+`
+	if err := os.WriteFile(gold, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": dir}
+	code, out, errOut := run(t, env, "eval", "search", "--gold", gold, "--part", "all", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var reports []eval.SearchReport
+	if err := json.Unmarshal([]byte(out), &reports); err != nil {
+		t.Fatal(err)
+	}
+	if len(reports) != 1 || reports[0].Totals.Cases != 2 || reports[0].Totals.HitAt5 != 0.5 || reports[0].Cases[0].Rank != 1 {
+		t.Errorf("reports %+v", reports)
+	}
+	if !strings.Contains(errOut, `skipped 1 cases: language "cobol" is not stored`) {
+		t.Errorf("stderr: %s", errOut)
+	}
+	code, out, _ = run(t, env, "eval", "search", "--gold", gold)
+	if code != 0 || !strings.Contains(out, "not in the top 5 (all)") || !strings.Contains(out, "t2 [typo]") {
+		t.Errorf("table (exit %d):\n%s", code, out)
+	}
+	for _, args := range [][]string{{"eval", "search"}, {"eval", "search", "--gold", gold, "--part", "most"}} {
+		if code, _, _ := run(t, env, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

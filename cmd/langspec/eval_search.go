@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/eval"
+	"github.com/langspec/langspec/internal/search"
+)
+
+type evalSearchOptions struct {
+	f       *factory
+	gold    []string
+	parts   []string
+	jsonOut bool
+}
+
+func newCmdEvalSearch(f *factory, runF func(context.Context, *evalSearchOptions) error) *cobra.Command {
+	opts := &evalSearchOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "search --gold FILE.jsonl [--gold FILE.jsonl...]",
+		Short: "Run spec search over a gold set and report hit@1, hit@5, MRR@5 and nDCG@10",
+		Long: `Eval search runs every case of the gold files through spec search, as
+search_spec answers it (10 hits), over the documents stored in the database,
+and reports per part, kind and language:
+
+  hit@1, hit@5   share of cases whose first expected section is ranked first, or in the top 5
+  mrr@5          mean reciprocal rank of the first expected section, 0 below rank 5
+  ndcg@10        nDCG at 10, every expected section relevant
+  p50_ms         median search time
+
+then lists the cases not in the top 5. A gold line is {"case_id", "language",
+"query", "expected": [section ids], "kind"} with kind paraphrase, term, typo or
+multiword. Parts: a fixed third of the cases, chosen by a hash of case_id, is
+held out ("heldout"); tune ranking on "tune" and report both. Cases of a
+language the database does not hold are skipped, and the command says so.`,
+		Example: `  langspec eval search --gold fixtures/gold/spec-go.jsonl
+  langspec ingest rust && langspec eval search --gold fixtures/gold/spec-go.jsonl --gold fixtures/gold/spec-rust.jsonl --json`,
+		Args: exactArgs(0, "no arguments; give the gold files with --gold"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(opts.gold) == 0 {
+				return usageErrorf("--gold FILE.jsonl is required")
+			}
+			for _, p := range opts.parts {
+				if !slices.Contains(eval.Parts(), p) {
+					return usageErrorf("--part %q is not a part; use %s", p, strings.Join(eval.Parts(), ", "))
+				}
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runEvalSearch(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.gold, "gold", nil, "gold file, JSON Lines; repeat for several")
+	fl.StringSliceVar(&opts.parts, "part", eval.Parts(), "parts to report: "+strings.Join(eval.Parts(), ", "))
+	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
+	return cmd
+}
+
+func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
+	f := opts.f
+	var cases []eval.SearchCase
+	for _, name := range opts.gold {
+		gf, err := os.Open(name)
+		if err != nil {
+			return apperr.Wrap(err, apperr.NotFound, "pass --gold with an existing JSON Lines file", "cannot open gold file %s", name)
+		}
+		cs, err := eval.ReadSearchGold(gf, filepath.Base(name))
+		gf.Close()
+		if err != nil {
+			return err
+		}
+		cases = append(cases, cs...)
+	}
+	a := f.specApp()
+	defer a.Close()
+	versions, err := a.Versions(ctx, "")
+	if err != nil {
+		return err
+	}
+	stored := map[string]bool{}
+	for _, v := range versions {
+		stored[v.Language] = true
+	}
+	skipped := map[string]int{}
+	cases = slices.DeleteFunc(cases, func(c eval.SearchCase) bool {
+		if !stored[c.Language] {
+			skipped[c.Language]++
+			return true
+		}
+		return false
+	})
+	for lang, n := range skipped {
+		fmt.Fprintf(f.io.ErrOut, "langspec: skipped %d cases: language %q is not stored (langspec ingest %s)\n", n, lang, lang)
+	}
+	if len(cases) == 0 {
+		return apperr.New(apperr.NotFound, "ingest the languages the gold files name", "no gold case names a stored language")
+	}
+	searcher := func(ctx context.Context, language, query string) ([]string, error) {
+		res, err := a.Search(ctx, search.Request{Query: query, Language: language, Limit: 10})
+		ids := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i] = h.SectionID
+		}
+		return ids, err
+	}
+	var reports []eval.SearchReport
+	for _, part := range opts.parts {
+		r, err := eval.SpecSearch(ctx, searcher, cases, part)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, r)
+	}
+	if opts.jsonOut {
+		return writeJSON(f.io.Out, reports)
+	}
+	eval.WriteSearchTable(f.io.Out, strings.Join(opts.gold, ", "), reports)
+	return nil
+}
