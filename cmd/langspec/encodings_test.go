@@ -40,7 +40,9 @@ func peopleManual(t *testing.T) (dir string, files []peopleFile) {
 		}
 		return b
 	}
-	doc := func(title, line string) string { return "# " + title + "\n\n" + line + "\n\n## 注意\n\nただし、事故による場合を除きます。\n" }
+	doc := func(title, line string) string {
+		return "# " + title + "\n\n" + line + "\n\n## 注意\n\nただし、事故による場合を除きます。\n"
+	}
 	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
 	add := func(name, text string, raw []byte, encoding, term string) {
 		files = append(files, peopleFile{name: name, text: text, raw: raw, encoding: encoding, term: term})
@@ -235,4 +237,3 @@ func TestManualsAsPeopleHaveThem(t *testing.T) {
 		t.Errorf("manual_find warnings: %q", sum.Warnings)
 	}
 }
-
