@@ -5,8 +5,6 @@
 package eval
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -39,12 +37,6 @@ func Modes() []string { return []string{ModeStaged, ModeBM25Terms, ModeBM25} }
 // from the first manual_hits call it is likely to make.
 const FirstPage = 10
 
-// maxGoldBytes bounds one gold line and maxGoldCases the file.
-const (
-	maxGoldBytes = 1 << 20
-	maxGoldCases = 10_000
-)
-
 // GoldCase is one line of a gold file: a query and where its answer is.
 // Paths are relative to MANUALS_ROOT/<manual_id>/; "file.md" accepts any
 // section of the file, "file.md#node_id" that section or a subsection.
@@ -58,61 +50,19 @@ type GoldCase struct {
 	Facet          string   `json:"facet"`
 }
 
-// ReadGold parses a gold file (JSON Lines; blank lines are skipped). name
-// is used in errors. Errors: invalid_argument naming the line and field.
+// ReadGold parses a manual_find gold file (JSON Lines; blank lines are
+// skipped). name is used in errors. Errors: invalid_argument naming the
+// line and field.
 func ReadGold(r io.Reader, name string) ([]GoldCase, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxGoldBytes)
-	var out []GoldCase
-	seen := map[string]int{}
 	hint := `each line is {"case_id", "query", "manual_id", "expected_paths": [...], "forbidden_paths": [...], "required_terms": [...], "facet"}`
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var c GoldCase
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, apperr.Wrap(err, apperr.InvalidArgument, hint, "%s line %d: %v", name, line, err)
-		}
-		var missing []string
-		if c.CaseID == "" {
-			missing = append(missing, "case_id")
-		}
-		if strings.TrimSpace(c.Query) == "" {
-			missing = append(missing, "query")
-		}
-		if c.ManualID == "" {
-			missing = append(missing, "manual_id")
-		}
-		if len(c.ExpectedPaths) == 0 {
-			missing = append(missing, "expected_paths")
-		}
-		if len(missing) > 0 {
-			return nil, apperr.New(apperr.InvalidArgument, hint, "%s line %d: missing %s", name, line, strings.Join(missing, ", "))
-		}
-		if prev, ok := seen[c.CaseID]; ok {
-			return nil, apperr.New(apperr.InvalidArgument, "give every case its own case_id",
-				"%s line %d: case_id %q already used on line %d", name, line, c.CaseID, prev)
-		}
-		seen[c.CaseID] = line
+	return readGold(r, name, hint, func(c *GoldCase) string {
 		if c.Facet == "" {
 			c.Facet = "other"
 		}
-		if len(out) == maxGoldCases {
-			return nil, apperr.New(apperr.InvalidArgument, "split the gold set", "%s has more than %d cases", name, maxGoldCases)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, "keep each gold line under 1 MiB", "read %s: %v", name, err)
-	}
-	if len(out) == 0 {
-		return nil, apperr.New(apperr.InvalidArgument, hint, "%s has no cases", name)
-	}
-	return out, nil
+		return missing(
+			field{"case_id", c.CaseID == ""}, field{"query", strings.TrimSpace(c.Query) == ""},
+			field{"manual_id", c.ManualID == ""}, field{"expected_paths", len(c.ExpectedPaths) == 0})
+	})
 }
 
 // CaseResult is one case under one mode.

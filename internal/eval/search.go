@@ -1,10 +1,7 @@
 package eval
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -56,54 +53,18 @@ type SearchCase struct {
 // ReadSearchGold parses a spec search gold file (JSON Lines; blank lines
 // skipped); name is used in errors. Errors: invalid_argument naming the line.
 func ReadSearchGold(r io.Reader, name string) ([]SearchCase, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxGoldBytes)
-	hint := `each line is {"case_id", "language", "query", "expected": [section ids], "kind": "paraphrase" | "term" | "typo" | "multiword"}`
 	kinds := []string{KindParaphrase, KindTerm, KindTypo, KindMultiword}
-	var out []SearchCase
-	seen := map[string]int{}
-	for line := 1; sc.Scan(); line++ {
-		b := bytes.TrimSpace(sc.Bytes())
-		if len(b) == 0 {
-			continue
-		}
-		var c SearchCase
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&c); err != nil {
-			return nil, apperr.Wrap(err, apperr.InvalidArgument, hint, "%s line %d: %v", name, line, err)
-		}
-		var missing []string
-		for field, empty := range map[string]bool{"case_id": c.CaseID == "", "language": c.Language == "",
-			"query": strings.TrimSpace(c.Query) == "", "expected": len(c.Expected) == 0} {
-			if empty {
-				missing = append(missing, field)
-			}
-		}
-		if len(missing) > 0 {
-			slices.Sort(missing)
-			return nil, apperr.New(apperr.InvalidArgument, hint, "%s line %d: missing %s", name, line, strings.Join(missing, ", "))
+	hint := `each line is {"case_id", "language", "query", "expected": [section ids], "kind": "paraphrase" | "term" | "typo" | "multiword"}`
+	return readGold(r, name, hint, func(c *SearchCase) string {
+		if m := missing(field{"case_id", c.CaseID == ""}, field{"language", c.Language == ""},
+			field{"query", strings.TrimSpace(c.Query) == ""}, field{"expected", len(c.Expected) == 0}); m != "" {
+			return m
 		}
 		if !slices.Contains(kinds, c.Kind) {
-			return nil, apperr.New(apperr.InvalidArgument, hint, "%s line %d: kind %q is not one of %s", name, line, c.Kind, strings.Join(kinds, ", "))
+			return fmt.Sprintf("kind %q is not one of %s", c.Kind, strings.Join(kinds, ", "))
 		}
-		if prev, ok := seen[c.CaseID]; ok {
-			return nil, apperr.New(apperr.InvalidArgument, "give every case its own case_id",
-				"%s line %d: case_id %q already used on line %d", name, line, c.CaseID, prev)
-		}
-		seen[c.CaseID] = line
-		if len(out) == maxGoldCases {
-			return nil, apperr.New(apperr.InvalidArgument, "split the gold set", "%s has more than %d cases", name, maxGoldCases)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, "keep each gold line under 1 MiB", "read %s: %v", name, err)
-	}
-	if len(out) == 0 {
-		return nil, apperr.New(apperr.InvalidArgument, hint, "%s has no cases", name)
-	}
-	return out, nil
+		return ""
+	})
 }
 
 // Searcher runs one query the way the system under test answers it and
