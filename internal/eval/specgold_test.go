@@ -1,0 +1,117 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/langspec/langspec/internal/app"
+	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/search"
+)
+
+// specGold is a shipped spec gold set and where its document is read from
+// on this machine ("" for the Go spec built into langspec).
+type specGold struct {
+	file, language string
+	from           func() string // "" skips: the document is not installed
+	// floor is the hit@5 over all cases below which the test fails: the
+	// figure measured when the set was written, less a margin. Ranking
+	// work raises it; nothing may lower it unnoticed.
+	floor float64
+}
+
+func rustReferenceDir() string {
+	home := os.Getenv("RUSTUP_HOME")
+	if home == "" {
+		h, _ := os.UserHomeDir()
+		home = filepath.Join(h, ".rustup")
+	}
+	m, _ := filepath.Glob(filepath.Join(home, "toolchains", "stable-*", "share", "doc", "rust", "html", "reference", "print.html"))
+	if len(m) == 0 {
+		return ""
+	}
+	return m[0]
+}
+
+func pythonReferenceDir() string {
+	m, _ := filepath.Glob("/usr/share/doc/python3*/html/reference/index.html")
+	if len(m) == 0 {
+		return ""
+	}
+	return filepath.Dir(m[len(m)-1])
+}
+
+// TestSpecGoldSets runs every shipped spec gold set over its real document:
+// every case runs without error, and hit@5 holds its floor. The table is
+// logged (go test -v) for the figures in README.
+func TestSpecGoldSets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ingests real documents")
+	}
+	sets := []specGold{
+		{file: "spec-go.jsonl", language: "go", from: func() string { return "" }, floor: 0.70},
+		{file: "spec-rust.jsonl", language: "rust", from: rustReferenceDir, floor: 0.55},
+		{file: "spec-python.jsonl", language: "python", from: pythonReferenceDir, floor: 0.60},
+	}
+	ctx := context.Background()
+	a := app.New(app.Options{DBPath: filepath.Join(t.TempDir(), "spec.db")})
+	t.Cleanup(func() { a.Close() })
+	if _, _, err := a.SeededStore(ctx); err != nil {
+		t.Fatal(err)
+	}
+	searcher := func(ctx context.Context, language, query string) ([]string, error) {
+		res, err := a.Search(ctx, search.Request{Query: query, Language: language, Limit: 10})
+		ids := make([]string, len(res.Hits))
+		for i, h := range res.Hits {
+			ids[i] = h.SectionID
+		}
+		return ids, err
+	}
+	for _, set := range sets {
+		t.Run(set.language, func(t *testing.T) {
+			f, err := os.Open(filepath.Join(goldDir, set.file))
+			if os.IsNotExist(err) {
+				t.Skipf("no %s", set.file)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases, err := ReadSearchGold(f, set.file)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if set.language != "go" {
+				from := set.from()
+				if from == "" {
+					t.Skipf("the %s document is not installed here", set.language)
+				}
+				if _, err := a.Ingest(ctx, set.language, "", ingest.Options{From: from, Now: time.Now}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var reports []SearchReport
+			for _, part := range Parts() {
+				r, err := SpecSearch(ctx, searcher, cases, part)
+				if err != nil {
+					t.Fatal(err)
+				}
+				reports = append(reports, r)
+			}
+			var table bytes.Buffer
+			WriteSearchTable(&table, set.file, reports)
+			t.Log("\n" + table.String())
+			all := reports[2].Totals
+			if all.Errors > 0 {
+				t.Errorf("%d cases failed with errors", all.Errors)
+			}
+			if all.HitAt5 < set.floor {
+				t.Errorf("hit@5 %.3f is below its floor %.2f", all.HitAt5, set.floor)
+			}
+		})
+	}
+}
