@@ -218,8 +218,8 @@ func (l *Library) Listing(manualID string) (files, warnings []string, err error)
 		}
 		files = append(files, fi.Path)
 	}
-	for _, group := range nameConflicts(all) {
-		warnings = append(warnings, conflict("", group).Error())
+	for _, group := range rootpath.Conflicts(all) {
+		warnings = append(warnings, rootpath.Conflict("", group).Error())
 	}
 	return files, warnings, nil
 }
@@ -263,7 +263,7 @@ func (l *Library) Resolve(manualID, rel string) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	canon, err = resolvePath(root, manualID, canon)
+	canon, err = policy.Resolve(root, manualID, canon)
 	return manualID, canon, err
 }
 
@@ -352,7 +352,7 @@ func (l *Library) read(manualID, rel string) (File, error) {
 	if err != nil {
 		return File{}, err
 	}
-	if canon, err = resolvePath(root, manualID, canon); err != nil {
+	if canon, err = policy.Resolve(root, manualID, canon); err != nil {
 		return File{}, err
 	}
 	// manualRoot has checked the manual's folder itself; a file where a
@@ -461,7 +461,7 @@ func (l *Library) Lines(manualID, rel string, start, end int) (string, error) {
 }
 
 // manualRoot validates a manual id and checks that its folder exists and is
-// a real folder. It returns the id as on disk (see resolveName).
+// a real folder. It returns the id as on disk (see rootpath.Policy.Resolve).
 func (l *Library) manualRoot(manualID string) (*os.Root, string, error) {
 	if err := checkManualID(manualID); err != nil {
 		return nil, "", err
@@ -472,7 +472,7 @@ func (l *Library) manualRoot(manualID string) (*os.Root, string, error) {
 	}
 	var fi fs.FileInfo
 	if root != nil {
-		onDisk, err := resolveName(root, ".", manualID)
+		onDisk, err := policy.Resolve(root, "", manualID)
 		if err != nil {
 			return nil, "", err
 		}

@@ -279,7 +279,11 @@ func (v *Vault) Stat(p string) (Info, error) {
 	}
 	var fi fs.FileInfo
 	if root != nil {
-		if fi, err = v.inspect(root, p, canon); err != nil {
+		disk, err := policy.Resolve(root, "", canon)
+		if err != nil {
+			return Info{}, err
+		}
+		if fi, err = v.inspect(root, p, disk); err != nil {
 			return Info{}, err
 		}
 	}
@@ -293,10 +297,9 @@ func (v *Vault) Stat(p string) (Info, error) {
 // sorted by path; recursive descends into subfolders. It lists only regular
 // files and folders: symbolic links, devices and the like are skipped, as are
 // the vault's own files and names Clean would refuse (a model could not
-// open them anyway). A name on disk that is not NFC (one the vault did not
-// write) is listed by its NFC path if that path reaches it, as on a
-// normalisation-insensitive file system, and skipped otherwise, since no
-// path the vault accepts could open it. Errors: the Clean codes,
+// open them anyway). A name on disk that is not NFC (one a Mac made) is
+// listed by its NFC path, which opens it; one with a twin in the other
+// form is left out, since a name that looks the same would be a guess. Errors: the Clean codes,
 // path_outside_vault, not_found, invalid_path (dir is a file).
 func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 	canon, err := cleanPath(dir, true)
@@ -352,9 +355,12 @@ func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 		if err != nil {
 			return skip(d)
 		}
-		if shown != name {
-			if nf, err := root.Lstat(shown); err != nil || !os.SameFile(fi, nf) {
-				return skip(d) // the NFC path reaches no file, or another one
+		if shown != name || !norm.NFD.IsNormalString(d.Name()) {
+			// Listed by its NFC path when that path leads here: the only
+			// such name, or the same file (a file system that ignores the
+			// form). A twin in the other form is a conflict, left out.
+			if disk, err := policy.Resolve(root, "", shown); err != nil || disk != name && !sameFile(root, disk, fi) {
+				return skip(d)
 			}
 		}
 		out = append(out, Info{Path: shown, Size: fi.Size(), ModTime: fi.ModTime(), IsDir: d.IsDir()})
@@ -368,6 +374,12 @@ func (v *Vault) List(dir string, recursive bool) ([]Info, error) {
 	}
 	slices.SortFunc(out, func(a, b Info) int { return strings.Compare(a.Path, b.Path) })
 	return out, nil
+}
+
+// sameFile reports whether name in root is the file fi describes.
+func sameFile(root *os.Root, name string, fi fs.FileInfo) bool {
+	other, err := root.Lstat(name)
+	return err == nil && os.SameFile(fi, other)
 }
 
 func skip(d fs.DirEntry) error {
@@ -414,14 +426,18 @@ func (v *Vault) readRaw(p string) ([]byte, error) {
 	if root == nil {
 		return nil, apperr.New(apperr.NotFound, "check the path with list", "path %s does not exist", apperr.Quote(p))
 	}
-	fi, err := v.inspect(root, p, canon)
+	disk, err := policy.Resolve(root, "", canon) // a name a Mac made may be NFD on disk
+	if err != nil {
+		return nil, err
+	}
+	fi, err := v.inspect(root, p, disk)
 	if err != nil {
 		return nil, err
 	}
 	if err := v.checkFile(p, fi); err != nil {
 		return nil, err
 	}
-	f, err := root.Open(canon)
+	f, err := root.Open(disk)
 	if err != nil {
 		return nil, fsError(err, p, "read")
 	}

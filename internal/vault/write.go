@@ -48,7 +48,7 @@ func (v *Vault) create(by writer, p string, data []byte) (Result, error) {
 			return Result{}, apperr.New(apperr.AlreadyExists, "use overwrite, append or replace to change it, or pick a new name",
 				"path %s already exists", apperr.Quote(p))
 		}
-		if dir := path.Dir(w.canon); dir != "." {
+		if dir := path.Dir(w.disk); dir != "." {
 			if err := w.root.MkdirAll(dir, dirPerm); err != nil {
 				return Result{}, fsError(err, p, "create folder for")
 			}
@@ -111,7 +111,7 @@ func (v *Vault) append(by writer, p string, data []byte) (Result, error) {
 		}
 		// No O_CREATE: a leaf swapped for a dangling symlink since inspect
 		// cannot create its target; os.Root keeps any other swap inside.
-		f, err := w.root.OpenFile(w.canon, os.O_RDWR|os.O_APPEND, 0)
+		f, err := w.root.OpenFile(w.disk, os.O_RDWR|os.O_APPEND, 0)
 		if err != nil {
 			return Result{}, fsError(err, p, "append to")
 		}
@@ -169,7 +169,7 @@ func (v *Vault) replace(by writer, p, old, new string, expected int) (Result, er
 		if err := v.checkFile(p, w.leaf); err != nil {
 			return Result{}, err
 		}
-		f, err := w.root.Open(w.canon)
+		f, err := w.root.Open(w.disk)
 		if err != nil {
 			return Result{}, fsError(err, p, "read")
 		}
@@ -198,8 +198,9 @@ func (v *Vault) replace(by writer, p, old, new string, expected int) (Result, er
 // writeCtx is what one write sees once its path is validated and locked.
 type writeCtx struct {
 	root  *os.Root
-	p     string // as the user gave it, for messages
-	canon string
+	p     string      // as the user gave it, for messages
+	canon string      // NFC: what answers and rules see
+	disk  string      // the path as it is on disk (a file a Mac made may be NFD); canon for a new file
 	leaf  fs.FileInfo // nil if the path does not exist
 	mode  string      // how the bytes got there, for the op log
 }
@@ -235,11 +236,17 @@ func (v *Vault) writeLocked(op writeOp, by writer, p string, do func(*writeCtx) 
 		return Result{}, err
 	}
 	defer unlock()
-	leaf, err := v.inspect(root, p, canon)
+	// A file already on disk under its decomposed name is that file: a
+	// write goes to it rather than making a twin that looks the same.
+	disk, err := policy.Resolve(root, "", canon)
 	if err != nil {
 		return Result{}, err
 	}
-	w := &writeCtx{root: root, p: p, canon: canon, leaf: leaf, mode: "atomic-rename"}
+	leaf, err := v.inspect(root, p, disk)
+	if err != nil {
+		return Result{}, err
+	}
+	w := &writeCtx{root: root, p: p, canon: canon, disk: disk, leaf: leaf, mode: "atomic-rename"}
 	res, err := do(w)
 	if err != nil {
 		return Result{}, err
@@ -273,15 +280,15 @@ func (v *Vault) createExclusive(w *writeCtx, data []byte) (string, error) {
 	}
 	// link(2) neither follows nor replaces an existing name, dangling
 	// symlinks included: exclusive and atomic at once.
-	err = w.root.Link(tmp, w.canon)
+	err = w.root.Link(tmp, w.disk)
 	if err == nil {
-		v.syncDir(w, path.Dir(w.canon))
+		v.syncDir(w, path.Dir(w.disk))
 		return "exclusive-link", nil
 	}
 	if !linkUnsupported(err) {
 		return "", fsError(err, w.p, "create")
 	}
-	f, err := w.root.OpenFile(w.canon, os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
+	f, err := w.root.OpenFile(w.disk, os.O_WRONLY|os.O_CREATE|os.O_EXCL, filePerm)
 	if err != nil {
 		return "", fsError(err, w.p, "create")
 	}
@@ -289,7 +296,7 @@ func (v *Vault) createExclusive(w *writeCtx, data []byte) (string, error) {
 		w.root.Remove(w.canon) // ours: O_EXCL made it
 		return "", fsError(err, w.p, "create")
 	}
-	v.syncDir(w, path.Dir(w.canon))
+	v.syncDir(w, path.Dir(w.disk))
 	return "exclusive-create", nil
 }
 
@@ -320,11 +327,11 @@ func (v *Vault) replaceAtomic(w *writeCtx, data []byte) error {
 			return apperr.Wrap(err, apperr.Internal, "", "overwrite %s: %v", apperr.Quote(w.p), err)
 		}
 	}
-	if err := w.root.Rename(tmp, w.canon); err != nil {
+	if err := w.root.Rename(tmp, w.disk); err != nil {
 		return fsError(err, w.p, "replace")
 	}
 	committed = true
-	v.syncDir(w, path.Dir(w.canon))
+	v.syncDir(w, path.Dir(w.disk))
 	return nil
 }
 
@@ -332,7 +339,7 @@ func (v *Vault) replaceAtomic(w *writeCtx, data []byte) error {
 // w.canon's folder and fsyncs it. The name is random so that nothing can be
 // planted at it in advance (O_EXCL would refuse it anyway).
 func (v *Vault) writeTemp(w *writeCtx, data []byte, perm fs.FileMode) (string, error) {
-	dir := path.Dir(w.canon)
+	dir := path.Dir(w.disk)
 	for range 3 {
 		var rnd [12]byte
 		rand.Read(rnd[:])

@@ -535,8 +535,12 @@ func TestListNonNFCNames(t *testing.T) {
 	if _, err := e.v.Create("notes/plain.md", nil); err != nil {
 		t.Fatal(err)
 	}
+	// Made on a Mac: decomposed names. They are listed by their NFC path,
+	// which opens them; a name with a twin in the other form is left out.
 	mustWrite(t, filepath.Join(e.dir, "notes", "cafe\u0301.md"), "x")
 	mustWrite(t, filepath.Join(e.dir, "notes", "Cafe\u0301", "y.md"), "y")
+	mustWrite(t, filepath.Join(e.dir, "notes", "twin\u00e9.md"), "composed")
+	mustWrite(t, filepath.Join(e.dir, "notes", "twine\u0301.md"), "decomposed")
 	got, err := e.v.List("notes", true)
 	if err != nil {
 		t.Fatal(err)
@@ -551,12 +555,55 @@ func TestListNonNFCNames(t *testing.T) {
 			t.Errorf("List reported %q, which is not canonical: %q %v", in.Path, c, err)
 		}
 	}
-	want := []string{"notes/plain.md"}
-	if _, err := os.Stat(filepath.Join(e.dir, "notes", "caf\u00e9.md")); err == nil {
-		want = []string{"notes/Caf\u00e9", "notes/Caf\u00e9/y.md", "notes/caf\u00e9.md", "notes/plain.md"}
+	want := []string{"notes/Caf\u00e9", "notes/Caf\u00e9/y.md", "notes/caf\u00e9.md", "notes/plain.md"}
+	if _, err := os.Stat(filepath.Join(e.dir, "notes", "twine\u0301.md")); err == nil && !sameName(filepath.Join(e.dir, "notes"), "twin\u00e9.md", "twine\u0301.md") {
+		// A file system that keeps both forms: the twins are a conflict.
+		if _, err := e.v.ReadFile("notes/twin\u00e9.md"); apperr.CodeOf(err) != apperr.NameConflict {
+			t.Errorf("reading a name with a twin: %v, want name_conflict", err)
+		}
 	}
 	if strings.Join(paths, "|") != strings.Join(want, "|") {
 		t.Errorf("List = %q, want %q", paths, want)
+	}
+}
+
+// sameName reports whether two names in dir are one file (a file system
+// that ignores the Unicode form).
+func sameName(dir, a, b string) bool {
+	fa, errA := os.Stat(filepath.Join(dir, a))
+	fb, errB := os.Stat(filepath.Join(dir, b))
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// A file a Mac made, named decomposed, is read and written through its
+// composed name, and a write goes to it rather than making a twin.
+func TestDecomposedNamesOnDisk(t *testing.T) {
+	e := newEnv(t, Options{})
+	nfd := filepath.Join(e.dir, "notes", "\u304b\u3099\u3093.md") // が (か + ゛) ん
+	mustWrite(t, nfd, "first\n")
+	if b, err := e.v.ReadFile("notes/\u304c\u3093.md"); err != nil || string(b) != "first\n" {
+		t.Fatalf("read by the composed name: %q, %v", b, err)
+	}
+	if _, err := e.v.Append("notes/\u304c\u3093.md", []byte("second\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.Create("notes/\u304c\u3093.md", []byte("twin")); apperr.CodeOf(err) != apperr.AlreadyExists {
+		t.Errorf("create over a decomposed name: %v, want already_exists", err)
+	}
+	if _, err := e.v.Replace("notes/\u304c\u3093.md", "first", "1st", 1); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(nfd)
+	if err != nil || string(b) != "1st\nsecond\n" {
+		t.Errorf("the decomposed file holds %q, %v", b, err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(e.dir, "notes"))
+	if len(entries) != 1 {
+		var names []string
+		for _, en := range entries {
+			names = append(names, en.Name())
+		}
+		t.Errorf("notes/ holds %q: a write made a twin", names)
 	}
 }
 

@@ -1,7 +1,6 @@
-package manual
+package rootpath
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 	"slices"
@@ -15,24 +14,25 @@ import (
 // Names are compared in one Unicode form. macOS and archives made on Macs
 // store 「がん保険.md」 decomposed (NFD: か + ゛); Windows, Linux and every
 // keyboard write it composed (NFC). The two look the same to a person and to
-// a model, so a lookup in either form finds the file, and answers show the
-// name as it is on disk.
+// a model, so a lookup in either form finds the file (the vault and the
+// manuals both resolve names here), and answers can show the name as it is
+// on disk.
 
 // resolveName finds the entry of dir (a "/"-separated path inside the
 // root) that name means, in whichever Unicode form it is stored. It returns
 // "" when there is none, and name_conflict when two entries differ from
 // each other only in form: even an exact match would then be a guess about
 // which of two names that look the same was meant.
-func resolveName(root *os.Root, dir, name string) (string, error) {
+func (p Policy) resolveName(root *os.Root, dir, name string) (string, error) {
 	var found []string
 	var infos []fs.FileInfo
 	for _, form := range append([]string{name}, formsOf(name)...) {
 		fi, err := root.Lstat(join(dir, form))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
 		if err != nil {
-			return "", fsError(err, name, "open")
+			// Not there, or not reachable (a parent that is a file, a
+			// symbolic link the root will not follow): resolving stops,
+			// and the caller's own walk reports the path as the user gave it.
+			continue
 		}
 		// A file system that ignores the form (APFS, HFS+) answers every
 		// spelling with the one file: that is no conflict.
@@ -47,7 +47,7 @@ func resolveName(root *os.Root, dir, name string) (string, error) {
 	case 1:
 		return found[0], nil
 	}
-	return "", conflict(dir, found)
+	return "", Conflict(dir, found)
 }
 
 // formsOf is name's other Unicode forms, composed and decomposed.
@@ -68,8 +68,9 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-// conflict is the error for names that differ only in Unicode form.
-func conflict(dir string, names []string) error {
+// Conflict is the error for names that differ only in Unicode form:
+// name_conflict, naming them.
+func Conflict(dir string, names []string) error {
 	quoted := make([]string, len(names))
 	for i, n := range names {
 		quoted[i] = apperr.Quote(join(dir, n))
@@ -78,27 +79,29 @@ func conflict(dir string, names []string) error {
 		"%s differ only in Unicode normalisation (composed and decomposed forms)", strings.Join(quoted, " and "))
 }
 
-// resolvePath resolves each name of a "/"-separated path under dir in turn.
-// A name that is not there is kept as given, so the caller reports the
-// missing file as it always does.
-func resolvePath(root *os.Root, dir, p string) (string, error) {
-	names := strings.Split(p, "/")
+// Resolve returns rel, a "/"-separated path under dir inside the root, as
+// it is on disk: each name in whichever Unicode form it is stored. Names from
+// the first one that is not there on are kept as given, so the caller
+// reports the missing file as it always does. Errors: name_conflict when two
+// entries differ only in form, and those of FSError.
+func (p Policy) Resolve(root *os.Root, dir, rel string) (string, error) {
+	names := strings.Split(rel, "/")
 	for i, name := range names {
-		got, err := resolveName(root, join(dir, strings.Join(names[:i], "/")), name)
+		got, err := p.resolveName(root, join(dir, strings.Join(names[:i], "/")), name)
 		if err != nil {
 			return "", err
 		}
 		if got == "" {
-			return p, nil
+			return strings.Join(names, "/"), nil
 		}
 		names[i] = got
 	}
 	return strings.Join(names, "/"), nil
 }
 
-// nameConflicts lists the groups of names in names that differ only in
+// Conflicts lists the groups of names in names that differ only in
 // Unicode form, for a listing's warnings.
-func nameConflicts(names []string) [][]string {
+func Conflicts(names []string) [][]string {
 	byForm := map[string][]string{}
 	var order []string
 	for _, n := range names {
