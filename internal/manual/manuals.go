@@ -326,7 +326,7 @@ func skip(d fs.DirEntry) error {
 // name_conflict.
 func (l *Library) Read(manualID, rel string) ([]byte, error) {
 	f, err := l.read(manualID, rel)
-	return f.text, err
+	return f.Text, err
 }
 
 // File is a manual file as read: its text, and where and how it was read.
@@ -334,14 +334,11 @@ type File struct {
 	ManualID string // as on disk
 	Path     string // as on disk, relative to the manual's folder
 	Encoding string // what the bytes were in (decode's names)
-	text     []byte
+	Text     []byte // decoded to UTF-8, without a BOM, line ends as stored
 }
 
 // ReadFile is Read with the file's names as on disk and its encoding.
-func (l *Library) ReadFile(manualID, rel string) (File, []byte, error) {
-	f, err := l.read(manualID, rel)
-	return f, f.text, err
-}
+func (l *Library) ReadFile(manualID, rel string) (File, error) { return l.read(manualID, rel) }
 
 func (l *Library) read(manualID, rel string) (File, error) {
 	root, manualID, err := l.manualRoot(manualID)
@@ -393,7 +390,7 @@ func (l *Library) read(manualID, rel string) (File, error) {
 			fmt.Sprintf(`save it as UTF-8, or name its encoding in langspec.json: "manuals": {%q: {"encoding": "cp932"}}`, manualID),
 			"manual file %s cannot be read as text: %s", apperr.Quote(manualID+"/"+canon), strings.TrimPrefix(err.Error(), "invalid_argument: "))
 	}
-	return File{ManualID: manualID, Path: canon, Encoding: enc, text: []byte(text)}, nil
+	return File{ManualID: manualID, Path: canon, Encoding: enc, Text: []byte(text)}, nil
 }
 
 func (l *Library) tooLarge(rel string, size int64) error {
@@ -414,7 +411,7 @@ func (l *Library) parsed(manualID, rel string) (*manualfile.Source, []manualfile
 	if err != nil {
 		return nil, nil, err
 	}
-	src := manualfile.NewSource(f.text)
+	src := manualfile.NewSource(f.Text)
 	nodes, err := manualfile.ParseSource(f.Path, src)
 	if err != nil {
 		return nil, nil, err
@@ -451,7 +448,7 @@ func (l *Library) Lines(manualID, rel string, start, end int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	src := manualfile.NewSource(f.text)
+	src := manualfile.NewSource(f.Text)
 	n := src.LineCount()
 	if start < 1 || end < start || end > n {
 		return "", apperr.New(apperr.InvalidArgument, fmt.Sprintf("use 1 <= start <= end <= %d", n),

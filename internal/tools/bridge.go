@@ -96,7 +96,7 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 			return BridgeOut{}, err
 		}
 	}
-	ref, err := bt.source(in.ManualID, in.Path)
+	ref, _, err := bt.source(in.ManualID, in.Path)
 	if err != nil {
 		return BridgeOut{}, err
 	}
@@ -134,11 +134,7 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 }
 
 func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeOut, error) {
-	ref, err := bt.source(in.ManualID, in.Path)
-	if err != nil {
-		return BridgeOut{}, err
-	}
-	raw, err := bt.lib.Read(in.ManualID, in.Path)
+	ref, raw, err := bt.source(in.ManualID, in.Path)
 	if err != nil {
 		return BridgeOut{}, err
 	}
@@ -159,18 +155,19 @@ func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeO
 	return bt.write(dest, data, ref)
 }
 
-// source is where a copy comes from: the manual and file named as on disk,
-// and the file's encoding when it was not UTF-8 (the copy always is).
-func (bt *bridgeTools) source(manualID, rel string) (manual.SourceRef, error) {
-	f, _, err := bt.lib.ReadFile(manualID, rel)
+// source reads the file a copy comes from: its text, and the manual and
+// file named as on disk, with the file's encoding when it was not UTF-8
+// (the copy always is).
+func (bt *bridgeTools) source(manualID, rel string) (manual.SourceRef, []byte, error) {
+	f, err := bt.lib.ReadFile(manualID, rel)
 	if err != nil {
-		return manual.SourceRef{}, err
+		return manual.SourceRef{}, nil, err
 	}
 	ref := manual.SourceRef{ManualID: f.ManualID, Path: f.Path}
 	if f.Encoding != textdecode.UTF8 && f.Encoding != textdecode.UTF8BOM {
 		ref.Encoding = f.Encoding
 	}
-	return ref, nil
+	return ref, f.Text, nil
 }
 
 // write creates dest; a copy never replaces a vault file.
