@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestCLI(t *testing.T) {
 	}{
 		{name: "first search seeds the default database", args: []string{"search", "slice", "expressions"},
 			out: []string{"1. Slice expressions  [go spec go1.26]", "Expressions > Slice expressions",
-				"https://go.dev/ref/spec#Slice_expressions", "strategy all_terms"}},
+				"https://go.dev/ref/spec#Slice_expressions", "(title, words)", "10 results"}},
 		{name: "no color when not a terminal", args: []string{"search", "range clause"}, out: []string{"For statements with range clause"}},
 		{name: "no match is not an error", args: []string{"search", "zzqqxx"}, err: []string{`no sections match "zzqqxx"`}},
 		{name: "empty query", args: []string{"search", ""}, code: 2, err: []string{"langspec: invalid_argument: empty query"}},
@@ -144,7 +145,7 @@ func TestJSONOutput(t *testing.T) {
 	if len(hits) != 2 {
 		t.Fatalf("%d hits", len(hits))
 	}
-	for _, k := range []string{"language", "doc", "version", "section_id", "title", "section_path", "url", "snippet", "score", "strategy"} {
+	for _, k := range []string{"language", "doc", "version", "section_id", "title", "section_path", "url", "snippet", "score", "matched"} {
 		if _, ok := hits[0][k]; !ok {
 			t.Errorf("hit lacks %q: %v", k, hits[0])
 		}
@@ -171,6 +172,8 @@ func TestNewCmdSearch(t *testing.T) {
 		{[]string{"slice", "expressions"}, search.Request{Query: "slice expressions", Limit: 10}},
 		{[]string{"x", "--lang", "go", "--version", "go1.26", "-n", "3", "--doc", "spec", "--path-prefix", "Types"},
 			search.Request{Query: "x", Language: "go", Version: "go1.26", Limit: 3, Doc: "spec", PathPrefix: "Types"}},
+		{[]string{"shut a chan", "--also", "close channel", "--also", "channel closed"},
+			search.Request{Query: "shut a chan", Also: []string{"close channel", "channel closed"}, Limit: 10}},
 	}
 	for _, tt := range tests {
 		var got *searchOptions
@@ -180,7 +183,7 @@ func TestNewCmdSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		got.req.Snippet = tt.want.Snippet
-		if got.req != tt.want {
+		if !reflect.DeepEqual(got.req, tt.want) {
 			t.Errorf("%v: opts = %+v, want %+v", tt.args, got.req, tt.want)
 		}
 	}

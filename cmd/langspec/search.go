@@ -59,6 +59,7 @@ section has every word, langspec falls back to any word, then to substrings
 	fl.IntVar(&opts.req.Snippet.Chars, "snippet-chars", snippet.DefaultChars, "characters per snippet window")
 	fl.IntVar(&opts.req.Snippet.Windows, "snippets", snippet.DefaultWindows, "snippet windows per result")
 	fl.BoolVar(&opts.jsonOut, "json", false, "print a JSON array of citations")
+	fl.StringArrayVar(&opts.req.Also, "also", nil, "another phrasing of the same question, ranked together with the query (repeat, up to 4)")
 	return cmd
 }
 
@@ -79,8 +80,11 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 	if opts.jsonOut {
 		return writeJSON(io.Out, res.Hits)
 	}
+	for _, c := range res.Corrections {
+		fmt.Fprintf(io.ErrOut, "langspec: %q is not in the documents; searched %q too\n", c.Word, c.To)
+	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintf(io.ErrOut, "langspec: no sections match %q (tried %s)\n", res.Query, strings.Join(res.Tried, ", "))
+		fmt.Fprintf(io.ErrOut, "langspec: no sections match %q\n", res.Query)
 		return nil
 	}
 	for i, h := range res.Hits {
@@ -88,28 +92,13 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 		if io.colorOut {
 			title = snippet.ANSIBold.Before + title + snippet.ANSIBold.After
 		}
-		fmt.Fprintf(io.Out, "%d. %s  [%s %s %s]\n   %s\n   %s\n   %s\n\n", i+1, title, h.Language, h.Doc, h.Version,
-			h.SectionPath, h.URL, h.Snippet)
+		fmt.Fprintf(io.Out, "%d. %s  [%s %s %s]  (%s)\n   %s\n   %s\n   %s\n\n", i+1, title, h.Language, h.Doc, h.Version,
+			strings.Join(h.Matched, ", "), h.SectionPath, h.URL, h.Snippet)
 	}
 	noun := "results"
 	if len(res.Hits) == 1 {
 		noun = "result"
 	}
-	fmt.Fprintf(io.Out, "%d %s · strategy %s%s\n", len(res.Hits), noun, res.Strategy, fallbackNote(res))
+	fmt.Fprintf(io.Out, "%d %s\n", len(res.Hits), noun)
 	return nil
-}
-
-// fallbackNote tells a reader why results may look loose.
-func fallbackNote(res search.Result) string {
-	switch res.Strategy {
-	case search.AnyTerm:
-		return " (no section has every word; these have some)"
-	case search.Trigram:
-		return " (matched as text, not words)"
-	case search.Fuzzy:
-		return " (no exact match; close spellings)"
-	case search.Substring:
-		return " (short query: plain text scan)"
-	}
-	return ""
 }

@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/text/shape"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // Source policies: what a document's licence lets us hand out.
@@ -44,6 +47,9 @@ type Section struct {
 	URL          string // canonical URL with #anchor
 	Text         string
 	SourcePolicy string // FullText or ExcerptOnly
+	// Anchors holds, one per line, the texts of links that point at this
+	// section from elsewhere in its document: a ranking field (internal/rank).
+	Anchors string
 }
 
 // PublishStatus says what Publish did.
@@ -190,16 +196,50 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, erro
 
 func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section) error {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
-		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for i, s := range sections {
 		if _, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
-			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy); err != nil {
+			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy, s.Anchors, shape.Of(s.Text)); err != nil {
 			return fmt.Errorf("section %q: %w", s.SectionID, err)
+		}
+	}
+	return insertTerms(ctx, tx, snapID, sections)
+}
+
+// minTermRunes is the shortest word kept in a snapshot's vocabulary: shorter
+// words are not corrected (one edit turns any two letters into any other).
+const minTermRunes = 3
+
+// insertTerms stores the vocabulary of a snapshot: every folded word of its
+// sections' titles, paths, text and anchors with the number of sections
+// holding it.
+func insertTerms(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section) error {
+	df := map[string]int{}
+	seen := map[string]bool{}
+	for _, s := range sections {
+		clear(seen)
+		for _, field := range []string{s.Title, s.Path, s.Text, s.Anchors} {
+			for _, t := range tokenize.Tokenize(field) {
+				if !seen[t.Folded] && utf8.RuneCountInString(t.Folded) >= minTermRunes {
+					seen[t.Folded] = true
+					df[t.Folded]++
+				}
+			}
+		}
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO snapshot_terms (snapshot_id, term, df) VALUES (?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, term := range slices.Sorted(maps.Keys(df)) {
+		if _, err := stmt.ExecContext(ctx, snapID, term, df[term]); err != nil {
+			return fmt.Errorf("term %q: %w", term, err)
 		}
 	}
 	return nil

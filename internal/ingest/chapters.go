@@ -93,6 +93,7 @@ func readHTMLChapters(ctx context.Context, src SourceSpec, r PageReader) (Docume
 		}
 		removeChrome(chapter, jlsChrome, src.Skip)
 		b.link = func(anchor string) string { return canonical(src, rel, anchor) }
+		b.page = rel
 		for _, n := range chapter.Nodes {
 			b.walkNested(n, jlsSection)
 		}

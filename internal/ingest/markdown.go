@@ -338,6 +338,7 @@ func markdownSections(src SourceSpec, pages []*mdPage) []db.Section {
 		}
 		pageURL := p.url
 		b.link = func(id string) string { return withAnchor(pageURL, anchorOf[id]) }
+		b.page = p.rel
 		b.anchor = func(n *html.Node) string { return idOf[n] }
 		// "## Heading" is the first level below the page's title; a "#" that
 		// did not become the title is a sibling of the "##"s.

@@ -61,6 +61,7 @@ func readMdBookChapters(ctx context.Context, src SourceSpec, entry string, r Pag
 			return Document{}, err
 		}
 		bb.startChapter(ch, true)
+		bb.b.page = ch.page // links between chapter pages resolve against it
 		bb.walkAll(content)
 	}
 	// Pages name a version only through their rules' test links; take it

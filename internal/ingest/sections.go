@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -46,6 +47,21 @@ type sectionBuilder struct {
 	ids      map[string]bool
 	pending  string // a paragraph or line break owed before the next text
 	bullet   bool   // a list item's "- " was written and no text yet
+
+	// In-links: page is the rel path of the page being walked ("" for a
+	// single page; set it with link), owner maps "page#id" of every element
+	// id met inside a section to that section, and links are the <a href>s
+	// met, resolved at finish into the anchors field of their targets.
+	page  string
+	owner map[string]int
+	links []inLink
+}
+
+// inLink is one link met in the text of section from.
+type inLink struct {
+	from       int
+	page, href string
+	text       string
 }
 
 func newSectionBuilder(baseURL, policy string) *sectionBuilder {
@@ -56,6 +72,7 @@ func newSectionBuilder(baseURL, policy string) *sectionBuilder {
 		derive: idFromTitle,
 		link:   func(anchor string) string { return withAnchor(baseURL, anchor) },
 		ids:    map[string]bool{},
+		owner:  map[string]int{},
 	}
 }
 
@@ -90,7 +107,18 @@ func (b *sectionBuilder) walk(n *html.Node, inPre bool) {
 		}
 		if lvl, ok := b.levels[n.Data]; ok {
 			b.heading(n, lvl)
+			b.own(attr(n, "id"))
 			return
+		}
+		if len(b.sections) > 0 {
+			b.own(attr(n, "id"))
+			if n.Data == "a" {
+				b.own(attr(n, "name"))
+				if href := attr(n, "href"); href != "" {
+					b.links = append(b.links, inLink{from: b.cur, page: b.page, href: href,
+						text: strings.TrimSpace(collapseSpace(goquery.NewDocumentFromNode(n).Text()))})
+				}
+			}
 		}
 		if b.render != nil {
 			if s, ok := b.render(n); ok {
@@ -201,6 +229,14 @@ func (b *sectionBuilder) openSection(level int, title, anchor string) {
 		id = b.uniqueID(b.derive(title))
 	}
 	b.ids[id] = true
+	defer func() {
+		b.own(anchor)
+		// A link to the page itself, without a fragment, points at its
+		// first section.
+		if _, ok := b.owner[b.page+"#"]; !ok {
+			b.owner[b.page+"#"] = b.cur
+		}
+	}()
 	s := db.Section{SectionID: id, Level: level, Title: title, Path: title, SourcePolicy: b.policy}
 	// Headings without an anchor of their own link to the nearest enclosing
 	// one, which is where a browser can actually scroll to.
@@ -277,13 +313,72 @@ func (b *sectionBuilder) uniqueID(id string) string {
 	}
 }
 
+// own records that the element id on the page being walked is in the
+// current section, so links to it count for that section. The first owner
+// of an id keeps it, as a browser scrolls to the first element with an id.
+func (b *sectionBuilder) own(id string) {
+	if id == "" || len(b.sections) == 0 {
+		return
+	}
+	key := b.page + "#" + id
+	if _, ok := b.owner[key]; !ok {
+		b.owner[key] = b.cur
+	}
+}
+
+// maxAnchorTexts bounds the distinct link texts kept per section: the Go
+// spec links "type" hundreds of times, and a few dozen wordings already say
+// what others call a section.
+const maxAnchorTexts = 48
+
 func (b *sectionBuilder) finish() []db.Section {
 	out := make([]db.Section, len(b.sections))
 	for i, s := range b.sections {
 		s.Text = tidy(b.bodies[i].String())
 		out[i] = s
 	}
+	seen := make([]map[string]bool, len(out))
+	for _, l := range b.links {
+		target, ok := b.linkTarget(l)
+		if !ok || target == l.from || l.text == "" {
+			continue
+		}
+		key := strings.ToLower(l.text)
+		if seen[target] == nil {
+			seen[target] = map[string]bool{}
+		}
+		if seen[target][key] || len(seen[target]) >= maxAnchorTexts {
+			continue
+		}
+		seen[target][key] = true
+		if out[target].Anchors != "" {
+			out[target].Anchors += "\n"
+		}
+		out[target].Anchors += l.text
+	}
 	return out
+}
+
+// linkTarget is the section a link points to, when it points into the
+// document at an id the walk met.
+func (b *sectionBuilder) linkTarget(l inLink) (int, bool) {
+	ref, frag, _ := strings.Cut(l.href, "#")
+	if ref == "" && frag == "" {
+		return 0, false
+	}
+	page := l.page
+	if ref != "" {
+		rel, ok := resolveRel(l.page, ref)
+		if !ok {
+			return 0, false
+		}
+		page = rel
+	}
+	if f, err := url.PathUnescape(frag); err == nil {
+		frag = f
+	}
+	t, ok := b.owner[page+"#"+frag]
+	return t, ok
 }
 
 var manyNewlines = regexp.MustCompile(`[ \t]+\n|\n{3,}`)

@@ -213,6 +213,7 @@ func sphinxSections(src SourceSpec, pages []*sphinxPage) []db.Section {
 		anchorOf := map[string]string{} // section id → the element id on this page
 		rel := p.rel
 		b.link = func(id string) string { return canonical(src, rel, anchorOf[id]) }
+		b.page = rel
 		w := sphinxWalker{b: b, page: p, count: count, anchorOf: anchorOf, holds: map[*html.Node]bool{}}
 		for _, s := range p.sections {
 			for n := s.Parent; n != nil && !w.holds[n]; n = n.Parent {
@@ -291,6 +292,7 @@ func (w *sphinxWalker) open(n *html.Node) *html.Node {
 	}
 	w.anchorOf[id] = anchor
 	w.b.openSection(w.depth, title, id)
+	w.b.own(anchor)
 	return heading
 }
 

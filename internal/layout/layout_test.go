@@ -19,10 +19,10 @@ const module = "github.com/langspec/langspec/"
 // here, which is the point: its place in the tree is a decision.
 var layers = [][]string{
 	{"internal/apperr", "migrations", "fixtures", "internal/layout"},
-	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/rootpath"},
+	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath"},
 	{"internal/text/ftsquery", "internal/text/snippet"},
 	{"internal/db"},
-	{"internal/ingest/fetch", "internal/ingest/manualfile"},
+	{"internal/ingest/fetch", "internal/ingest/manualfile", "internal/rank"},
 	{"internal/ingest"},
 	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream"},
 	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog"},

@@ -128,6 +128,9 @@ func newSubstringMatcher(needles []string) substringMatcher {
 }
 
 func (m substringMatcher) spans(text string) []snippet.Span {
+	if len(m.needles) == 0 {
+		return nil
+	}
 	var lower []rune
 	var offs []int
 	for i, r := range text {
@@ -157,6 +160,25 @@ func runesEqual(a, b []rune) bool {
 		}
 	}
 	return true
+}
+
+// multiMatcher is the spans of several matchers, the terms of each numbered
+// after the ones before so snippets tell them apart.
+type multiMatcher []matcher
+
+func (ms multiMatcher) spans(text string) []snippet.Span {
+	var out []snippet.Span
+	base := 0
+	for _, m := range ms {
+		top := -1
+		for _, s := range m.spans(text) {
+			top = max(top, s.Term)
+			s.Term += base
+			out = append(out, s)
+		}
+		base += top + 1
+	}
+	return out
 }
 
 // fuzzyMatcher matches words within a small edit distance of a query word,

@@ -1,39 +1,34 @@
-// Package search answers queries over the store: it parses the query, runs a
-// chain of strategies until one finds something, and cuts snippet windows
-// around what matched. The CLI and the MCP tools both call Search.
+// Package search answers queries over the specs in the store: it parses the
+// query, ranks sections with the one ranking engine (internal/rank), and
+// cuts snippet windows around what matched. The CLI and the MCP tools both
+// call Search.
 package search
 
 import (
 	"context"
-	"slices"
+	"errors"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/snippet"
-)
-
-// Strategies, in the order they are tried (Trigram goes first for queries
-// that lean on punctuation). Each runs only when the ones before it found
-// nothing.
-const (
-	AllTerms  = "all_terms" // word index, every term (stemmed, folded)
-	AnyTerm   = "any_term"  // word index, any one word
-	Trigram   = "trigram"   // trigram index, every term as a substring
-	Fuzzy     = "fuzzy"     // trigram index, words within a typo of a query word
-	Substring = "substring" // scan for terms under three characters
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // Limits on a request.
 const (
 	DefaultLimit = 10
 	MaxLimit     = 50
+	// MaxAlso is how many alternative phrasings a request may add.
+	MaxAlso = 4
 )
 
 // Request is one search.
 type Request struct {
 	Query      string
-	Language   string // "" searches every language
+	Also       []string // other phrasings of the same question, fused with Query
+	Language   string   // "" searches every language
 	Doc        string
 	Version    string // "" means each document's latest complete version
 	PathPrefix string // keep sections whose section_path starts with this
@@ -43,29 +38,45 @@ type Request struct {
 
 // Citation is one hit, with everything needed to cite it.
 type Citation struct {
-	Language    string  `json:"language" jsonschema:"language id"`
-	Doc         string  `json:"doc" jsonschema:"document id within the language"`
-	Version     string  `json:"version" jsonschema:"version the text comes from"`
-	SectionID   string  `json:"section_id" jsonschema:"stable anchor; pass to get_section"`
-	Title       string  `json:"title" jsonschema:"the section heading"`
-	SectionPath string  `json:"section_path" jsonschema:"headings from the top of the document, joined by ' > '"`
-	URL         string  `json:"url" jsonschema:"canonical URL of the section, to cite"`
-	Snippet     string  `json:"snippet" jsonschema:"windows of the text around the matched words, marked **like this**, joined by ' … '"`
-	Score       float64 `json:"score" jsonschema:"relevance, higher is better; comparable only within one strategy"`
-	Strategy    string  `json:"strategy" jsonschema:"how this hit matched: all_terms, any_term, trigram, fuzzy or substring"`
+	Language    string   `json:"language" jsonschema:"language id"`
+	Doc         string   `json:"doc" jsonschema:"document id within the language"`
+	Version     string   `json:"version" jsonschema:"version the text comes from"`
+	SectionID   string   `json:"section_id" jsonschema:"stable anchor; pass to get_section"`
+	Title       string   `json:"title" jsonschema:"the section heading"`
+	SectionPath string   `json:"section_path" jsonschema:"headings from the top of the document, joined by ' > '"`
+	URL         string   `json:"url" jsonschema:"canonical URL of the section, to cite"`
+	Snippet     string   `json:"snippet" jsonschema:"windows of the text around the matched words, marked **like this**, joined by ' … '"`
+	Score       float64  `json:"score" jsonschema:"fused relevance, higher is better; comparable within one answer"`
+	Matched     []string `json:"matched" jsonschema:"channels that found it: words, title, anchors (words others link it with), phrase (query words near each other), typo:WORD (a corrected spelling), literal (code as typed), symbol (code of the same shape)"`
 }
 
 // Result is the answer to a Request.
 type Result struct {
-	Query    string     `json:"query" jsonschema:"the query as understood"`
-	Strategy string     `json:"strategy" jsonschema:"the strategy that answered; empty when nothing matched"`
-	Tried    []string   `json:"tried" jsonschema:"every strategy run, in order"`
-	Hits     []Citation `json:"results" jsonschema:"ranked sections, best first"`
+	Query       string            `json:"query" jsonschema:"the query as understood"`
+	Corrections []rank.Correction `json:"corrections,omitempty" jsonschema:"query words the documents do not hold, and the spelling searched as well"`
+	Channels    []string          `json:"channels" jsonschema:"ranking channels run"`
+	Hits        []Citation        `json:"results" jsonschema:"ranked sections, best first"`
 }
 
-// Search runs req. Errors: apperr.InvalidArgument for a bad query or limit,
-// apperr.NotFound for an unknown language or version.
+// specSource is the store's spec sections as a ranking source.
+type specSource struct{ *db.Scoped }
+
+func (specSource) Fields() rank.Fields {
+	return rank.Fields{
+		Columns: db.WordColumns(),
+		Title:   []string{db.ColumnTitle, db.ColumnPath},
+		Anchors: []string{db.ColumnAnchors},
+	}
+}
+
+// Search runs req. Errors: apperr.InvalidArgument for a bad query, limit or
+// alternative, apperr.NotFound for an unknown language or version.
 func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
+	return SearchWith(ctx, store, rank.New(rank.DefaultWeights()), req)
+}
+
+// SearchWith runs req with engine; eval uses it to compare weights.
+func SearchWith(ctx context.Context, store *db.DB, engine *rank.Engine, req Request) (Result, error) {
 	if err := validate(&req); err != nil {
 		return Result{}, err
 	}
@@ -73,28 +84,39 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Query: q.Raw, Tried: []string{}, Hits: []Citation{}}
-	f := db.Filter{Scope: db.Scope{Language: req.Language, Doc: req.Doc, Version: req.Version}, PathPrefix: req.PathPrefix}
-	for _, st := range strategies(q) {
-		if st.skip {
-			continue
+	var alts []ftsquery.Query
+	for i, a := range req.Also {
+		aq, err := ftsquery.Parse(a)
+		if ae, ok := errors.AsType[*apperr.Error](err); ok {
+			return Result{}, apperr.Wrap(err, apperr.InvalidArgument, ae.Hint, "also[%d]: %s", i, ae.Message)
 		}
-		res.Tried = append(res.Tried, st.name)
-		hits, err := st.run(ctx, store, f, req.Limit)
 		if err != nil {
 			return Result{}, err
 		}
-		if st.keep != nil {
-			hits = st.keep(hits)
+		alts = append(alts, aq)
+	}
+	scoped, err := store.Scope(ctx, db.Filter{Scope: db.Scope{Language: req.Language, Doc: req.Doc, Version: req.Version}, PathPrefix: req.PathPrefix})
+	if err != nil {
+		return Result{}, err
+	}
+	ranked, err := engine.Search(ctx, specSource{scoped}, q, req.Limit, alts...)
+	if err != nil {
+		return Result{}, err
+	}
+	ids := make([]int64, len(ranked.Hits))
+	for i, h := range ranked.Hits {
+		ids[i] = h.ID
+	}
+	rows, err := scoped.Sections(ctx, ids)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Query: q.Raw, Corrections: ranked.Corrections, Channels: ranked.Channels, Hits: make([]Citation, 0, len(rows))}
+	hl := newHighlighter(ranked, alts)
+	for _, h := range ranked.Hits {
+		if r, ok := rows[h.ID]; ok {
+			res.Hits = append(res.Hits, hl.cite(r, h, req.Snippet))
 		}
-		if len(hits) == 0 {
-			continue
-		}
-		res.Strategy = st.name
-		for _, h := range hits {
-			res.Hits = append(res.Hits, cite(h, st, req.Snippet))
-		}
-		break
 	}
 	return res, nil
 }
@@ -102,6 +124,9 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 func validate(req *Request) error {
 	if req.Limit == 0 {
 		req.Limit = DefaultLimit
+	}
+	if len(req.Also) > MaxAlso {
+		return apperr.New(apperr.InvalidArgument, "keep the best four", "also has %d phrasings; at most %d are allowed", len(req.Also), MaxAlso)
 	}
 	if req.Limit < 1 || req.Limit > MaxLimit {
 		return apperr.New(apperr.InvalidArgument, "use a limit from 1 to 50", "limit %d is out of range", req.Limit)
@@ -124,83 +149,72 @@ func validate(req *Request) error {
 	return nil
 }
 
-type strategy struct {
-	name string
-	skip bool
-	run  func(ctx context.Context, store *db.DB, f db.Filter, limit int) ([]db.Hit, error)
-	keep func([]db.Hit) []db.Hit // drops hits the strategy cannot justify
-	m    matcher
+// highlighter marks in a snippet what the word channels matched (query
+// words and their corrections, stemmed as the index stems them) and code as
+// typed; it also tells which hits hold the query's words in their title.
+type highlighter struct {
+	all         multiMatcher
+	title       *wordMatcher
+	corrections []rank.Correction
+	fixedStems  map[string]string // stem of a corrected word → the word
 }
 
-// strategies lays out the fallback chain for q.
-func strategies(q ftsquery.Query) []strategy {
-	all, anyTerm, subs, fuzzy := q.AllTerms(), q.AnyTerm(), q.Substrings(), q.Trigrams()
-	words := newWordMatcher(q.WordTerms(), false)
+func newHighlighter(r rank.Result, alts []ftsquery.Query) highlighter {
+	var terms, typed []ftsquery.Term
 	var needles []string
-	for _, t := range q.Terms {
-		needles = append(needles, t.Text)
+	add := func(a rank.Query) {
+		for _, w := range a.Content {
+			typed = append(typed, ftsquery.Term{Text: w.Text, Prefix: w.Prefix})
+		}
+		needles = append(needles, a.Code...)
 	}
-	fm := fuzzyMatcher{words: q.FuzzyWords()}
-	short := q.ShortNeedles()
-	chain := []strategy{
-		{name: AllTerms, skip: all.IsZero(), m: words,
-			run: func(ctx context.Context, s *db.DB, f db.Filter, n int) ([]db.Hit, error) {
-				return s.MatchWords(ctx, f, all, n)
-			}},
-		{name: AnyTerm, skip: anyTerm.IsZero(), m: newWordMatcher(q.WordTerms(), true),
-			run: func(ctx context.Context, s *db.DB, f db.Filter, n int) ([]db.Hit, error) {
-				return s.MatchWords(ctx, f, anyTerm, n)
-			}},
-		{name: Trigram, skip: subs.IsZero(), m: newSubstringMatcher(needles),
-			run: func(ctx context.Context, s *db.DB, f db.Filter, n int) ([]db.Hit, error) {
-				return s.MatchSubstrings(ctx, f, subs, n)
-			}},
-		{name: Fuzzy, skip: fuzzy.IsZero(), m: fm,
-			// Nearly every long section shares some trigram with any word, so
-			// fetch more and keep only sections with a word really close.
-			run: func(ctx context.Context, s *db.DB, f db.Filter, n int) ([]db.Hit, error) {
-				return s.MatchSubstrings(ctx, f, fuzzy, n*5)
-			},
-			keep: func(hs []db.Hit) []db.Hit { return keepMatching(hs, fm, len(hs)/5) }},
-		{name: Substring, skip: len(short) == 0, m: newSubstringMatcher(short),
-			run: func(ctx context.Context, s *db.DB, f db.Filter, n int) ([]db.Hit, error) {
-				return s.ScanSubstrings(ctx, f, short, n)
-			}},
+	add(r.Query)
+	for _, q := range alts {
+		add(rank.Analyze(q))
 	}
-	if q.Symbolic() {
-		// Exact text first: the word index would answer x.(T) with every
-		// section that mentions x and T.
-		trigram := chain[2]
-		chain = append([]strategy{trigram}, slices.Delete(chain, 2, 3)...)
+	terms = append(terms, typed...)
+	h := highlighter{title: newWordMatcher(typed, true), corrections: r.Corrections, fixedStems: map[string]string{}}
+	for _, c := range r.Corrections {
+		terms = append(terms, ftsquery.Term{Text: c.To})
+		h.fixedStems[tokenize.Stem(c.To)] = c.To
 	}
-	return chain
+	h.all = multiMatcher{newWordMatcher(terms, true), newSubstringMatcher(needles)}
+	return h
 }
 
-// keepMatching keeps, in order, up to limit hits where m finds something.
-func keepMatching(hs []db.Hit, m matcher, limit int) []db.Hit {
-	var out []db.Hit
-	for _, h := range hs {
-		if len(out) == limit {
-			break
-		}
-		if len(m.spans(h.Title+" "+h.Path+" "+h.Text)) > 0 {
-			out = append(out, h)
+// cite builds the citation of r and completes what the engine matched with
+// what the text shows: "title" when the title or path holds a query word,
+// and "typo:WORD" when the section holds a corrected spelling.
+func (h highlighter) cite(r db.SectionRow, hit rank.Hit, opt snippet.Options) Citation {
+	spans := h.all.spans(r.Text)
+	var matched []string
+	if len(h.title.spans(r.Title+"\n"+r.Path)) > 0 {
+		matched = append(matched, channelTitle)
+	}
+	matched = append(matched, hit.Matched...)
+	if len(h.fixedStems) > 0 {
+		seen := map[string]bool{}
+		for _, sp := range spans {
+			w := h.fixedStems[tokenize.Stem(tokenize.Fold(r.Text[sp.Start:sp.End]))]
+			if w != "" && !seen[w] {
+				seen[w] = true
+				matched = append(matched, rank.ChannelTypo+":"+w)
+			}
 		}
 	}
-	return out
-}
-
-func cite(h db.Hit, st strategy, opt snippet.Options) Citation {
 	return Citation{
-		Language:    h.Language,
-		Doc:         h.Doc,
-		Version:     h.Version,
-		SectionID:   h.SectionID,
-		Title:       h.Title,
-		SectionPath: h.Path,
-		URL:         h.URL,
-		Snippet:     snippet.Build(h.Text, st.m.spans(h.Text), opt),
-		Score:       h.Score,
-		Strategy:    st.name,
+		Language:    r.Language,
+		Doc:         r.Doc,
+		Version:     r.Version,
+		SectionID:   r.SectionID,
+		Title:       r.Title,
+		SectionPath: r.Path,
+		URL:         r.URL,
+		Snippet:     snippet.Build(r.Text, spans, opt),
+		Score:       hit.Score,
+		Matched:     matched,
 	}
 }
+
+// channelTitle is reported for hits whose title or path holds a query word.
+const channelTitle = "title"

@@ -54,14 +54,15 @@ type ListVersionsOut struct {
 
 // SearchSpecIn is a search.
 type SearchSpecIn struct {
-	Query             string `json:"query" jsonschema:"words to find; \"a phrase\" in quotes, prefix* and code such as x.(T) or <-chan also work"`
-	Language          string `json:"language,omitempty" jsonschema:"language id; omit to search every language"`
-	Version           string `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
-	Doc               string `json:"doc,omitempty" jsonschema:"document within the language; omit for all"`
-	SectionPathPrefix string `json:"section_path_prefix,omitempty" jsonschema:"only sections whose section_path starts with this, e.g. Expressions"`
-	Limit             int    `json:"limit,omitempty" jsonschema:"number of results"`
-	SnippetChars      int    `json:"snippet_chars,omitempty" jsonschema:"characters per snippet window"`
-	SnippetsPerHit    int    `json:"snippets_per_hit,omitempty" jsonschema:"snippet windows per result"`
+	Query             string   `json:"query" jsonschema:"words to find; \"a phrase\" in quotes, prefix* and code such as x.(T) or <-chan also work"`
+	Also              []string `json:"also,omitempty" jsonschema:"up to 4 other phrasings of the same question, in the words a specification would use; ranked together with query"`
+	Language          string   `json:"language,omitempty" jsonschema:"language id; omit to search every language"`
+	Version           string   `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
+	Doc               string   `json:"doc,omitempty" jsonschema:"document within the language; omit for all"`
+	SectionPathPrefix string   `json:"section_path_prefix,omitempty" jsonschema:"only sections whose section_path starts with this, e.g. Expressions"`
+	Limit             int      `json:"limit,omitempty" jsonschema:"number of results"`
+	SnippetChars      int      `json:"snippet_chars,omitempty" jsonschema:"characters per snippet window"`
+	SnippetsPerHit    int      `json:"snippets_per_hit,omitempty" jsonschema:"snippet windows per result"`
 }
 
 // GetSectionIn asks for one section, or a page of it.
@@ -105,12 +106,15 @@ func specToolset() []Tool {
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "search_spec",
 			Title: "Search specifications",
-			Description: "Full-text search (BM25) over language specifications. Returns ranked sections with snippet windows around the matched words, " +
-				"each with a section_id for get_section and a canonical url to cite. Words match by stem; when no section has every word the search " +
-				"falls back to any word, then to literal text, then to close spellings, and says which strategy answered.",
+			Description: "Search language specifications. Returns ranked sections with snippet windows around the matched words, " +
+				"each with a section_id for get_section, a canonical url to cite, and the channels that matched it (title, words, related, " +
+				"typo:WORD, literal, symbol). Words match by stem, misspelt words are corrected, and code such as s[i:j:k] matches code of the same shape. " +
+				"When the question is in your own words, add in also the terms a specification would use (e.g. query \"shut a chan\", also [\"close channel\"]).",
 			Annotations: readOnly("Search specifications"),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "query", ftsquery.MaxQueryRunes)
+			s.Properties["also"].MaxItems = jsonschema.Ptr(search.MaxAlso)
+			s.Properties["also"].Items.MaxLength = jsonschema.Ptr(ftsquery.MaxQueryRunes)
 			for _, p := range []string{"language", "version", "doc"} {
 				maxLen(s, p, maxNameChars)
 			}
@@ -186,6 +190,7 @@ func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (search.Re
 	}
 	return search.Search(ctx, st.store, search.Request{
 		Query:      in.Query,
+		Also:       in.Also,
 		Language:   strings.TrimSpace(in.Language),
 		Doc:        strings.TrimSpace(in.Doc),
 		Version:    strings.TrimSpace(in.Version),
@@ -257,16 +262,19 @@ func renderVersions(out ListVersionsOut) string {
 }
 
 func renderSearch(res search.Result) string {
-	if len(res.Hits) == 0 {
-		return fmt.Sprintf("No sections match %q (tried %s). Try other or fewer words, another language, or no filters.",
-			res.Query, strings.Join(res.Tried, ", "))
-	}
 	var b strings.Builder
-	for i, h := range res.Hits {
-		fmt.Fprintf(&b, "%d. %s [%s/%s %s] section_id=%s\n   %s\n   %s\n   %s\n", i+1, h.Title, h.Language, h.Doc, h.Version,
-			h.SectionID, h.SectionPath, h.URL, h.Snippet)
+	for _, c := range res.Corrections {
+		fmt.Fprintf(&b, "(searched %q as %q too)\n", c.Word, c.To)
 	}
-	fmt.Fprintf(&b, "%d result(s), strategy %s", len(res.Hits), res.Strategy)
+	if len(res.Hits) == 0 {
+		fmt.Fprintf(&b, "No sections match %q. Try other or fewer words, another language, no filters, or add phrasings in also.", res.Query)
+		return b.String()
+	}
+	for i, h := range res.Hits {
+		fmt.Fprintf(&b, "%d. %s [%s/%s %s] section_id=%s matched=%s\n   %s\n   %s\n   %s\n", i+1, h.Title, h.Language, h.Doc, h.Version,
+			h.SectionID, strings.Join(h.Matched, ","), h.SectionPath, h.URL, h.Snippet)
+	}
+	fmt.Fprintf(&b, "%d result(s)", len(res.Hits))
 	return b.String()
 }
 

@@ -332,18 +332,20 @@ func TestSearchSpec(t *testing.T) {
 		args      map[string]any
 		wantFirst string   // section_id of the first hit
 		wantLangs []string // languages among the hits, sorted
-		strategy  string
-		count     int // exact number of hits, when not 0
+		matched   string   // a channel the first hit must name
+		count     int      // exact number of hits, when not 0
 	}{
 		{name: "default limit, one language", args: map[string]any{"query": "slice expressions", "language": "go"},
-			wantFirst: "Slice_expressions", wantLangs: []string{"go"}, strategy: search.AllTerms},
+			wantFirst: "Slice_expressions", wantLangs: []string{"go"}, matched: "title"},
 		{name: "every language when none is named", args: map[string]any{"query": "slice expressions", "limit": 4},
-			wantLangs: []string{"go", "golicensed"}, strategy: search.AllTerms, count: 4},
+			wantLangs: []string{"go", "golicensed"}, matched: "words", count: 4},
 		{name: "limit", args: map[string]any{"query": "type", "language": "go", "limit": 3}, wantLangs: []string{"go"}, count: 3},
 		{name: "path prefix", args: map[string]any{"query": "range", "language": "go", "section_path_prefix": "Statements"},
 			wantLangs: []string{"go"}},
 		{name: "symbolic query", args: map[string]any{"query": "x.(T)", "language": "go", "limit": 1},
-			wantFirst: "Type_assertions", strategy: search.Trigram, count: 1},
+			wantFirst: "Type_assertions", matched: "symbol", count: 1},
+		{name: "also", args: map[string]any{"query": "shut a chan", "also": []string{"close channel"}, "language": "go", "limit": 3},
+			matched: "words"},
 		{name: "version named", args: map[string]any{"query": "goroutine", "language": "go", "version": "go1.26", "limit": 1},
 			wantFirst: "Go_statements", count: 1},
 		{name: "no match is a result, not an error", args: map[string]any{"query": "zzqqxx", "language": "go"}, count: -1},
@@ -371,8 +373,8 @@ func TestSearchSpec(t *testing.T) {
 			if tt.wantFirst != "" && out.Hits[0].SectionID != tt.wantFirst {
 				t.Errorf("first hit %s, want %s", out.Hits[0].SectionID, tt.wantFirst)
 			}
-			if tt.strategy != "" && out.Strategy != tt.strategy {
-				t.Errorf("strategy %s, want %s", out.Strategy, tt.strategy)
+			if tt.matched != "" && !slices.Contains(out.Hits[0].Matched, tt.matched) {
+				t.Errorf("first hit matched %v, want %s among them", out.Hits[0].Matched, tt.matched)
 			}
 			var langs []string
 			for _, h := range out.Hits {
@@ -382,7 +384,7 @@ func TestSearchSpec(t *testing.T) {
 				if p, ok := tt.args["section_path_prefix"].(string); ok && !strings.HasPrefix(h.SectionPath, p) {
 					t.Errorf("hit %s outside prefix %s", h.SectionPath, p)
 				}
-				if h.URL == "" || h.Snippet == "" || h.Version == "" || h.Strategy != out.Strategy {
+				if h.URL == "" || h.Snippet == "" || h.Version == "" || len(h.Matched) == 0 {
 					t.Errorf("incomplete citation %+v", h)
 				}
 				if !strings.Contains(text(res), "section_id="+h.SectionID) || !strings.Contains(text(res), h.URL) {

@@ -6,6 +6,7 @@
 package ftsquery
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -300,4 +301,74 @@ func AnyTrigram(s string) Expr {
 		}
 	}
 	return Expr{strings.Join(parts, " OR ")}
+}
+
+// Word is one word for the ranking engine's expressions: its text (quoted
+// when written) and whether it is a prefix.
+type Word struct {
+	Text   string
+	Prefix bool
+}
+
+func (w Word) expr() string {
+	if w.Prefix {
+		return quote(w.Text) + "*"
+	}
+	return quote(w.Text)
+}
+
+// AnyWord matches texts holding any of words; bm25 ranks texts holding more,
+// and rarer, of them first. Each word may itself be several words (a phrase).
+func AnyWord(words []Word) Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		if (Term{Text: w.Text}).hasWords() {
+			if e := w.expr(); !seen[e] {
+				seen[e] = true
+				parts = append(parts, e)
+			}
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
+// NearPairs matches texts where two neighbouring words of the list occur
+// within span tokens of each other, in either order. Fewer than two words is
+// the zero Expr.
+func NearPairs(words []Word, span int) Expr {
+	var parts []string
+	for i := 0; i+1 < len(words); i++ {
+		a, b := words[i], words[i+1]
+		if (Term{Text: a.Text}).hasWords() && (Term{Text: b.Text}).hasWords() {
+			parts = append(parts, "NEAR("+a.expr()+" "+b.expr()+", "+strconv.Itoa(span)+")")
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
+// AnyText matches texts holding any of texts as a substring, for the trigram
+// indexes; texts shorter than MinSubstringRunes are left out.
+func AnyText(texts []string) Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if utf8.RuneCountInString(t) < MinSubstringRunes {
+			continue
+		}
+		if q := quote(t); !seen[q] {
+			seen[q] = true
+			parts = append(parts, q)
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
+// InColumns restricts e to the named columns of the table it runs on.
+// Column names come from the store's constants, never from a query.
+func InColumns(columns []string, e Expr) Expr {
+	if e.IsZero() || len(columns) == 0 {
+		return e
+	}
+	return Expr{"{" + strings.Join(columns, " ") + "} : (" + e.s + ")"}
 }

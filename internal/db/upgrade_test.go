@@ -1,0 +1,93 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/langspec/langspec/internal/text/ftsquery"
+)
+
+// TestUpgradeFromBeforeRanking opens a store written before migration 0003
+// (no anchors, shapes or vocabulary) the way a user upgrading would: the
+// migration runs, the old text stays searchable, and the next ingest of the
+// unchanged source rewrites the document with the new fields instead of
+// calling it unchanged — without corrupting the indexes on the way (deleting
+// rows the new shapes index never saw once did).
+func TestUpgradeFromBeforeRanking(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "old.db")
+	old, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &DB{sql: old, path: path}
+	if _, err := old.ExecContext(ctx, `CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"0001_init.sql", "0002_manuals.sql"} {
+		if err := d.applyMigration(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, q := range []string{
+		`INSERT INTO documents (id, language, doc, display_name) VALUES (1, 'go', 'spec', 'Go spec')`,
+		`INSERT INTO snapshots (id, document_id, version, source_url, fetched_at, content_hash, complete, section_count)
+			VALUES (1, 1, 'go1.26', 'test', '2026-01-01T00:00:00Z', 'h1', 1, 1)`,
+		`INSERT INTO sections (snapshot_id, section_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy)
+			VALUES (1, 'Slice_expressions', 0, 2, 'Slice expressions', 'Slice expressions', 'u', 'a[low : high : max]', 19, 'x', 'full_text')`,
+	} {
+		if _, err := old.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+
+	store, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	sc, err := store.Scope(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := sc.Words(ctx, ftsquery.AnyWord([]ftsquery.Word{{Text: "slice"}}), nil, 10)
+	if err != nil || len(ps) != 1 {
+		t.Fatalf("old text after the migration: %v, %v", ps, err)
+	}
+	snap := Snapshot{Language: "go", Doc: "spec", DisplayName: "Go spec", Version: "go1.26", SourceURL: "test",
+		FetchedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), ContentHash: "h1"}
+	secs := []Section{{SectionID: "Slice_expressions", Level: 2, Title: "Slice expressions", Path: "Slice expressions",
+		URL: "u", Text: "a[low : high : max]", SourcePolicy: FullText, Anchors: "full slice expression"}}
+	res, err := store.Publish(ctx, snap, secs)
+	if err != nil || res.Status != Updated {
+		t.Fatalf("re-ingest after the upgrade: %+v, %v; want updated", res, err)
+	}
+	if err := store.IntegrityCheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sc, err = store.Scope(ctx, Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, run := range map[string]func() ([]Posting, error){
+		"shape": func() ([]Posting, error) { return sc.Shapes(ctx, ftsquery.AnyText([]string{"x[x:x:x]"}), 10) },
+		"anchor": func() ([]Posting, error) {
+			return sc.Words(ctx, ftsquery.AnyWord([]ftsquery.Word{{Text: "full"}}), nil, 10)
+		},
+	} {
+		if ps, err := run(); err != nil || len(ps) != 1 {
+			t.Errorf("%s after the re-ingest: %v, %v", name, ps, err)
+		}
+	}
+	vocab, err := sc.Vocabulary(ctx)
+	if err != nil || vocab["slice"] != 1 || vocab["expression"] != 1 || vocab["low"] != 1 {
+		t.Errorf("vocabulary = %v, %v", vocab, err)
+	}
+	if res, err := store.Publish(ctx, snap, secs); err != nil || res.Status != Unchanged {
+		t.Errorf("second re-ingest: %+v, %v; want unchanged", res, err)
+	}
+}

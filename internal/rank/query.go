@@ -1,0 +1,175 @@
+package rank
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/shape"
+	"github.com/langspec/langspec/internal/text/tokenize"
+)
+
+// Query is what the engine makes of what was typed: the words that carry
+// the topic, the words that only say what kind of answer is wanted, the code
+// in it and the code's shapes, and runs of text no word index can split.
+type Query struct {
+	Raw     string
+	Content []ftsquery.Word // topic words, folded, in order, each once; phrases as typed
+	Intent  []string        // intent words met ("how", "what", "手順"), matched as nothing
+	Code    []string        // words holding code punctuation, as typed (x.(T), ::std::io)
+	Shapes  []string        // shapes of the code (text/shape)
+	Runs    []string        // CJK runs and other text the word index keeps whole
+}
+
+// intentWords say what kind of answer is wanted, not what it is about. They
+// are matched as nothing: "how do I close a channel" is about closing
+// channels, and every section of a spec could answer "how".
+var intentWords = map[string]bool{
+	// English question and filler words.
+	"a": true, "about": true, "an": true, "and": true, "are": true, "as": true, "at": true, "be": true,
+	"by": true, "can": true, "could": true, "did": true, "do": true, "does": true, "for": true,
+	"from": true, "get": true, "got": true, "happen": true, "happens": true, "has": true, "have": true,
+	"how": true, "i": true, "if": true, "in": true, "into": true, "is": true, "it": true, "its": true,
+	"me": true, "my": true, "of": true, "on": true, "or": true, "should": true, "so": true,
+	"some": true, "that": true, "the": true, "their": true, "them": true, "there": true, "these": true,
+	"this": true, "those": true, "to": true, "was": true, "way": true, "we": true, "what": true,
+	"when": true, "where": true, "whether": true, "which": true, "who": true, "why": true,
+	"will": true, "with": true, "would": true, "you": true, "your": true, "just": true, "still": true,
+	// What is left of contractions and possessives ("don't", "else's").
+	"s": true, "t": true, "don": true, "doesn": true, "isn": true, "aren": true, "didn": true,
+	"won": true, "wasn": true, "ll": true, "ve": true, "re": true,
+	// Japanese intent words: definitions, procedures, scope, "about".
+	"定義": true, "手順": true, "対象": true, "方法": true, "とは": true, "について": true, "やり方": true, "一覧": true,
+}
+
+// Analyze reads q (already checked by ftsquery.Parse).
+func Analyze(q ftsquery.Query) Query {
+	out := Query{Raw: q.Raw}
+	seen := map[string]bool{}
+	var stop []ftsquery.Word
+	addWord := func(w ftsquery.Word) {
+		if !seen[w.Text] {
+			seen[w.Text] = true
+			out.Content = append(out.Content, w)
+		}
+	}
+	var code []string // the terms, as typed, that are not phrases: their shape is matched
+	for _, t := range q.Terms {
+		if t.Phrase && len(tokenize.Tokenize(t.Text)) > 1 {
+			addWord(ftsquery.Word{Text: t.Text, Prefix: t.Prefix})
+			continue
+		}
+		code = append(code, t.Text)
+		isCode := hasCode(t.Text)
+		if isCode {
+			out.Code = append(out.Code, strings.TrimRight(t.Text, "?!.,;"))
+		}
+		toks := tokenize.Tokenize(t.Text)
+		for i, tok := range toks {
+			w := ftsquery.Word{Text: tok.Folded, Prefix: t.Prefix && i == len(toks)-1}
+			switch {
+			case isCode && utf8.RuneCountInString(tok.Folded) < 2:
+				// s, i, j and k in s[i:j:k] are placeholders, not topics.
+			case intentWords[tok.Folded] && !w.Prefix:
+				out.Intent = append(out.Intent, tok.Folded)
+				stop = append(stop, w)
+			case isRun(tok.Folded):
+				// A run holds its intent words inside it ("支払手順"): they
+				// are cut out, and the pieces around them searched.
+				pieces, intent := cutIntent(tok.Folded)
+				out.Intent = append(out.Intent, intent...)
+				for _, p := range pieces {
+					out.Runs = append(out.Runs, p)
+					addWord(ftsquery.Word{Text: p})
+				}
+			default:
+				addWord(w)
+			}
+		}
+	}
+	if len(out.Content) == 0 && len(out.Code) == 0 {
+		// "what is it" asks about nothing but its words; search them.
+		for _, w := range stop {
+			addWord(w)
+		}
+		out.Intent = nil
+	}
+	for _, sh := range shape.Query(strings.Join(code, " ")) {
+		if distinctive(sh) {
+			out.Shapes = append(out.Shapes, sh)
+		}
+	}
+	return out
+}
+
+// hasCode reports whether a typed term holds punctuation beyond sentence
+// punctuation at its end.
+func hasCode(text string) bool {
+	t := strings.TrimRight(text, "?!.,;:")
+	if t == "" {
+		t = text // "..." and "::" are meant
+	}
+	return shape.HasCode(t)
+}
+
+// distinctive reports whether a shape says enough to be matched: quotes and
+// commas say nothing, a lone bracket pair or dot occurs everywhere (x(), x.x),
+// but two operators (x++, ::, <-x) or three code characters (x.(x),
+// x[x:x:x]) pick out code.
+func distinctive(sh string) bool {
+	ops, brackets := 0, 0
+	for _, r := range sh {
+		switch {
+		case r == shape.Placeholder || r == ' ' || r == '"' || r == '\'' || r == ',':
+		case strings.ContainsRune("()[]{}", r):
+			ops++
+			brackets++
+		default:
+			ops++
+		}
+	}
+	return ops >= 3 || ops-brackets >= 2
+}
+
+// runIntentWords are the intent words that occur inside CJK runs, longest
+// first so that one inside another is cut whole.
+var runIntentWords = []string{"について", "やり方", "定義", "手順", "対象", "方法", "とは", "一覧"}
+
+// cutIntent splits a CJK run at its intent words and returns the pieces of
+// two runes or more, and the intent words it found.
+func cutIntent(run string) (pieces, intent []string) {
+	rest := []string{run}
+	for _, iw := range runIntentWords {
+		var next []string
+		for _, r := range rest {
+			parts := strings.Split(r, iw)
+			if len(parts) > 1 {
+				intent = append(intent, iw)
+			}
+			next = append(next, parts...)
+		}
+		rest = next
+	}
+	for _, r := range rest {
+		if utf8.RuneCountInString(r) >= 2 {
+			pieces = append(pieces, r)
+		}
+	}
+	return pieces, intent
+}
+
+// isRun reports whether a token is a run of CJK text, which the word
+// tokenizer keeps as one long token: only a substring match finds a word in
+// it.
+func isRun(tok string) bool {
+	if utf8.RuneCountInString(tok) < 2 {
+		return false
+	}
+	for _, r := range tok {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			return true
+		}
+	}
+	return false
+}

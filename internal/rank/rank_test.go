@@ -1,0 +1,170 @@
+package rank
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+)
+
+func parse(t *testing.T, q string) ftsquery.Query {
+	t.Helper()
+	pq, err := ftsquery.Parse(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pq
+}
+
+func words(ws []ftsquery.Word) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, w.Text)
+	}
+	return out
+}
+
+func TestAnalyze(t *testing.T) {
+	tests := []struct {
+		q                     string
+		content, intent, code []string
+		shapes                []string
+	}{
+		{q: "how do I close a channel?", content: []string{"close", "channel"}, intent: []string{"how", "do", "i", "a"}},
+		{q: "what is it", content: []string{"what", "is", "it"}}, // nothing but intent words: search them
+		{q: "someone else's package", content: []string{"someone", "else", "package"}, intent: []string{"s"}},
+		{q: "s[i:j:k]", code: []string{"s[i:j:k]"}, shapes: []string{"x[x:x:x]"}}, // one-letter names are placeholders
+		{q: "*bytes.Buffer", content: []string{"bytes", "buffer"}, code: []string{"*bytes.Buffer"}, shapes: []string{"*x.x"}},
+		{q: `"type assertion" x.(T)`, content: []string{"type assertion"}, code: []string{"x.(T)"}, shapes: []string{"x.(x)"}},
+		{q: "recover()", content: []string{"recover"}, code: []string{"recover()"}}, // x() says nothing
+		{q: "保険金 支払 手順", content: []string{"保険金", "支払"}, intent: []string{"手順"}},
+		{q: "先進医療特約の支払手順", content: []string{"先進医療特約の支払"}, intent: []string{"手順"}}, // cut out of a run
+		{q: "入院給付金とは", content: []string{"入院給付金"}, intent: []string{"とは"}},
+	}
+	for _, tt := range tests {
+		a := Analyze(parse(t, tt.q))
+		if got := words(a.Content); !slices.Equal(got, tt.content) {
+			t.Errorf("%q: content %q, want %q", tt.q, got, tt.content)
+		}
+		if !slices.Equal(a.Intent, tt.intent) {
+			t.Errorf("%q: intent %q, want %q", tt.q, a.Intent, tt.intent)
+		}
+		if !slices.Equal(a.Code, tt.code) {
+			t.Errorf("%q: code %q, want %q", tt.q, a.Code, tt.code)
+		}
+		if !slices.Equal(a.Shapes, tt.shapes) {
+			t.Errorf("%q: shapes %q, want %q", tt.q, a.Shapes, tt.shapes)
+		}
+	}
+}
+
+func TestCorrections(t *testing.T) {
+	vocab := map[string]int{"receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1}
+	tests := []struct {
+		words []string
+		want  []Correction
+	}{
+		{[]string{"reciever"}, []Correction{{"reciever", "receiver"}}},     // a swap is one edit
+		{[]string{"methd", "receiver"}, []Correction{{"methd", "method"}}}, // known words stay
+		{[]string{"gorutine"}, []Correction{{"gorutine", "goroutine"}}},
+		{[]string{"swich"}, []Correction{{"swich", "switch"}}}, // nearest, then most common
+		{[]string{"mab"}, nil},   // under four letters: too many neighbours
+		{[]string{"zebra"}, nil}, // nothing close
+		{[]string{"u00e9"}, nil}, // not a plain word
+	}
+	for _, tt := range tests {
+		var ws []ftsquery.Word
+		for _, w := range tt.words {
+			ws = append(ws, ftsquery.Word{Text: w})
+		}
+		if got := corrections(ws, vocab); !slices.Equal(got, tt.want) {
+			t.Errorf("%v: %v, want %v", tt.words, got, tt.want)
+		}
+	}
+}
+
+func TestOSADistance(t *testing.T) {
+	var o osaRows
+	tests := []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"receiver", "reciever", 2, 1},
+		{"kitten", "sitting", 3, 3},
+		{"abc", "abc", 1, 0},
+		{"abc", "", 1, 2}, // past the limit: limit+1
+		{"goroutine", "gorutine", 2, 1},
+	}
+	for _, tt := range tests {
+		if got := o.distance(tt.a, tt.b, tt.limit); got != tt.want {
+			t.Errorf("distance(%q, %q, %d) = %d, want %d", tt.a, tt.b, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// fakeSource answers each channel from fixed lists, so fusion can be tested
+// without a store.
+type fakeSource struct {
+	words, literal, shapes []db.Posting
+	vocab                  map[string]int
+}
+
+func (f fakeSource) Words(context.Context, ftsquery.Expr, []float64, int) ([]db.Posting, error) {
+	return f.words, nil
+}
+func (f fakeSource) Literal(context.Context, ftsquery.Expr, int) ([]db.Posting, error) {
+	return f.literal, nil
+}
+func (f fakeSource) Shapes(context.Context, ftsquery.Expr, int) ([]db.Posting, error) {
+	return f.shapes, nil
+}
+func (f fakeSource) ScanShapes(context.Context, []string, int) ([]db.Posting, error) {
+	return f.shapes, nil
+}
+func (f fakeSource) Vocabulary(context.Context) (map[string]int, error) { return f.vocab, nil }
+func (f fakeSource) Fields() Fields                                     { return Fields{Columns: []string{"title", "body"}} }
+
+func TestFuseNoChannelHidesAnother(t *testing.T) {
+	src := fakeSource{
+		words:   []db.Posting{{ID: 1, Score: 9}, {ID: 2, Score: 3}},
+		literal: []db.Posting{{ID: 3, Score: 5}},
+		shapes:  []db.Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}},
+		vocab:   map[string]int{"slice": 3},
+	}
+	res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice a[i:j:k]"), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	// Section 3 holds the literal code and its shape: two channels beat one.
+	if !slices.Equal(ids, []int64{3, 1, 2}) {
+		t.Fatalf("ranked %v, want [3 1 2]", ids)
+	}
+	if m := res.Hits[0].Matched; !slices.Equal(m, []string{ChannelLiteral, ChannelSymbol}) {
+		t.Errorf("first hit matched %v", m)
+	}
+	if m := res.Hits[2].Matched; !slices.Contains(m, ChannelWords) || !slices.Contains(m, ChannelSymbol) {
+		t.Errorf("third hit matched %v", m)
+	}
+	for i := 1; i < len(res.Hits); i++ {
+		if res.Hits[i].Score > res.Hits[i-1].Score {
+			t.Errorf("not ranked by score: %+v", res.Hits)
+		}
+	}
+}
+
+func TestFuseTiesAreDeterministic(t *testing.T) {
+	src := fakeSource{words: []db.Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: map[string]int{}}
+	for range 20 {
+		res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice"), 10)
+		if err != nil || len(res.Hits) != 2 || res.Hits[0].ID != 7 {
+			t.Fatalf("%+v, %v: the word channel's order decides a tie", res.Hits, err)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package rank
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/text/ftsquery"
+)
+
+// Correction is a query word the corpus does not hold and the word it most
+// likely meant. The corrected word joins the query; the original stays.
+type Correction struct {
+	Word string `json:"word" jsonschema:"the word as typed (folded)"`
+	To   string `json:"to" jsonschema:"the word of the documents searched as well"`
+}
+
+// maxEdits is how many edits a word of n runes may be from its correction:
+// none under four runes (one edit turns "map" into "max" or "cap"), one up to
+// five, two beyond.
+func maxEdits(n int) int {
+	switch {
+	case n < 4:
+		return 0
+	case n <= 5:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// corrections returns, for each content word missing from vocab, the
+// vocabulary words closest to it by edit distance (a swap of neighbours is
+// one edit): the nearest, most common first, at most two per word.
+func corrections(words []ftsquery.Word, vocab map[string]int) []Correction {
+	var out []Correction
+	var osa osaRows
+	for _, w := range words {
+		n := utf8.RuneCountInString(w.Text)
+		k := maxEdits(n)
+		if k == 0 || w.Prefix || vocab[w.Text] > 0 || !plainWord(w.Text) {
+			continue
+		}
+		type cand struct {
+			term string
+			dist int
+			df   int
+		}
+		var best []cand
+		for term, df := range vocab {
+			// Query words are ASCII (plainWord), so only ASCII terms can be
+			// within reach, and byte lengths are rune counts.
+			if m := len(term); m < n-k || m > n+k || !isASCII(term) {
+				continue
+			}
+			d := osa.distance(w.Text, term, k)
+			if d > k {
+				continue
+			}
+			c := cand{term, d, df}
+			better := func(a, b cand) bool {
+				if a.dist != b.dist {
+					return a.dist < b.dist
+				}
+				if a.df != b.df {
+					return a.df > b.df
+				}
+				return a.term < b.term
+			}
+			best = append(best, c)
+			for i := len(best) - 1; i > 0 && better(best[i], best[i-1]); i-- {
+				best[i], best[i-1] = best[i-1], best[i]
+			}
+			if len(best) > 2 {
+				best = best[:2]
+			}
+		}
+		for i, c := range best {
+			if i > 0 && c.dist > best[0].dist {
+				break
+			}
+			out = append(out, Correction{Word: w.Text, To: c.term})
+		}
+	}
+	return out
+}
+
+// plainWord reports whether w is ASCII letters only: numbers, identifiers
+// with digits and CJK runs are not corrected.
+func plainWord(w string) bool {
+	return w != "" && strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII || !unicode.IsLetter(r) }) < 0
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// osaRows holds the rows of the distance table, reused across the
+// vocabulary of one correction.
+type osaRows struct{ prev2, prev, cur []int }
+
+// distance is the optimal string alignment distance between ASCII strings a
+// and b (edits are insert, delete, substitute, and swap of two neighbours),
+// or a number above limit as soon as it must exceed it.
+func (o *osaRows) distance(a, b string, limit int) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > limit {
+		return limit + 1
+	}
+	if cap(o.prev) < len(b)+1 {
+		o.prev2, o.prev, o.cur = make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	}
+	prev2, prev, cur := o.prev2[:len(b)+1], o.prev[:len(b)+1], o.cur[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

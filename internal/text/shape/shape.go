@@ -1,0 +1,121 @@
+// Package shape writes code as its shape: every run of identifiers, numbers
+// and the spaces between them becomes one x, and spaces around punctuation
+// go, so s[i:j:k], a[low : high : max] and x[1:10:2] are all x[x:x:x]. The
+// store keeps the shape of every section (internal/db) and the ranking
+// engine matches a code-shaped query's shape against it (internal/rank), so
+// code meets code whatever the names in it.
+package shape
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Placeholder stands for a run of identifiers and numbers.
+const Placeholder = 'x'
+
+// Of returns the shape of text. Line breaks become one space each, so a
+// shape never runs from one line of code into the next; punctuation is kept
+// as it is, except the placeholder letter itself, which cannot occur any
+// other way.
+func Of(text string) string {
+	var b strings.Builder
+	b.Grow(len(text) / 4)
+	inWord := false // the last thing written is a placeholder, maybe followed by spaces
+	lineBreak := false
+	for _, r := range text {
+		switch {
+		case isWordRune(r):
+			if lineBreak {
+				b.WriteByte(' ')
+				lineBreak = false
+			}
+			if !inWord {
+				b.WriteRune(Placeholder)
+				inWord = true
+			}
+		case r == '\n':
+			if b.Len() > 0 {
+				lineBreak = true
+			}
+			inWord = false
+		case unicode.IsSpace(r):
+			// A space between two identifiers keeps them one run
+			// ("func init" is x); around punctuation it is dropped.
+		default:
+			if lineBreak {
+				b.WriteByte(' ')
+				lineBreak = false
+			}
+			b.WriteRune(r)
+			inWord = false
+		}
+	}
+	return b.String()
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// maxWholeWords is the most words a query may have for its whole shape to
+// be matched: a short query ("for i := range 10") is code as a whole, a long
+// one is a sentence with code in it, and only its code words have a shape.
+const maxWholeWords = 4
+
+// Query returns the shapes worth matching for a query: its whole shape when
+// it is short and holds code punctuation, and the shape of each word that
+// holds code punctuation. Sentence punctuation at the end of a word
+// ("goroutine?") is not code. Shapes that are only a placeholder are left
+// out; nil means the query has no code in it.
+func Query(q string) []string {
+	var out []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if s == "" || s == string(Placeholder) {
+			return
+		}
+		for _, o := range out {
+			if o == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	words := strings.Fields(q)
+	var codeWords []string
+	for _, w := range words {
+		if t := strings.TrimRight(w, "?!.,;"); t != "" && HasCode(t) {
+			codeWords = append(codeWords, t)
+		} else if t == "" && HasCode(w) {
+			codeWords = append(codeWords, w) // "..." alone is meant
+		}
+	}
+	if len(codeWords) == 0 {
+		return nil
+	}
+	if len(words) <= maxWholeWords {
+		add(Of(q))
+	}
+	for _, w := range codeWords {
+		add(Of(w))
+	}
+	return out
+}
+
+// HasCode reports whether w holds a rune that is neither part of a word nor
+// a space. An apostrophe or hyphen between letters ("else's", "run-time")
+// is part of a word.
+func HasCode(w string) bool {
+	rs := []rune(w)
+	for i, r := range rs {
+		if isWordRune(r) || unicode.IsSpace(r) {
+			continue
+		}
+		if strings.ContainsRune("'’-", r) && i > 0 && i+1 < len(rs) && unicode.IsLetter(rs[i-1]) && unicode.IsLetter(rs[i+1]) {
+			continue
+		}
+		return true
+	}
+	return false
+}

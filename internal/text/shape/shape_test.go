@@ -1,0 +1,47 @@
+package shape
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestOf(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"s[i:j:k]", "x[x:x:x]"},
+		{"a[low : high : max]", "x[x:x:x]"},
+		{"x[1:10:2]", "x[x:x:x]"},
+		{"x.(T)", "x.(x)"},
+		{"func init()", "x()"}, // identifiers and the spaces between them are one run
+		{"<-chan int", "<-x"},
+		{"::std::io", "::x::x"},
+		{"'\\u00e9'", "'\\x'"},
+		{"a := 1\nb := 2", "x:=x x:=x"}, // a line break is a space
+		{"  \n\n", ""},
+		{"x\u00a0+\u00a0y", "x+x"}, // any Unicode space
+	}
+	for _, tt := range tests {
+		if got := Of(tt.text); got != tt.want {
+			t.Errorf("Of(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestQuery(t *testing.T) {
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"what is a goroutine?", nil},      // sentence punctuation is not code
+		{"someone else's package", nil},    // nor is an apostrophe in a word
+		{"run-time panics", nil},           // or a hyphen
+		{"s[i:j:k]", []string{"x[x:x:x]"}}, // a short query is code as a whole
+		{"switch v := x.(type)", []string{"x:=x.(x)", ":=", "x.(x)"}},
+		{"leading :: in a path like ::std::io", []string{"::", "::x::x"}}, // a sentence: only its code words
+		{"...", []string{"..."}},
+	}
+	for _, tt := range tests {
+		if got := Query(tt.q); !slices.Equal(got, tt.want) {
+			t.Errorf("Query(%q) = %q, want %q", tt.q, got, tt.want)
+		}
+	}
+}
