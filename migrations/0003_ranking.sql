@@ -72,3 +72,48 @@ CREATE TABLE snapshot_terms (
 -- them unchanged and keep them so. Marking the stored hashes makes that ingest
 -- store the document again, with the new fields.
 UPDATE snapshots SET content_hash = content_hash || ':before-0003';
+
+-- Manuals: the file a node is in names its topic as often as its heading
+-- does (a chapter number, a rider's name), so it becomes a field of both
+-- indexes. file_name is the path without its extension, normalised like
+-- norm; rows indexed before this take their path as it is until their file
+-- is indexed again.
+DROP TRIGGER manual_nodes_ai;
+DROP TRIGGER manual_nodes_ad;
+DROP TRIGGER manual_nodes_au;
+DROP TABLE manual_nodes_fts;
+DROP TABLE manual_nodes_trigram;
+ALTER TABLE manual_nodes ADD COLUMN file_name TEXT NOT NULL DEFAULT '';
+UPDATE manual_nodes SET file_name = (SELECT path FROM manual_files f WHERE f.id = manual_nodes.file_id);
+
+CREATE VIRTUAL TABLE manual_nodes_fts USING fts5 (
+    title, body, file_name,
+    content = 'manual_nodes', content_rowid = 'id',
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE manual_nodes_trigram USING fts5 (
+    title, norm, file_name,
+    content = 'manual_nodes', content_rowid = 'id',
+    tokenize = 'trigram'
+);
+
+CREATE TRIGGER manual_nodes_ai AFTER INSERT ON manual_nodes BEGIN
+    INSERT INTO manual_nodes_fts (rowid, title, body, file_name) VALUES (new.id, new.title, new.body, new.file_name);
+    INSERT INTO manual_nodes_trigram (rowid, title, norm, file_name) VALUES (new.id, new.title, new.norm, new.file_name);
+END;
+
+CREATE TRIGGER manual_nodes_ad AFTER DELETE ON manual_nodes BEGIN
+    INSERT INTO manual_nodes_fts (manual_nodes_fts, rowid, title, body, file_name) VALUES ('delete', old.id, old.title, old.body, old.file_name);
+    INSERT INTO manual_nodes_trigram (manual_nodes_trigram, rowid, title, norm, file_name) VALUES ('delete', old.id, old.title, old.norm, old.file_name);
+END;
+
+CREATE TRIGGER manual_nodes_au AFTER UPDATE ON manual_nodes BEGIN
+    INSERT INTO manual_nodes_fts (manual_nodes_fts, rowid, title, body, file_name) VALUES ('delete', old.id, old.title, old.body, old.file_name);
+    INSERT INTO manual_nodes_trigram (manual_nodes_trigram, rowid, title, norm, file_name) VALUES ('delete', old.id, old.title, old.norm, old.file_name);
+    INSERT INTO manual_nodes_fts (rowid, title, body, file_name) VALUES (new.id, new.title, new.body, new.file_name);
+    INSERT INTO manual_nodes_trigram (rowid, title, norm, file_name) VALUES (new.id, new.title, new.norm, new.file_name);
+END;
+
+INSERT INTO manual_nodes_fts (manual_nodes_fts) VALUES ('rebuild');
+INSERT INTO manual_nodes_trigram (manual_nodes_trigram) VALUES ('rebuild');

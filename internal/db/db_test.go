@@ -43,17 +43,32 @@ func sections(n int, word string) []db.Section {
 	return out
 }
 
-func mustSearch(tb testing.TB, d *db.DB, sc db.Scope, word string) []db.Hit {
+// mustSearch returns the sections of scope sc whose words hold word, best
+// first.
+func mustSearch(tb testing.TB, d *db.DB, sc db.Scope, word string) []db.SectionRow {
 	tb.Helper()
-	q, err := ftsquery.Parse(word)
+	ctx := context.Background()
+	scoped, err := d.Scope(ctx, db.Filter{Scope: sc})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	hits, err := d.MatchWords(context.Background(), db.Filter{Scope: sc}, q.AllTerms(), 10)
+	ps, err := scoped.Words(ctx, ftsquery.AnyWord([]ftsquery.Word{{Text: word}}), nil, 10)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return hits
+	ids := make([]int64, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	rows, err := scoped.Sections(ctx, ids)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]db.SectionRow, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, rows[id])
+	}
+	return out
 }
 
 func TestOpenTwiceChangesNothing(t *testing.T) {
@@ -395,8 +410,7 @@ func TestPrune(t *testing.T) {
 	if len(vs) != 2 || vs[0].Version != "go1.25" || !vs[0].Latest || vs[1].Version != "go1.24" {
 		t.Errorf("left %+v", vs)
 	}
-	q, _ := ftsquery.Parse("common")
-	if _, err := d.MatchWords(ctx, db.Filter{Scope: db.Scope{Version: "go1.22"}}, q.AllTerms(), 10); apperr.CodeOf(err) != apperr.NotFound {
+	if _, err := d.Scope(ctx, db.Filter{Scope: db.Scope{Version: "go1.22"}}); apperr.CodeOf(err) != apperr.NotFound {
 		t.Errorf("pruned version still searchable: %v", err)
 	}
 	if err := d.IntegrityCheck(ctx); err != nil {

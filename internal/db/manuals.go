@@ -4,10 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/normalize"
 )
 
 // ManualFile is the state of one indexed manual file, as last seen on disk.
@@ -95,19 +98,26 @@ func (d *DB) PutManualFile(ctx context.Context, f ManualFile, nodes []ManualNode
 		return d.classify(err, "index manual file in")
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO manual_nodes
-		(file_id, ord, node_id, parent_id, kind, level, title, line_start, line_end, own_end, body, norm, loose)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)`)
+		(file_id, ord, node_id, parent_id, kind, level, title, line_start, line_end, own_end, body, norm, loose, file_name)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)`)
 	if err != nil {
 		return d.classify(err, "index manual file in")
 	}
 	defer stmt.Close()
 	for i, n := range nodes {
 		if _, err := stmt.ExecContext(ctx, fileID, i, n.NodeID, n.ParentID, n.Kind, n.Level, n.Title,
-			n.LineStart, n.LineEnd, n.OwnEnd, n.Body, n.Norm, n.Loose); err != nil {
+			n.LineStart, n.LineEnd, n.OwnEnd, n.Body, n.Norm, n.Loose, fileName(f.Path)); err != nil {
 			return d.classify(err, "index manual file in")
 		}
 	}
 	return d.classify(tx.Commit(), "index manual file in")
+}
+
+// fileName is the file_name field of a manual file's nodes: its path
+// without the extension, normalised as norm is, so "03_特約/先進医療特約.md"
+// is found by its rider's name and its chapter number.
+func fileName(p string) string {
+	return normalize.Normal(strings.TrimSuffix(p, path.Ext(p)))
 }
 
 // TouchManualFile records a new size and mtime for a file whose content did
@@ -178,9 +188,9 @@ type ManualHit struct {
 	Score float64
 }
 
-// Column weights for bm25 over manual nodes: a word in a heading says more
-// than one in the text.
-const manualBM25Weights = "5.0, 1.0"
+// Column weights for bm25 over manual nodes (title, text, file name): a word
+// in a heading says more than one in the text.
+const manualBM25Weights = "5.0, 1.0, 5.0"
 
 // MatchManualWords runs e against the word index of one manual, best first.
 func (d *DB) MatchManualWords(ctx context.Context, manualID string, e ftsquery.Expr, limit int) ([]ManualHit, error) {
@@ -271,3 +281,59 @@ func (d *DB) GetTrace(ctx context.Context, id string, now time.Time) (Trace, err
 
 // stamp formats times so that string order is time order.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z07:00") }
+
+// Columns of the manual word index, for ranking weights.
+const (
+	ManualColumnTitle    = "title"
+	ManualColumnBody     = "body"
+	ManualColumnFileName = "file_name"
+)
+
+// ManualWordColumns are the manual word index's columns in order.
+func ManualWordColumns() []string {
+	return []string{ManualColumnTitle, ManualColumnBody, ManualColumnFileName}
+}
+
+// ManualScope is one manual as a source for the ranking engine
+// (internal/rank): its word and trigram indexes, with no code shapes and no
+// vocabulary of its own.
+type ManualScope struct {
+	d        *DB
+	manualID string
+}
+
+// ManualScope returns the ranking source for one manual.
+func (d *DB) ManualScope(manualID string) *ManualScope { return &ManualScope{d: d, manualID: manualID} }
+
+// Words runs e against the manual's word index, with bm25 weights per
+// column in ManualWordColumns order (nil for the defaults).
+func (m *ManualScope) Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]Posting, error) {
+	return m.match(ctx, "manual_nodes_fts", bm25Weights(weights, len(ManualWordColumns()), manualBM25Weights), e, limit)
+}
+
+// Literal runs e against the manual's trigram index of normalised text.
+func (m *ManualScope) Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]Posting, error) {
+	return m.match(ctx, "manual_nodes_trigram", manualBM25Weights, e, limit)
+}
+
+// Shapes finds nothing: manuals keep no code shapes.
+func (m *ManualScope) Shapes(context.Context, ftsquery.Expr, int) ([]Posting, error) { return nil, nil }
+
+// ScanShapes finds nothing: manuals keep no code shapes.
+func (m *ManualScope) ScanShapes(context.Context, []string, int) ([]Posting, error) { return nil, nil }
+
+// Vocabulary is empty: manual words are not corrected (their later stages
+// match loosely instead).
+func (m *ManualScope) Vocabulary(context.Context) (map[string]int, error) { return map[string]int{}, nil }
+
+func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsquery.Expr, limit int) ([]Posting, error) {
+	if e.IsZero() || limit <= 0 {
+		return nil, nil
+	}
+	rank := "bm25(" + table + ", " + weights + ")"
+	rows, err := m.d.query(ctx, `SELECT `+table+`.rowid, -`+rank+`
+		FROM `+table+` JOIN manual_nodes n ON n.id = `+table+`.rowid JOIN manual_files f ON f.id = n.file_id
+		WHERE `+table+` MATCH ?1 AND f.manual_id = ?2
+		ORDER BY `+rank+` LIMIT ?3`, e.String(), m.manualID, limit)
+	return m.d.collectPostings(rows, err)
+}

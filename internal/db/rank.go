@@ -10,6 +10,13 @@ import (
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
+// Filter narrows a search: the versions of Scope, and sections whose path
+// starts with PathPrefix (case-insensitive, ASCII).
+type Filter struct {
+	Scope
+	PathPrefix string
+}
+
 // Posting is a section a ranking channel matched, with the channel's own
 // score (higher is better; comparable only within one channel).
 type Posting struct {
@@ -54,15 +61,20 @@ func WordColumns() []string { return []string{ColumnTitle, ColumnPath, ColumnBod
 // Words runs e against the word index, best first by bm25 with the given
 // per-column weights (in WordColumns order; nil for the defaults).
 func (s *Scoped) Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]Posting, error) {
-	w := wordWeights
-	if len(weights) == len(WordColumns()) {
-		parts := make([]string, len(weights))
-		for i, x := range weights {
-			parts[i] = strconv.FormatFloat(x, 'f', 3, 64)
-		}
-		w = strings.Join(parts, ", ")
+	return s.match(ctx, "sections_fts", bm25Weights(weights, len(WordColumns()), wordWeights), e, limit)
+}
+
+// bm25Weights writes weights as bm25's arguments, or returns def unless
+// there is one weight per column. The text is built from numbers only.
+func bm25Weights(weights []float64, columns int, def string) string {
+	if len(weights) != columns {
+		return def
 	}
-	return s.match(ctx, "sections_fts", w, e, limit)
+	parts := make([]string, len(weights))
+	for i, x := range weights {
+		parts[i] = strconv.FormatFloat(x, 'f', 3, 64)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Literal runs e against the trigram index of the text as written.

@@ -62,6 +62,10 @@ const (
 	// ChannelRelated searches the query's words with the words specs use
 	// for them (related.go).
 	ChannelRelated = "related"
+	// ChannelTerm runs each query word (and each CJK run, as a substring)
+	// alone, so a rare word's sections are scored even when common words
+	// fill the other lists; a hit reports "term:" and the word.
+	ChannelTerm = "term"
 )
 
 // Weights are a channel's weight in the fusion; K is the reciprocal-rank
@@ -100,6 +104,24 @@ func DefaultWeights() Weights {
 			ChannelWords: 50, ChannelTitle: 20, ChannelAnchors: 20, ChannelPhrase: 20,
 			ChannelTypo: 20, ChannelLiteral: 20, ChannelSymbol: 20,
 		},
+	}
+}
+
+// ManualWeights are the weights for manuals (internal/manual/find): the file
+// name weighs as much as a heading, each term also runs alone (the Japanese
+// terms of a question are few and each decisive), and there are no code
+// shapes or related spec words.
+func ManualWeights() Weights {
+	return Weights{
+		Fusion: FuseScore,
+		K:      20,
+		Channels: map[string]float64{
+			ChannelWords: 1.0, ChannelLiteral: 1.0,
+		},
+		Fields: map[string]float64{
+			db.ManualColumnTitle: 5, db.ManualColumnBody: 1, db.ManualColumnFileName: 5,
+		},
+		Depth: map[string]int{ChannelWords: 200, ChannelLiteral: 200, ChannelTerm: 100},
 	}
 }
 
@@ -223,6 +245,14 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 				return nil, err
 			}
 		}
+		if e.w.Channels[ChannelTerm] > 0 && len(words) > 1 {
+			for _, w := range words {
+				ex := ftsquery.AnyWord([]ftsquery.Word{w})
+				if err := run(ChannelTerm+":"+w.Text, ChannelTerm, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
+					return nil, err
+				}
+			}
+		}
 		for _, c := range fixes {
 			ex := ftsquery.AnyWord([]ftsquery.Word{{Text: c.To}})
 			if err := run(ChannelTypo+":"+c.To, ChannelTypo, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
@@ -233,6 +263,14 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	if lit := ftsquery.AnyText(append(slices.Clone(a.Code), a.Runs...)); !lit.IsZero() {
 		if err := run(ChannelLiteral, ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) }); err != nil {
 			return nil, err
+		}
+	}
+	if e.w.Channels[ChannelTerm] > 0 && len(a.Runs) > 1 {
+		for _, r := range a.Runs {
+			ex := ftsquery.AnyText([]string{r})
+			if err := run(ChannelTerm+":"+r, ChannelTerm, func(n int) ([]db.Posting, error) { return src.Literal(ctx, ex, n) }); err != nil {
+				return nil, err
+			}
 		}
 	}
 	var long, short []string

@@ -8,34 +8,24 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
-// stageExact is stage 0: the terms as phrases against the word index, BM25.
+// stageExact is stage 0: the query's terms through the ranking engine
+// (internal/rank), which runs each term alone as well as all of them, over
+// the headings, the text and the file name, and fuses the lists. The
+// baselines keep plain BM25 so the evaluation can compare with it.
 func (s *search) stageExact(ctx context.Context) {
 	if s.expired() {
 		return
 	}
 	s.ran(StageExact)
-	expr := ftsquery.AnyPhrase(s.plan.Terms)
-	if s.req.Baseline == BaselineBM25 {
-		q, err := ftsquery.Parse(s.req.Query)
-		if err != nil {
-			s.failed(StageExact, err)
-			return
-		}
-		// BM25 proper scores a bag of words: any of them may match.
-		if expr = q.AnyTerm(); expr.IsZero() {
-			expr = q.AllTerms() // one word
-		}
-	}
-	if expr.IsZero() {
-		return
-	}
 	byRow := make(map[int64]*workNode, len(s.nodes))
 	manualsSeen := map[string]bool{}
 	for _, n := range s.nodes {
@@ -43,7 +33,7 @@ func (s *search) stageExact(ctx context.Context) {
 		manualsSeen[n.manual] = true
 	}
 	for manual := range manualsSeen {
-		hits, err := s.f.Index.store.MatchManualWords(ctx, manual, expr, hardNodeLimit)
+		hits, err := s.exactCandidates(ctx, manual)
 		if err != nil {
 			s.storeFailed(StageExact, err)
 			return
@@ -53,7 +43,7 @@ func (s *search) stageExact(ctx context.Context) {
 			best = max(best, h.Score)
 		}
 		for _, h := range hits {
-			n := byRow[h.RowID]
+			n := byRow[h.ID]
 			if n == nil {
 				continue // outside an only_unscanned scope
 			}
@@ -67,6 +57,61 @@ func (s *search) stageExact(ctx context.Context) {
 				}
 			}
 		}
+	}
+}
+
+// exactCandidates ranks one manual's nodes for stage 0, best first, at most
+// hardNodeLimit.
+func (s *search) exactCandidates(ctx context.Context, manual string) ([]db.Posting, error) {
+	store := s.f.Index.store
+	switch s.req.Baseline {
+	case BaselineBM25:
+		q, err := ftsquery.Parse(s.req.Query)
+		if err != nil {
+			return nil, err
+		}
+		// BM25 proper scores a bag of words: any of them may match.
+		expr := q.AnyTerm()
+		if expr.IsZero() {
+			expr = q.AllTerms() // one word
+		}
+		return manualHits(store.MatchManualWords(ctx, manual, expr, hardNodeLimit))
+	case BaselineBM25Terms:
+		return manualHits(store.MatchManualWords(ctx, manual, ftsquery.AnyPhrase(s.plan.Terms), hardNodeLimit))
+	}
+	q := ftsquery.Query{Raw: s.req.Query}
+	for _, t := range s.plan.Terms {
+		q.Terms = append(q.Terms, ftsquery.Term{Text: t, Phrase: true})
+	}
+	if len(q.Terms) == 0 {
+		return nil, nil
+	}
+	res, err := rank.New(rank.ManualWeights()).Search(ctx, manualSource{store.ManualScope(manual)}, q, hardNodeLimit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]db.Posting, len(res.Hits))
+	for i, h := range res.Hits {
+		out[i] = db.Posting{ID: h.ID, Score: h.Score}
+	}
+	return out, nil
+}
+
+func manualHits(hs []db.ManualHit, err error) ([]db.Posting, error) {
+	out := make([]db.Posting, len(hs))
+	for i, h := range hs {
+		out[i] = db.Posting{ID: h.RowID, Score: h.Score}
+	}
+	return out, err
+}
+
+// manualSource is one manual as a source for the ranking engine.
+type manualSource struct{ *db.ManualScope }
+
+func (manualSource) Fields() rank.Fields {
+	return rank.Fields{
+		Columns: db.ManualWordColumns(),
+		Title:   []string{db.ManualColumnTitle, db.ManualColumnFileName},
 	}
 }
 
