@@ -324,7 +324,9 @@ func (m *ManualScope) ScanShapes(context.Context, []string, int) ([]Posting, err
 
 // Vocabulary is empty: manual words are not corrected (their later stages
 // match loosely instead).
-func (m *ManualScope) Vocabulary(context.Context) (map[string]int, error) { return map[string]int{}, nil }
+func (m *ManualScope) Vocabulary(context.Context) (map[string]int, error) {
+	return map[string]int{}, nil
+}
 
 func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsquery.Expr, limit int) ([]Posting, error) {
 	if e.IsZero() || limit <= 0 {
