@@ -30,7 +30,8 @@ type DB struct {
 	path     string
 	readOnly bool
 	stmts    stmtCache
-	vocab    vocabCache
+	vocab    snapshotCache[*Vocabulary]
+	ranges   snapshotCache[*idRange]
 }
 
 // dsn builds the connection string. Pragmas go in the DSN rather than one Exec

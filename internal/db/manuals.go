@@ -294,6 +294,10 @@ func ManualWordColumns() []string {
 	return []string{ManualColumnTitle, ManualColumnBody, ManualColumnFileName}
 }
 
+// Columns are the manual word index's columns in order
+// (ManualWordColumns).
+func (m *ManualScope) Columns() []string { return ManualWordColumns() }
+
 // ManualScope is one manual as a source for the ranking engine
 // (internal/rank): its word and trigram indexes, with no code shapes and no
 // vocabulary of its own.
@@ -324,8 +328,8 @@ func (m *ManualScope) ScanShapes(context.Context, []string, int) ([]Posting, err
 
 // Vocabulary is empty: manual words are not corrected (their later stages
 // match loosely instead).
-func (m *ManualScope) Vocabulary(context.Context) (map[string]int, error) {
-	return map[string]int{}, nil
+func (m *ManualScope) Vocabulary(context.Context) (*Vocabulary, error) {
+	return NewVocabulary(nil), nil
 }
 
 func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsquery.Expr, limit int) ([]Posting, error) {

@@ -3,6 +3,9 @@ package db
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +46,14 @@ type Scoped struct {
 	d      *DB
 	set    snapshotSet
 	prefix string
+	// rows, when set, is the row id range of the scope's one snapshot: its
+	// sections are stored in one transaction and so hold consecutive ids,
+	// and FTS5 skips every other row of its indexes on a rowid range
+	// instead of scoring them and then dropping them in a join.
+	rows *idRange
 }
+
+type idRange struct{ lo, hi int64 }
 
 // Scope resolves f for a ranked search. Errors: apperr.NotFound for an
 // unknown language or version.
@@ -52,11 +62,51 @@ func (d *DB) Scope(ctx context.Context, f Filter) (*Scoped, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scoped{d: d, set: set, prefix: f.PathPrefix}, nil
+	s := &Scoped{d: d, set: set, prefix: f.PathPrefix}
+	if len(set.byID) == 1 && f.PathPrefix == "" {
+		key := snapshotKeys(set.byID)
+		r, err := d.ranges.get(key, func() (*idRange, error) {
+			for id := range set.byID {
+				return d.rowRange(ctx, id)
+			}
+			return nil, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		s.rows = r
+	}
+	return s, nil
+}
+
+// rowRange is the row id range of a snapshot's sections, nil when they are
+// not consecutive.
+func (d *DB) rowRange(ctx context.Context, snapshotID int64) (*idRange, error) {
+	var lo, hi, n sql.NullInt64
+	rows, err := d.query(ctx, `SELECT min(id), max(id), count(*) FROM sections WHERE snapshot_id = ?`, snapshotID)
+	if err != nil {
+		return nil, d.classify(err, "read sections from")
+	}
+	defer rows.Close()
+	if rows.Next() {
+		if err := rows.Scan(&lo, &hi, &n); err != nil {
+			return nil, d.classify(err, "read sections from")
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, d.classify(err, "read sections from")
+	}
+	if !lo.Valid || hi.Int64-lo.Int64+1 != n.Int64 {
+		return nil, nil
+	}
+	return &idRange{lo.Int64, hi.Int64}, nil
 }
 
 // WordColumns are the word index's columns in order, for Words' weights.
 func WordColumns() []string { return []string{ColumnTitle, ColumnPath, ColumnBody, ColumnAnchors} }
+
+// Columns are the word index's columns in order (WordColumns).
+func (s *Scoped) Columns() []string { return WordColumns() }
 
 // Words runs e against the word index, best first by bm25 with the given
 // per-column weights (in WordColumns order; nil for the defaults).
@@ -97,12 +147,17 @@ func (s *Scoped) match(ctx context.Context, table, weights string, e ftsquery.Ex
 	rank := "bm25(" + table + ", " + weights + ")"
 	var rows *sql.Rows
 	var err error
-	if s.prefix == "" {
+	switch {
+	case s.rows != nil:
+		rows, err = s.d.query(ctx, `SELECT rowid, -`+rank+` FROM `+table+`
+			WHERE `+table+` MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+			ORDER BY `+rank+` LIMIT ?4`, e.String(), s.rows.lo, s.rows.hi, limit)
+	case s.prefix == "":
 		rows, err = s.d.query(ctx, `SELECT `+table+`.rowid, -`+rank+` FROM `+table+`
 			JOIN sections sec ON sec.id = `+table+`.rowid
 			WHERE `+table+` MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
 			ORDER BY `+rank+` LIMIT ?3`, e.String(), s.set.json, limit)
-	} else {
+	default:
 		rows, err = s.d.query(ctx, `SELECT `+table+`.rowid, -`+rank+` FROM `+table+`
 			JOIN sections sec ON sec.id = `+table+`.rowid
 			WHERE `+table+` MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
@@ -186,68 +241,118 @@ func (s *Scoped) Sections(ctx context.Context, ids []int64) (map[int64]SectionRo
 	return byRow, s.d.classify(rows.Err(), "read sections from")
 }
 
+// Vocabulary is the words of a corpus (folded, three letters or more) with
+// the number of sections holding each, indexed for typo correction.
+type Vocabulary struct {
+	df    map[string]int
+	byLen [][]string // ASCII words by byte length, each list sorted
+}
+
+// NewVocabulary indexes df.
+func NewVocabulary(df map[string]int) *Vocabulary {
+	v := &Vocabulary{df: df}
+	for t := range df {
+		if !isASCII(t) {
+			continue
+		}
+		for len(v.byLen) <= len(t) {
+			v.byLen = append(v.byLen, nil)
+		}
+		v.byLen[len(t)] = append(v.byLen[len(t)], t)
+	}
+	for _, ts := range v.byLen {
+		slices.Sort(ts)
+	}
+	return v
+}
+
+// DF is the number of sections holding term.
+func (v *Vocabulary) DF(term string) int { return v.df[term] }
+
+// ASCIIWords returns the ASCII words of n bytes, sorted; callers must not
+// change the slice.
+func (v *Vocabulary) ASCIIWords(n int) []string {
+	if n < 0 || n >= len(v.byLen) {
+		return nil
+	}
+	return v.byLen[n]
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
 // Vocabulary returns the words of the scope's snapshots with the number of
 // sections holding each (summed over snapshots). Snapshots never change, so
-// each one's vocabulary is read once per DB and kept.
-func (s *Scoped) Vocabulary(ctx context.Context) (map[string]int, error) {
-	if len(s.set.byID) == 1 {
-		for id, info := range s.set.byID {
-			return s.d.vocab.of(ctx, s.d, id, info)
+// a vocabulary is read and indexed once per DB and kept.
+func (s *Scoped) Vocabulary(ctx context.Context) (*Vocabulary, error) {
+	return s.d.vocab.get(snapshotKeys(s.set.byID), func() (*Vocabulary, error) {
+		df := map[string]int{}
+		for id := range s.set.byID {
+			if err := readTerms(ctx, s.d, id, df); err != nil {
+				return nil, err
+			}
 		}
-	}
-	out := map[string]int{}
-	for id, info := range s.set.byID {
-		v, err := s.d.vocab.of(ctx, s.d, id, info)
-		if err != nil {
-			return nil, err
-		}
-		for t, n := range v {
-			out[t] += n
-		}
-	}
-	return out, nil
+		return NewVocabulary(df), nil
+	})
 }
 
-// vocabCache holds the vocabularies read so far. A snapshot's row id can be
-// reused after it is pruned, so the key holds its version and fetch time too.
-type vocabCache struct {
+// snapshotCache keeps what is derived from stored snapshots (their
+// vocabulary, their row range), which never change once stored. A
+// snapshot's row id can be reused after it is pruned, so keys name each
+// snapshot's version and fetch time too (snapshotKeys).
+type snapshotCache[T any] struct {
 	mu    sync.Mutex
-	byKey map[vocabKey]map[string]int
+	byKey map[string]T
 }
 
-type vocabKey struct {
-	id      int64
-	version string
-	fetched int64
-}
-
-func (c *vocabCache) of(ctx context.Context, d *DB, snapshotID int64, info VersionInfo) (map[string]int, error) {
-	key := vocabKey{snapshotID, info.Version, info.FetchedAt.UnixNano()}
+// get returns the value for key, building it on first use; a failed build
+// is not kept.
+func (c *snapshotCache[T]) get(key string, build func() (T, error)) (T, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if v, ok := c.byKey[key]; ok {
 		return v, nil
 	}
+	v, err := build()
+	if err != nil {
+		return v, err
+	}
+	if c.byKey == nil {
+		c.byKey = map[string]T{}
+	}
+	c.byKey[key] = v
+	return v, nil
+}
+
+// snapshotKeys names a set of snapshots for snapshotCache.
+func snapshotKeys(set map[int64]VersionInfo) string {
+	var key strings.Builder
+	for _, id := range slices.Sorted(maps.Keys(set)) {
+		fmt.Fprintf(&key, "%d/%s/%d;", id, set[id].Version, set[id].FetchedAt.UnixNano())
+	}
+	return key.String()
+}
+
+// readTerms adds the vocabulary of one snapshot to df.
+func readTerms(ctx context.Context, d *DB, snapshotID int64, df map[string]int) error {
 	rows, err := d.query(ctx, `SELECT term, df FROM snapshot_terms WHERE snapshot_id = ?`, snapshotID)
 	if err != nil {
-		return nil, d.classify(err, "read the vocabulary of")
+		return d.classify(err, "read the vocabulary of")
 	}
 	defer rows.Close()
-	v := map[string]int{}
 	for rows.Next() {
 		var t string
 		var n int
 		if err := rows.Scan(&t, &n); err != nil {
-			return nil, d.classify(err, "read the vocabulary of")
+			return d.classify(err, "read the vocabulary of")
 		}
-		v[t] = n
+		df[t] += n
 	}
-	if err := rows.Err(); err != nil {
-		return nil, d.classify(err, "read the vocabulary of")
-	}
-	if c.byKey == nil {
-		c.byKey = map[vocabKey]map[string]int{}
-	}
-	c.byKey[key] = v
-	return v, nil
+	return d.classify(rows.Err(), "read the vocabulary of")
 }

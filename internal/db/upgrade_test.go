@@ -84,7 +84,7 @@ func TestUpgradeFromBeforeRanking(t *testing.T) {
 		}
 	}
 	vocab, err := sc.Vocabulary(ctx)
-	if err != nil || vocab["slice"] != 1 || vocab["expression"] != 1 || vocab["low"] != 1 {
+	if err != nil || vocab.DF("slice") != 1 || vocab.DF("expression") != 1 || vocab.DF("low") != 1 {
 		t.Errorf("vocabulary = %v, %v", vocab, err)
 	}
 	if res, err := store.Publish(ctx, snap, secs); err != nil || res.Status != Unchanged {

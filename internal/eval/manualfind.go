@@ -105,7 +105,10 @@ type ModeReport struct {
 	Mode    string            `json:"mode"`
 	Totals  Totals            `json:"totals"`
 	ByFacet map[string]Totals `json:"by_facet"`
-	Cases   []CaseResult      `json:"cases"`
+	// ByPart splits the cases as spec search does (HeldOut): tune ranking
+	// on "tune", and count a gain only when "heldout" shows it too.
+	ByPart map[string]Totals `json:"by_part"`
+	Cases  []CaseResult      `json:"cases"`
 	// GoldPathsNormalized counts the expected and forbidden paths that
 	// had to be brought to NFC with "/" separators before comparing: a
 	// gold file written on a Mac spells 「がん保険.md」 decomposed, and byte
@@ -120,7 +123,7 @@ func ManualFind(ctx context.Context, f *find.Finder, cases []GoldCase, mode stri
 	if !slices.Contains(Modes(), mode) {
 		return ModeReport{}, apperr.New(apperr.InvalidArgument, "mode is "+strings.Join(Modes(), ", "), "unknown mode %q", mode)
 	}
-	rep := ModeReport{Mode: mode, ByFacet: map[string]Totals{}}
+	rep := ModeReport{Mode: mode, ByFacet: map[string]Totals{}, ByPart: map[string]Totals{}}
 	for _, c := range cases {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -139,6 +142,17 @@ func ManualFind(ctx context.Context, f *find.Finder, cases []GoldCase, mode stri
 	}
 	for k, rs := range facets {
 		rep.ByFacet[k] = totals(rs)
+	}
+	parts := map[string][]CaseResult{}
+	for _, r := range rep.Cases {
+		part := PartTune
+		if HeldOut(r.CaseID) {
+			part = PartHeldOut
+		}
+		parts[part] = append(parts[part], r)
+	}
+	for k, rs := range parts {
+		rep.ByPart[k] = totals(rs)
 	}
 	return rep, nil
 }
@@ -327,6 +341,11 @@ func WriteTable(w io.Writer, gold string, reports []ModeReport) {
 	}
 	for _, r := range reports {
 		row(r.Mode, "all", r.Totals)
+		for _, k := range []string{PartTune, PartHeldOut} {
+			if t, ok := r.ByPart[k]; ok {
+				row(r.Mode, "part:"+k, t)
+			}
+		}
 		for _, k := range slices.Sorted(maps.Keys(r.ByFacet)) {
 			row(r.Mode, k, r.ByFacet[k])
 		}

@@ -5,12 +5,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/text/snippet"
 )
 
 // specGold is a shipped spec gold set and where its document is read from
@@ -113,5 +115,52 @@ func TestSpecGoldSets(t *testing.T) {
 				t.Errorf("hit@5 %.3f is below its floor %.2f", all.HitAt5, set.floor)
 			}
 		})
+	}
+}
+
+// BenchmarkSpecSearch measures search as search_spec runs it (10 hits,
+// snippets) over the Go spec and, where rustup installed it, the Rust
+// Reference: a title, a word nowhere, code, and a misspelling for each.
+// README's speed table comes from here.
+func BenchmarkSpecSearch(b *testing.B) {
+	ctx := context.Background()
+	a := app.New(app.Options{DBPath: filepath.Join(b.TempDir(), "spec.db")})
+	b.Cleanup(func() { a.Close() })
+	if _, _, err := a.SeededStore(ctx); err != nil {
+		b.Fatal(err)
+	}
+	sets := []struct {
+		language string
+		queries  []string
+	}{
+		{"go", []string{"slice expressions", "goroutine zebra", "x.(T)", "gorutine"}},
+		{"rust", []string{"trait objects", "closure capture modes", "r#match", "refutabilty of patterns"}},
+	}
+	for _, set := range sets {
+		if set.language == "rust" {
+			from := rustReferenceDir()
+			if from == "" {
+				continue
+			}
+			if _, err := a.Ingest(ctx, "rust", "", ingest.Options{From: from, Now: time.Now}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, q := range set.queries {
+			b.Run(set.language+"/"+q, func(b *testing.B) {
+				req := search.Request{Query: q, Language: set.language, Snippet: snippet.Options{Mark: snippet.Markdown}}
+				var took []time.Duration
+				for b.Loop() {
+					start := time.Now()
+					if _, err := a.Search(ctx, req); err != nil {
+						b.Fatal(err)
+					}
+					took = append(took, time.Since(start))
+				}
+				// The target is on the median, which one slow GC pause cannot move.
+				slices.Sort(took)
+				b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+			})
+		}
 	}
 }

@@ -36,45 +36,36 @@ type Source interface {
 	ScanShapes(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
 	// Vocabulary is every folded word of the corpus with its document
 	// frequency.
-	Vocabulary(ctx context.Context) (map[string]int, error)
-	// Fields names the word index's columns by role.
-	Fields() Fields
+	Vocabulary(ctx context.Context) (*db.Vocabulary, error)
+	// Columns names the word index's columns in order, for the field
+	// weights Words takes.
+	Columns() []string
 }
 
-// Fields names the columns of a Source's word index that the title and
-// anchor channels restrict themselves to.
-type Fields struct {
-	Columns []string // every column of the word index, in order
-	Title   []string // the title and the headings above it (a manual's file name too)
-	Anchors []string // link texts pointing here; nil when the corpus has none
-}
-
-// Channel names, as hits report them in Matched. A typo correction reports
-// as "typo:" and the corrected word.
+// Channel names, as hits report them in Matched.
 const (
-	ChannelWords   = "words"
-	ChannelTitle   = "title"
-	ChannelAnchors = "anchors"
-	ChannelPhrase  = "phrase"
-	ChannelTypo    = "typo"
-	ChannelLiteral = "literal"
-	ChannelSymbol  = "symbol"
-	// ChannelRelated searches the query's words with the words specs use
-	// for them (related.go).
+	// ChannelWords is bm25 over every field of the word index (weighted by
+	// Weights.Fields) for the query's words and their typo corrections.
+	ChannelWords = "words"
+	// ChannelRelated searches the same with the words specs use for them
+	// added (related.go).
 	ChannelRelated = "related"
-	// ChannelTerm runs each query word (and each CJK run, as a substring)
-	// alone, so a rare word's sections are scored even when common words
-	// fill the other lists; a hit reports "term:" and the word.
-	ChannelTerm = "term"
+	// ChannelLiteral matches code words, and CJK runs, as substrings of
+	// the text as written.
+	ChannelLiteral = "literal"
+	// ChannelSymbol matches the shapes of a short code query (text/shape).
+	ChannelSymbol = "symbol"
+	// ChannelTypo is not a list of its own: callers that see a corrected
+	// word in a hit report "typo:" and the word.
+	ChannelTypo = "typo"
 )
 
-// Weights are a channel's weight in the fusion; K is the reciprocal-rank
-// constant: score = Σ weight / (K + rank).
+// Weights are how much each channel and each field counts. Fusion divides
+// each channel's scores by its best one, weights them, and sums them per
+// hit (CombSUM). Reciprocal rank fusion (k = 20 and k = 60) was measured
+// against it on the gold sets and lost: a weak channel's first hit weighs as
+// much there as the word channel's.
 type Weights struct {
-	// Fusion is FuseScore (each channel's scores divided by its best, then
-	// weighted and summed) or FuseRank (weighted reciprocal rank).
-	Fusion   string
-	K        float64
 	Channels map[string]float64
 	Depth    map[string]int // candidates each channel contributes
 	// Fields are bm25 weights by word-index column; a column not named
@@ -82,46 +73,34 @@ type Weights struct {
 	Fields map[string]float64
 }
 
-// Fusion methods.
-const (
-	FuseScore = "score"
-	FuseRank  = "rank"
-)
-
 // DefaultWeights are tuned on the tune part of the gold sets
 // (fixtures/gold; `langspec eval search`), never on the held-out part.
 func DefaultWeights() Weights {
 	return Weights{
-		Fusion: FuseScore,
-		K:      20,
 		Channels: map[string]float64{
 			ChannelWords: 1.0, ChannelRelated: 1.0, ChannelLiteral: 1.0, ChannelSymbol: 1.0,
 		},
 		Fields: map[string]float64{
 			db.ColumnTitle: 10, db.ColumnPath: 4, db.ColumnBody: 1, db.ColumnAnchors: 6,
 		},
-		Depth: map[string]int{
-			ChannelWords: 50, ChannelTitle: 20, ChannelAnchors: 20, ChannelPhrase: 20,
-			ChannelTypo: 20, ChannelLiteral: 20, ChannelSymbol: 20,
-		},
+		Depth: map[string]int{ChannelWords: 50, ChannelRelated: 50, ChannelLiteral: 20, ChannelSymbol: 20},
 	}
 }
 
 // ManualWeights are the weights for manuals (internal/manual/find): the file
-// name weighs as much as a heading, each term also runs alone (the Japanese
-// terms of a question are few and each decisive), and there are no code
-// shapes or related spec words.
+// name weighs as much as a heading, CJK runs match as substrings of the
+// normalised text beside the words, and there are no code shapes or related
+// spec words. Running each term alone as a channel of its own was tried and
+// left out: it changed nothing on the manual gold sets and cost time.
 func ManualWeights() Weights {
 	return Weights{
-		Fusion: FuseScore,
-		K:      20,
 		Channels: map[string]float64{
 			ChannelWords: 1.0, ChannelLiteral: 1.0,
 		},
 		Fields: map[string]float64{
 			db.ManualColumnTitle: 5, db.ManualColumnBody: 1, db.ManualColumnFileName: 5,
 		},
-		Depth: map[string]int{ChannelWords: 200, ChannelLiteral: 200, ChannelTerm: 100},
+		Depth: map[string]int{ChannelWords: 200, ChannelLiteral: 200},
 	}
 }
 
@@ -153,10 +132,6 @@ const defaultDepth = 30
 // maxShapeWords is the longest query whose code is matched by shape: in a
 // sentence, code words are few and their shapes (x.x, x()) are everywhere.
 const maxShapeWords = 4
-
-// nearSpan is how close, in tokens, neighbouring query words must be for
-// the phrase channel.
-const nearSpan = 6
 
 // Search ranks src for q and returns the best limit hits. Alternatives
 // (other phrasings of the same question) run through the same channels and
@@ -213,49 +188,17 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 			all = append(all, ftsquery.Word{Text: c.To})
 		}
 		any := ftsquery.AnyWord(all)
-		fields := src.Fields()
-		weights := make([]float64, len(fields.Columns))
-		for i, c := range fields.Columns {
+		columns := src.Columns()
+		weights := make([]float64, len(columns))
+		for i, c := range columns {
 			weights[i] = cmp.Or(e.w.Fields[c], 1)
 		}
-		var relatedExpr ftsquery.Expr
-		if rel := relatedWords(all); len(rel) > 0 {
-			relatedExpr = ftsquery.AnyWord(append(slices.Clone(all), rel...))
+		if err := run(ChannelWords, ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) }); err != nil {
+			return nil, err
 		}
-		steps := []struct {
-			name string
-			e    ftsquery.Expr
-		}{
-			{ChannelWords, any},
-			{ChannelRelated, relatedExpr},
-			{ChannelTitle, ftsquery.InColumns(fields.Title, any)},
-			{ChannelPhrase, ftsquery.NearPairs(words, nearSpan)},
-		}
-		if len(fields.Anchors) > 0 {
-			steps = append(steps, struct {
-				name string
-				e    ftsquery.Expr
-			}{ChannelAnchors, ftsquery.InColumns(fields.Anchors, any)})
-		}
-		for _, s := range steps {
-			if s.e.IsZero() || e.w.Channels[s.name] == 0 {
-				continue
-			}
-			if err := run(s.name, s.name, func(n int) ([]db.Posting, error) { return src.Words(ctx, s.e, weights, n) }); err != nil {
-				return nil, err
-			}
-		}
-		if e.w.Channels[ChannelTerm] > 0 && len(words) > 1 {
-			for _, w := range words {
-				ex := ftsquery.AnyWord([]ftsquery.Word{w})
-				if err := run(ChannelTerm+":"+w.Text, ChannelTerm, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for _, c := range fixes {
-			ex := ftsquery.AnyWord([]ftsquery.Word{{Text: c.To}})
-			if err := run(ChannelTypo+":"+c.To, ChannelTypo, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
+		if rel := relatedWords(all); len(rel) > 0 && e.w.Channels[ChannelRelated] > 0 {
+			ex := ftsquery.AnyWord(append(slices.Clone(all), rel...))
+			if err := run(ChannelRelated, ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
 				return nil, err
 			}
 		}
@@ -263,14 +206,6 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	if lit := ftsquery.AnyText(append(slices.Clone(a.Code), a.Runs...)); !lit.IsZero() {
 		if err := run(ChannelLiteral, ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) }); err != nil {
 			return nil, err
-		}
-	}
-	if e.w.Channels[ChannelTerm] > 0 && len(a.Runs) > 1 {
-		for _, r := range a.Runs {
-			ex := ftsquery.AnyText([]string{r})
-			if err := run(ChannelTerm+":"+r, ChannelTerm, func(n int) ([]db.Posting, error) { return src.Literal(ctx, ex, n) }); err != nil {
-				return nil, err
-			}
 		}
 	}
 	var long, short []string
@@ -298,8 +233,9 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	return lists, nil
 }
 
-// fuse merges the lists by weighted reciprocal rank. Ties go to the hit the
-// word channel ranked higher, then to the lower row id, so answers are
+// fuse merges the lists: each channel's scores are divided by its best one
+// and weighted, and a hit's score is their sum. Ties go to the hit the word
+// channel ranked higher, then to the lower row id, so answers are
 // deterministic.
 func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 	type acc struct {
@@ -309,11 +245,6 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 	}
 	byID := map[int64]*acc{}
 	var order []*acc
-	// Channels of weight 0 are tags: they add their name to hits the others
-	// found and find nothing themselves.
-	slices.SortStableFunc(lists, func(x, y ranked) int {
-		return cmp.Compare(boolInt(e.w.Channels[x.weight] == 0), boolInt(e.w.Channels[y.weight] == 0))
-	})
 	for _, l := range lists {
 		w := e.w.Channels[l.weight]
 		best := 0.0
@@ -322,18 +253,13 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		}
 		for i, p := range l.ids {
 			a := byID[p.ID]
-			if a == nil && w == 0 {
-				continue
-			}
 			if a == nil {
 				a = &acc{hit: Hit{ID: p.ID}, parts: map[string]float64{}, wordRank: 1 << 30}
 				byID[p.ID] = a
 				order = append(order, a)
 			}
-			var s float64
-			if e.w.Fusion == FuseRank || best <= 0 {
-				s = w / (e.w.K + float64(i+1))
-			} else {
+			s := w / float64(len(l.ids)) // scores that say nothing (all 0) keep the list's order
+			if best > 0 {
 				s = w * p.Score / best
 			}
 			a.hit.Score += s
@@ -371,11 +297,4 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		hits[i] = a.hit
 	}
 	return hits
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

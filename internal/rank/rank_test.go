@@ -61,7 +61,7 @@ func TestAnalyze(t *testing.T) {
 }
 
 func TestCorrections(t *testing.T) {
-	vocab := map[string]int{"receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1}
+	vocab := db.NewVocabulary(map[string]int{"receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1})
 	tests := []struct {
 		words []string
 		want  []Correction
@@ -109,7 +109,7 @@ func TestOSADistance(t *testing.T) {
 // without a store.
 type fakeSource struct {
 	words, literal, shapes []db.Posting
-	vocab                  map[string]int
+	vocab                  *db.Vocabulary
 }
 
 func (f fakeSource) Words(context.Context, ftsquery.Expr, []float64, int) ([]db.Posting, error) {
@@ -124,15 +124,15 @@ func (f fakeSource) Shapes(context.Context, ftsquery.Expr, int) ([]db.Posting, e
 func (f fakeSource) ScanShapes(context.Context, []string, int) ([]db.Posting, error) {
 	return f.shapes, nil
 }
-func (f fakeSource) Vocabulary(context.Context) (map[string]int, error) { return f.vocab, nil }
-func (f fakeSource) Fields() Fields                                     { return Fields{Columns: []string{"title", "body"}} }
+func (f fakeSource) Vocabulary(context.Context) (*db.Vocabulary, error) { return f.vocab, nil }
+func (f fakeSource) Columns() []string                                  { return []string{"title", "body"} }
 
 func TestFuseNoChannelHidesAnother(t *testing.T) {
 	src := fakeSource{
 		words:   []db.Posting{{ID: 1, Score: 9}, {ID: 2, Score: 3}},
 		literal: []db.Posting{{ID: 3, Score: 5}},
 		shapes:  []db.Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}},
-		vocab:   map[string]int{"slice": 3},
+		vocab:   db.NewVocabulary(map[string]int{"slice": 3}),
 	}
 	res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice a[i:j:k]"), 10)
 	if err != nil {
@@ -160,7 +160,7 @@ func TestFuseNoChannelHidesAnother(t *testing.T) {
 }
 
 func TestFuseTiesAreDeterministic(t *testing.T) {
-	src := fakeSource{words: []db.Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: map[string]int{}}
+	src := fakeSource{words: []db.Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: db.NewVocabulary(nil)}
 	for range 20 {
 		res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice"), 10)
 		if err != nil || len(res.Hits) != 2 || res.Hits[0].ID != 7 {

@@ -3,8 +3,8 @@ package rank
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
@@ -32,47 +32,45 @@ func maxEdits(n int) int {
 // corrections returns, for each content word missing from vocab, the
 // vocabulary words closest to it by edit distance (a swap of neighbours is
 // one edit): the nearest, most common first, at most two per word.
-func corrections(words []ftsquery.Word, vocab map[string]int) []Correction {
+func corrections(words []ftsquery.Word, vocab *db.Vocabulary) []Correction {
 	var out []Correction
 	var osa osaRows
+	type cand struct {
+		term string
+		dist int
+		df   int
+	}
+	better := func(a, b cand) bool {
+		if a.dist != b.dist {
+			return a.dist < b.dist
+		}
+		if a.df != b.df {
+			return a.df > b.df
+		}
+		return a.term < b.term
+	}
 	for _, w := range words {
-		n := utf8.RuneCountInString(w.Text)
+		// Query words are ASCII (plainWord), so only ASCII words can be
+		// within reach, and byte lengths are rune counts.
+		n := len(w.Text)
 		k := maxEdits(n)
-		if k == 0 || w.Prefix || vocab[w.Text] > 0 || !plainWord(w.Text) {
+		if k == 0 || w.Prefix || !plainWord(w.Text) || vocab.DF(w.Text) > 0 {
 			continue
 		}
-		type cand struct {
-			term string
-			dist int
-			df   int
-		}
 		var best []cand
-		for term, df := range vocab {
-			// Query words are ASCII (plainWord), so only ASCII terms can be
-			// within reach, and byte lengths are rune counts.
-			if m := len(term); m < n-k || m > n+k || !isASCII(term) {
-				continue
-			}
-			d := osa.distance(w.Text, term, k)
-			if d > k {
-				continue
-			}
-			c := cand{term, d, df}
-			better := func(a, b cand) bool {
-				if a.dist != b.dist {
-					return a.dist < b.dist
+		for m := n - k; m <= n+k; m++ {
+			for _, term := range vocab.ASCIIWords(m) {
+				d := osa.distance(w.Text, term, k)
+				if d > k {
+					continue
 				}
-				if a.df != b.df {
-					return a.df > b.df
+				best = append(best, cand{term, d, vocab.DF(term)})
+				for i := len(best) - 1; i > 0 && better(best[i], best[i-1]); i-- {
+					best[i], best[i-1] = best[i-1], best[i]
 				}
-				return a.term < b.term
-			}
-			best = append(best, c)
-			for i := len(best) - 1; i > 0 && better(best[i], best[i-1]); i-- {
-				best[i], best[i-1] = best[i-1], best[i]
-			}
-			if len(best) > 2 {
-				best = best[:2]
+				if len(best) > 2 {
+					best = best[:2]
+				}
 			}
 		}
 		for i, c := range best {
@@ -89,15 +87,6 @@ func corrections(words []ftsquery.Word, vocab map[string]int) []Correction {
 // with digits and CJK runs are not corrected.
 func plainWord(w string) bool {
 	return w != "" && strings.IndexFunc(w, func(r rune) bool { return r > unicode.MaxASCII || !unicode.IsLetter(r) }) < 0
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // osaRows holds the rows of the distance table, reused across the

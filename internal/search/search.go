@@ -58,17 +58,6 @@ type Result struct {
 	Hits        []Citation        `json:"results" jsonschema:"ranked sections, best first"`
 }
 
-// specSource is the store's spec sections as a ranking source.
-type specSource struct{ *db.Scoped }
-
-func (specSource) Fields() rank.Fields {
-	return rank.Fields{
-		Columns: db.WordColumns(),
-		Title:   []string{db.ColumnTitle, db.ColumnPath},
-		Anchors: []string{db.ColumnAnchors},
-	}
-}
-
 // Search runs req. Errors: apperr.InvalidArgument for a bad query, limit or
 // alternative, apperr.NotFound for an unknown language or version.
 func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
@@ -99,7 +88,7 @@ func SearchWith(ctx context.Context, store *db.DB, engine *rank.Engine, req Requ
 	if err != nil {
 		return Result{}, err
 	}
-	ranked, err := engine.Search(ctx, specSource{scoped}, q, req.Limit, alts...)
+	ranked, err := engine.Search(ctx, scoped, q, req.Limit, alts...)
 	if err != nil {
 		return Result{}, err
 	}

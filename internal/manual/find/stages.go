@@ -86,7 +86,7 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]db.Posti
 	if len(q.Terms) == 0 {
 		return nil, nil
 	}
-	res, err := rank.New(rank.ManualWeights()).Search(ctx, manualSource{store.ManualScope(manual)}, q, hardNodeLimit)
+	res, err := rank.New(rank.ManualWeights()).Search(ctx, store.ManualScope(manual), q, hardNodeLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -103,16 +103,6 @@ func manualHits(hs []db.ManualHit, err error) ([]db.Posting, error) {
 		out[i] = db.Posting{ID: h.RowID, Score: h.Score}
 	}
 	return out, err
-}
-
-// manualSource is one manual as a source for the ranking engine.
-type manualSource struct{ *db.ManualScope }
-
-func (manualSource) Fields() rank.Fields {
-	return rank.Fields{
-		Columns: db.ManualWordColumns(),
-		Title:   []string{db.ManualColumnTitle, db.ManualColumnFileName},
-	}
 }
 
 // buildNeedles gathers each term's notation variants and synonyms, and the

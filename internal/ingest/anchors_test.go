@@ -1,0 +1,94 @@
+package ingest
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/langspec/langspec/fixtures"
+)
+
+// TestInLinkAnchors checks what the builder keeps of links: the text of a
+// link into the document goes to the section that holds the target id (a
+// heading's own or an element's inside it), on the same page or another;
+// links to the section itself, out of the document, or without text are
+// dropped, and a text is kept once.
+func TestInLinkAnchors(t *testing.T) {
+	pages := []struct{ rel, html string }{
+		{"a.html", `<h2 id="intro">Intro</h2><p>See <a href="#slices">slice expressions</a>,
+			<a href="#slices">Slice Expressions</a> again, <a href="#full">the full form</a>,
+			<a href="b.html#calls">calling a function</a>, <a href="b.html">the other page</a>,
+			<a href="https://example.com/#slices">elsewhere</a>, <a href="#nowhere">nothing</a>.</p>
+			<h2 id="slices">Slices</h2><p>Text <span id="full">a[low : high : max]</span>
+			and <a href="#slices">itself</a>.</p>`},
+		{"b.html", `<h2 id="calls">Calls</h2><p><a href="a.html#slices"></a><a href="a.html#intro">back</a><a href="../x.html#intro">out of the document</a></p>`},
+	}
+	b := newSectionBuilder("https://example.com/", "full_text")
+	for _, p := range pages {
+		b.page = p.rel
+		for _, n := range mustParseHTML(t, p.html) {
+			b.walk(n, false)
+		}
+	}
+	got := map[string][]string{}
+	for _, s := range b.finish() {
+		if s.Anchors != "" {
+			got[s.SectionID] = strings.Split(s.Anchors, "\n")
+		}
+	}
+	want := map[string][]string{
+		"slices": {"slice expressions", "the full form"},
+		"calls":  {"calling a function", "the other page"}, // a page without a fragment is its first section
+		"intro":  {"back"},
+	}
+	for id, w := range want {
+		if !slices.Equal(got[id], w) {
+			t.Errorf("anchors of %s = %q, want %q", id, got[id], w)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("anchors = %q, want only %v", got, want)
+	}
+}
+
+// TestGoSpecAnchors checks in-link text on the real Go spec, which links
+// its terms to their definitions throughout.
+func TestGoSpecAnchors(t *testing.T) {
+	src, err := fixtures.GoSpec.ReadFile(fixtures.GoSpecPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ParseGoSpec(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]string{}
+	with := 0
+	for _, s := range p.Sections {
+		anchors[s.SectionID] = s.Anchors
+		if s.Anchors != "" {
+			with++
+		}
+	}
+	for id, word := range map[string]string{"Method_sets": "method set", "Assignability": "assignable", "Type_assertions": "type assertion"} {
+		if !strings.Contains(anchors[id], word) {
+			t.Errorf("anchors of %s = %q, want %q among them", id, anchors[id], word)
+		}
+	}
+	if with < len(p.Sections)/3 {
+		t.Errorf("only %d of %d sections have in-link text", with, len(p.Sections))
+	}
+}
+
+func mustParseHTML(t *testing.T, s string) []*html.Node {
+	t.Helper()
+	body := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+	nodes, err := html.ParseFragment(strings.NewReader(s), body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nodes
+}
