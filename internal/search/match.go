@@ -214,30 +214,3 @@ func (ms multiMatcher) spans(text string) []snippet.Span {
 	}
 	return out
 }
-
-// fuzzyMatcher matches words within a small edit distance of a query word,
-// for typos: one edit for words up to five letters, two for longer ones.
-type fuzzyMatcher struct{ words []string }
-
-func maxEdits(word string) int {
-	if utf8.RuneCountInString(word) <= 5 {
-		return 1
-	}
-	return 2
-}
-
-func (m fuzzyMatcher) spans(text string) []snippet.Span {
-	var out []snippet.Span
-	for _, tok := range tokenize.Tokenize(text) {
-		for wi, w := range m.words {
-			d := utf8.RuneCountInString(tok.Folded) - utf8.RuneCountInString(w)
-			if d < -2 || d > 2 {
-				continue // cannot be close; skip the quadratic distance
-			}
-			if tokenize.EditDistance(tok.Folded, w) <= maxEdits(w) {
-				out = append(out, snippet.Span{Start: tok.Start, End: tok.End, Term: wi})
-			}
-		}
-	}
-	return out
-}

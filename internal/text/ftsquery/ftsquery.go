@@ -6,7 +6,6 @@
 package ftsquery
 
 import (
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -179,81 +178,8 @@ func quoteWord(w string) string {
 	return quote(w)
 }
 
-// Symbolic reports whether the query leans on punctuation the word index
-// ignores, as in x.(T), <-chan or interface{}: such a query is first looked
-// up as literal text. Sentence punctuation at the end of a word ("goroutine?")
-// does not count.
-func (q Query) Symbolic() bool {
-	for _, t := range q.Terms {
-		text := strings.TrimRight(t.Text, "?!.,;:")
-		if text == "" {
-			text = t.Text // "..." is all punctuation, and meant
-		}
-		if strings.IndexFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsSpace(r) }) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // MinSubstringRunes is the shortest text the trigram index can find.
 const MinSubstringRunes = 3
-
-// Substrings matches sections that contain every term of three or more
-// characters as a substring (case-insensitive), punctuation included.
-func (q Query) Substrings() Expr {
-	var parts []string
-	for _, t := range q.Terms {
-		if utf8.RuneCountInString(t.Text) >= MinSubstringRunes {
-			parts = append(parts, quote(t.Text))
-		}
-	}
-	return Expr{strings.Join(parts, " AND ")}
-}
-
-// ShortNeedles are the terms too short for the trigram index, for a plain
-// substring scan. It is empty unless every term is that short.
-func (q Query) ShortNeedles() []string {
-	var out []string
-	for _, t := range q.Terms {
-		if utf8.RuneCountInString(t.Text) >= MinSubstringRunes {
-			return nil
-		}
-		out = append(out, t.Text)
-	}
-	return out
-}
-
-// FuzzyWords are the words long enough to correct a typo in: four or more
-// letters, so that a one-letter slip still leaves trigrams in common.
-func (q Query) FuzzyWords() []string {
-	var out []string
-	for _, t := range q.WordTerms() {
-		for _, tok := range tokenize.Tokenize(t.Text) {
-			if utf8.RuneCountInString(tok.Folded) >= 4 {
-				out = append(out, tok.Folded)
-			}
-		}
-	}
-	return out
-}
-
-// Trigrams matches sections sharing any three-letter run with the fuzzy words;
-// bm25 ranks the ones sharing most first. Callers must check the hits, since
-// nearly every long text shares some trigram.
-func (q Query) Trigrams() Expr {
-	var parts []string
-	seen := map[string]bool{}
-	for _, w := range q.FuzzyWords() {
-		for _, g := range Trigrams(w) {
-			if !seen[g] {
-				seen[g] = true
-				parts = append(parts, quote(g))
-			}
-		}
-	}
-	return Expr{strings.Join(parts, " OR ")}
-}
 
 // Trigrams lists the three-rune windows of w, in order.
 func Trigrams(w string) []string {
@@ -333,20 +259,6 @@ func AnyWord(words []Word) Expr {
 	return Expr{strings.Join(parts, " OR ")}
 }
 
-// NearPairs matches texts where two neighbouring words of the list occur
-// within span tokens of each other, in either order. Fewer than two words is
-// the zero Expr.
-func NearPairs(words []Word, span int) Expr {
-	var parts []string
-	for i := 0; i+1 < len(words); i++ {
-		a, b := words[i], words[i+1]
-		if (Term{Text: a.Text}).hasWords() && (Term{Text: b.Text}).hasWords() {
-			parts = append(parts, "NEAR("+a.expr()+" "+b.expr()+", "+strconv.Itoa(span)+")")
-		}
-	}
-	return Expr{strings.Join(parts, " OR ")}
-}
-
 // AnyText matches texts holding any of texts as a substring, for the trigram
 // indexes; texts shorter than MinSubstringRunes are left out.
 func AnyText(texts []string) Expr {
@@ -362,13 +274,4 @@ func AnyText(texts []string) Expr {
 		}
 	}
 	return Expr{strings.Join(parts, " OR ")}
-}
-
-// InColumns restricts e to the named columns of the table it runs on.
-// Column names come from the store's constants, never from a query.
-func InColumns(columns []string, e Expr) Expr {
-	if e.IsZero() || len(columns) == 0 {
-		return e
-	}
-	return Expr{"{" + strings.Join(columns, " ") + "} : (" + e.s + ")"}
 }

@@ -63,31 +63,23 @@ func TestParseRejects(t *testing.T) {
 
 func TestExpressions(t *testing.T) {
 	tests := []struct {
-		in                          string
-		all, any, substrings, trigr string
-		short                       []string
-		symbolic                    bool
+		in       string
+		all, any string
 	}{
-		{in: "slice expressions", all: `"slice" AND "expressions"`, any: `"slice" OR "expressions"`,
-			substrings: `"slice" AND "expressions"`, trigr: `"sli" OR "lic" OR "ice" OR "exp" OR "xpr" OR "pre" OR "res" OR "ess" OR "ssi" OR "sio" OR "ion" OR "ons"`},
-		{in: "what is a goroutine?", all: `"goroutine?"`, substrings: `"what" AND "goroutine?"`,
-			trigr: `"gor" OR "oro" OR "rou" OR "out" OR "uti" OR "tin" OR "ine"`},
-		{in: "the", all: `"the"`, substrings: `"the"`},
-		{in: `x.(T)`, all: `"x.(T)"`, any: `"x" OR "T"`, substrings: `"x.(T)"`, symbolic: true},
-		{in: `say "hi"`, all: `"say" AND "hi"`, any: `"say" OR "hi"`, substrings: `"say"`},
+		{in: "slice expressions", all: `"slice" AND "expressions"`, any: `"slice" OR "expressions"`},
+		{in: "what is a goroutine?", all: `"goroutine?"`},
+		{in: "the", all: `"the"`},
+		{in: `x.(T)`, all: `"x.(T)"`, any: `"x" OR "T"`},
+		{in: `say "hi"`, all: `"say" AND "hi"`, any: `"say" OR "hi"`},
 		// A quote inside a word starts a phrase; "a" is a stop word next to "b".
-		{in: `a"b`, all: `"b"`, short: []string{"a", "b"}},
+		{in: `a"b`, all: `"b"`},
 		// Empty phrases vanish; the word between them stays.
-		{in: `he said ""quoted""`, all: `"he" AND "said" AND "quoted"`, any: `"he" OR "said" OR "quoted"`,
-			substrings: `"said" AND "quoted"`, trigr: `"sai" OR "aid" OR "quo" OR "uot" OR "ote" OR "ted"`},
-		{in: "...", substrings: `"..."`, symbolic: true},
-		{in: "&^", short: []string{"&^"}, symbolic: true},
-		{in: "NOT", all: `"NOT"`, substrings: `"NOT"`},
-		{in: `"type assertion"`, all: `"type assertion"`, any: `"type" OR "assertion"`, substrings: `"type assertion"`,
-			trigr: `"typ" OR "ype" OR "ass" OR "sse" OR "ser" OR "ert" OR "rti" OR "tio" OR "ion"`},
-		{in: "assert*", all: `"assert"*`, substrings: `"assert"`, trigr: `"ass" OR "sse" OR "ser" OR "ert"`},
-		{in: `quote"inside`, all: `"quote" AND "inside"`, any: `"quote" OR "inside"`, substrings: `"quote" AND "inside"`,
-			trigr: `"quo" OR "uot" OR "ote" OR "ins" OR "nsi" OR "sid" OR "ide"`},
+		{in: `he said ""quoted""`, all: `"he" AND "said" AND "quoted"`, any: `"he" OR "said" OR "quoted"`},
+		{in: "...", all: ""},
+		{in: "NOT", all: `"NOT"`},
+		{in: `"type assertion"`, all: `"type assertion"`, any: `"type" OR "assertion"`},
+		{in: "assert*", all: `"assert"*`},
+		{in: `quote"inside`, all: `"quote" AND "inside"`, any: `"quote" OR "inside"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -95,25 +87,31 @@ func TestExpressions(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Parse: %v", err)
 			}
-			check := func(name string, got Expr, want string) {
-				t.Helper()
-				if got.String() != want {
-					t.Errorf("%s = %s, want %s", name, got, want)
-				}
+			if got := q.AllTerms().String(); got != tt.all {
+				t.Errorf("AllTerms = %s, want %s", got, tt.all)
 			}
-			check("AllTerms", q.AllTerms(), tt.all)
-			check("AnyTerm", q.AnyTerm(), tt.any)
-			check("Substrings", q.Substrings(), tt.substrings)
-			if tt.trigr != "" {
-				check("Trigrams", q.Trigrams(), tt.trigr)
-			}
-			if got := q.ShortNeedles(); strings.Join(got, "|") != strings.Join(tt.short, "|") {
-				t.Errorf("ShortNeedles = %q, want %q", got, tt.short)
-			}
-			if q.Symbolic() != tt.symbolic {
-				t.Errorf("Symbolic = %v, want %v", q.Symbolic(), tt.symbolic)
+			if got := q.AnyTerm().String(); got != tt.any {
+				t.Errorf("AnyTerm = %s, want %s", got, tt.any)
 			}
 		})
+	}
+}
+
+func TestRankingExpressions(t *testing.T) {
+	tests := []struct {
+		name string
+		got  Expr
+		want string
+	}{
+		{"words", AnyWord([]Word{{Text: "slice"}, {Text: "expressions"}, {Text: "slice"}}), `"slice" OR "expressions"`},
+		{"prefix and phrase", AnyWord([]Word{{Text: "assert", Prefix: true}, {Text: "type assertion"}}), `"assert"* OR "type assertion"`},
+		{"no words", AnyWord([]Word{{Text: "..."}, {Text: "<-"}}), ""},
+		{"texts", AnyText([]string{"x.(T)", "::", "<-chan", "x.(T)"}), `"x.(T)" OR "<-chan"`}, // "::" is too short
+	}
+	for _, tt := range tests {
+		if tt.got.String() != tt.want {
+			t.Errorf("%s = %s, want %s", tt.name, tt.got, tt.want)
+		}
 	}
 }
 
@@ -127,7 +125,7 @@ func TestExpressionsQuoteEverything(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", in, err)
 		}
-		for _, e := range []Expr{q.AllTerms(), q.AnyTerm(), q.Substrings(), q.Trigrams()} {
+		for _, e := range []Expr{q.AllTerms(), q.AnyTerm(), AnyWord([]Word{{Text: in}}), AnyText([]string{in})} {
 			rest := outsideStrings(e.String())
 			for _, tok := range strings.Fields(rest) {
 				if tok != "AND" && tok != "OR" && tok != "*" {
