@@ -20,6 +20,10 @@ type Query struct {
 	Code    []string        // words holding code punctuation, as typed (x.(T), ::std::io)
 	Shapes  []string        // shapes of the code (text/shape)
 	Runs    []string        // CJK runs and other text the word index keeps whole
+	// Named are the words specs use for the operators and numbers in the
+	// query: "-2**2" is about the power operator, a bare 42 in a sentence
+	// about integer literals. They join the related channel.
+	Named []string
 }
 
 // intentWords say what kind of answer is wanted, not what it is about. They
@@ -55,6 +59,7 @@ func Analyze(q ftsquery.Query) Query {
 		}
 	}
 	var code []string // the terms, as typed, that are not phrases: their shape is matched
+	sentence := len(q.Terms) > maxShapeWords
 	for _, t := range q.Terms {
 		if t.Phrase && len(tokenize.Tokenize(t.Text)) > 1 {
 			addWord(ftsquery.Word{Text: t.Text, Prefix: t.Prefix})
@@ -64,6 +69,7 @@ func Analyze(q ftsquery.Query) Query {
 		isCode := hasCode(t.Text)
 		if isCode {
 			out.Code = append(out.Code, strings.TrimRight(t.Text, "?!.,;"))
+			out.Named = append(out.Named, operatorNames(t.Text)...)
 		}
 		toks := tokenize.Tokenize(t.Text)
 		for i, tok := range toks {
@@ -71,6 +77,10 @@ func Analyze(q ftsquery.Query) Query {
 			switch {
 			case isCode && utf8.RuneCountInString(tok.Folded) < 2:
 				// s, i, j and k in s[i:j:k] are placeholders, not topics.
+			case sentence && isNumber(tok.Folded):
+				// In a sentence, "a bare 42" or "casting 3.9" is about a
+				// kind of literal, not about the digits.
+				out.Named = append(out.Named, numberNames(t.Text)...)
 			case intentWords[tok.Folded] && !w.Prefix:
 				out.Intent = append(out.Intent, tok.Folded)
 				stop = append(stop, w)
@@ -172,4 +182,50 @@ func isRun(tok string) bool {
 		}
 	}
 	return false
+}
+
+func isNumber(tok string) bool {
+	return tok != "" && strings.IndexFunc(tok, func(r rune) bool { return r < '0' || r > '9' }) < 0
+}
+
+// numberNames are the words for the kind of number a term writes.
+func numberNames(term string) []string {
+	if strings.ContainsAny(term, ".eE") && strings.ContainsFunc(term, unicode.IsDigit) {
+		return []string{"floating", "literal"}
+	}
+	return []string{"integer", "literal"}
+}
+
+// operators maps the operators of Go, Rust and Python to the words their
+// specifications use for them.
+var operators = map[string][]string{
+	"**": {"power", "exponent"}, "//": {"floor", "division"}, "%": {"remainder", "modulo"},
+	"&&": {"logical", "and", "lazy"}, "||": {"logical", "or", "lazy"}, "!": {"not", "negation", "macro"},
+	"&^": {"bit", "clear"}, "<<": {"shift"}, ">>": {"shift"}, "^": {"xor", "complement"},
+	"<-": {"receive", "send", "channel"}, ":=": {"short", "variable", "declaration", "walrus", "assignment"},
+	"...": {"variadic", "ellipsis"}, "..": {"range", "rest"}, "..=": {"range", "inclusive"},
+	"::": {"path"}, "->": {"return", "type"}, "=>": {"match", "arm"}, "?": {"try", "propagation", "question"},
+	"++": {"increment"}, "--": {"decrement"}, "+=": {"compound", "assignment"}, "-=": {"compound", "assignment"},
+	"==": {"equality", "comparison"}, "!=": {"equality", "comparison"}, "<=": {"comparison"}, ">=": {"comparison"},
+	"@": {"decorator", "binding"}, "#": {"attribute"}, "$": {"metavariable"}, "'": {"lifetime", "rune", "character"},
+	"|": {"or", "pattern", "closure", "union"}, "&": {"reference", "address", "borrow"}, "*": {"pointer", "dereference", "star", "unpacking"},
+	"~": {"approximation", "constraint", "invert"},
+}
+
+// operatorNames are the words for the operators written in a code term, the
+// longest operator at each point first.
+func operatorNames(term string) []string {
+	var out []string
+	for i := 0; i < len(term); {
+		matched := 0
+		for n := 3; n >= 1; n-- {
+			if i+n <= len(term) && operators[term[i:i+n]] != nil {
+				out = append(out, operators[term[i:i+n]]...)
+				matched = n
+				break
+			}
+		}
+		i += max(matched, 1)
+	}
+	return out
 }

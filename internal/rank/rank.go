@@ -176,6 +176,12 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		return nil
 	}
 	words := a.Content
+	columns := src.Columns()
+	weights := make([]float64, len(columns))
+	for i, c := range columns {
+		weights[i] = cmp.Or(e.w.Fields[c], 1)
+	}
+	var related []ftsquery.Word // the related channel's words, when it has any the words channel lacks
 	if len(words) > 0 {
 		vocab, err := src.Vocabulary(ctx)
 		if err != nil {
@@ -188,19 +194,20 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 			all = append(all, ftsquery.Word{Text: c.To})
 		}
 		any := ftsquery.AnyWord(all)
-		columns := src.Columns()
-		weights := make([]float64, len(columns))
-		for i, c := range columns {
-			weights[i] = cmp.Or(e.w.Fields[c], 1)
-		}
 		if err := run(ChannelWords, ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) }); err != nil {
 			return nil, err
 		}
-		if rel := relatedWords(all); len(rel) > 0 && e.w.Channels[ChannelRelated] > 0 {
-			ex := ftsquery.AnyWord(append(slices.Clone(all), rel...))
-			if err := run(ChannelRelated, ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
-				return nil, err
-			}
+		if rel := relatedWords(all); len(rel) > 0 || len(a.Named) > 0 {
+			related = append(slices.Clone(all), rel...)
+		}
+	}
+	for _, n := range a.Named {
+		related = append(related, ftsquery.Word{Text: n})
+	}
+	if len(related) > 0 && e.w.Channels[ChannelRelated] > 0 {
+		ex := ftsquery.AnyWord(related)
+		if err := run(ChannelRelated, ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
+			return nil, err
 		}
 	}
 	if lit := ftsquery.AnyText(append(slices.Clone(a.Code), a.Runs...)); !lit.IsZero() {
