@@ -78,10 +78,10 @@ type Weights struct {
 func DefaultWeights() Weights {
 	return Weights{
 		Channels: map[string]float64{
-			ChannelWords: 0.5, ChannelRelated: 1.0, ChannelLiteral: 1.0, ChannelSymbol: 1.0,
+			ChannelWords: 1.0, ChannelRelated: 1.0, ChannelLiteral: 1.0, ChannelSymbol: 1.0,
 		},
 		Fields: map[string]float64{
-			db.ColumnTitle: 10, db.ColumnPath: 4, db.ColumnBody: 1, db.ColumnAnchors: 12,
+			db.ColumnTitle: 10, db.ColumnPath: 4, db.ColumnBody: 1, db.ColumnAnchors: 6,
 		},
 		Depth: map[string]int{ChannelWords: 50, ChannelRelated: 50, ChannelLiteral: 20, ChannelSymbol: 20},
 	}
