@@ -134,7 +134,8 @@ func TestFuseNoChannelHidesAnother(t *testing.T) {
 		shapes:  []db.Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}},
 		vocab:   db.NewVocabulary(map[string]int{"slice": 3}),
 	}
-	res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice a[i:j:k]"), 10)
+	even := Weights{Channels: map[string]float64{ChannelWords: 1, ChannelLiteral: 1, ChannelSymbol: 1}}
+	res, err := New(even).Search(context.Background(), src, parse(t, "slice a[i:j:k]"), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
