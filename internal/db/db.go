@@ -94,6 +94,10 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Unavailable, "", "cannot open database %s", path)
 	}
+	// A search runs its ranking channels at once (internal/rank), several
+	// connections at a time; keeping them idle instead of the default two
+	// spares each search the cost of opening a connection.
+	sqlDB.SetMaxIdleConns(maxIdleConns)
 	d := &DB{sql: sqlDB, path: path, readOnly: readOnly}
 	if readOnly {
 		err = d.checkMigrated(ctx)
@@ -106,6 +110,9 @@ func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	}
 	return d, nil
 }
+
+// maxIdleConns is how many pooled connections stay open between queries.
+const maxIdleConns = 8
 
 // writable reports whether the store at path can be written: a new file
 // can be created (Open then reports any failure), or the file opens for

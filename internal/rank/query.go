@@ -207,7 +207,7 @@ var operators = map[string][]string{
 	"::": {"path"}, "->": {"return", "type"}, "=>": {"match", "arm"}, "?": {"try", "propagation", "question"},
 	"++": {"increment"}, "--": {"decrement"}, "+=": {"compound", "assignment"}, "-=": {"compound", "assignment"},
 	"==": {"equality", "comparison"}, "!=": {"equality", "comparison"}, "<=": {"comparison"}, ">=": {"comparison"},
-	"@": {"decorator", "binding"}, "#": {"attribute"}, "$": {"metavariable"}, "'": {"lifetime", "rune", "character"},
+	"@": {"decorator", "binding"}, "#[": {"attribute"}, "#![": {"attribute", "inner"}, "r#": {"raw", "identifier"}, "$": {"metavariable"}, "'": {"lifetime", "rune", "character"},
 	"|": {"or", "pattern", "closure", "union"}, "&": {"reference", "address", "borrow"}, "*": {"pointer", "dereference", "star", "unpacking"},
 	"~": {"approximation", "constraint", "invert"},
 }

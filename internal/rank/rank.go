@@ -15,8 +15,10 @@ package rank
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -161,19 +163,11 @@ type ranked struct {
 }
 
 func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result) ([]ranked, error) {
-	var lists []ranked
-	run := func(name, weight string, f func(limit int) ([]db.Posting, error)) error {
-		ps, err := f(cmp.Or(e.w.Depth[weight], defaultDepth))
-		if err != nil {
-			return err
+	var jobs []job
+	add := func(name, weight string, f func(limit int) ([]db.Posting, error)) {
+		if e.w.Channels[weight] > 0 {
+			jobs = append(jobs, job{name: name, weight: weight, run: f})
 		}
-		if !slices.Contains(res.Channels, weight) {
-			res.Channels = append(res.Channels, weight)
-		}
-		if len(ps) > 0 {
-			lists = append(lists, ranked{channel: name, weight: weight, ids: ps})
-		}
-		return nil
 	}
 	words := a.Content
 	columns := src.Columns()
@@ -193,29 +187,29 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		for _, c := range fixes {
 			all = append(all, ftsquery.Word{Text: c.To})
 		}
-		any := ftsquery.AnyWord(all)
-		if err := run(ChannelWords, ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) }); err != nil {
-			return nil, err
-		}
 		if rel := relatedWords(all); len(rel) > 0 || len(a.Named) > 0 {
 			related = append(slices.Clone(all), rel...)
+		}
+		// A short code query whose operators are named ("i++", "$x:expr")
+		// runs its words once, in the related channel with the names:
+		// the names are common words, and a second list of them would
+		// double the cost of the query for little.
+		if !(len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords) {
+			any := ftsquery.AnyWord(all)
+			add(ChannelWords, ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) })
 		}
 	}
 	for _, n := range a.Named {
 		related = append(related, ftsquery.Word{Text: n})
 	}
-	if len(related) > 0 && e.w.Channels[ChannelRelated] > 0 {
+	if len(related) > 0 {
 		ex := ftsquery.AnyWord(related)
-		if err := run(ChannelRelated, ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) }); err != nil {
-			return nil, err
-		}
+		add(ChannelRelated, ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) })
 	}
 	if lit := ftsquery.AnyText(append(slices.Clone(a.Code), a.Runs...)); !lit.IsZero() {
-		if err := run(ChannelLiteral, ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) }); err != nil {
-			return nil, err
-		}
+		add(ChannelLiteral, ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) })
 	}
-	var long, short []string
+	var long []string
 	shapes := a.Shapes
 	if len(strings.Fields(a.Raw)) > maxShapeWords {
 		shapes = nil
@@ -224,17 +218,53 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		if len([]rune(s)) >= ftsquery.MinSubstringRunes {
 			long = append(long, s)
 		} else {
-			short = append(short, s)
+			add(ChannelSymbol, ChannelSymbol, func(n int) ([]db.Posting, error) { return src.ScanShapes(ctx, []string{s}, n) })
 		}
 	}
 	if ex := ftsquery.AnyText(long); !ex.IsZero() {
-		if err := run(ChannelSymbol, ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, ex, n) }); err != nil {
-			return nil, err
+		add(ChannelSymbol, ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, ex, n) })
+	}
+	for _, j := range jobs {
+		if !slices.Contains(res.Channels, j.weight) {
+			res.Channels = append(res.Channels, j.weight)
 		}
 	}
-	for _, s := range short {
-		if err := run(ChannelSymbol, ChannelSymbol, func(n int) ([]db.Posting, error) { return src.ScanShapes(ctx, []string{s}, n) }); err != nil {
-			return nil, err
+	return e.runJobs(jobs)
+}
+
+// job is one channel's query.
+type job struct {
+	name, weight string
+	run          func(limit int) ([]db.Posting, error)
+}
+
+// runJobs runs the channels' queries at once — they are independent reads,
+// and on a machine with cores to spare a query costs the slowest channel
+// rather than the sum — and returns their lists in job order, so fusion
+// sees them the same way every time.
+func (e *Engine) runJobs(jobs []job) ([]ranked, error) {
+	out := make([]ranked, len(jobs))
+	errs := make([]error, len(jobs))
+	do := func(i int) {
+		j := jobs[i]
+		ps, err := j.run(cmp.Or(e.w.Depth[j.weight], defaultDepth))
+		out[i], errs[i] = ranked{channel: j.name, weight: j.weight, ids: ps}, err
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < len(jobs); i++ {
+		wg.Go(func() { do(i) })
+	}
+	if len(jobs) > 0 {
+		do(0)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	lists := out[:0]
+	for _, l := range out {
+		if len(l.ids) > 0 {
+			lists = append(lists, l)
 		}
 	}
 	return lists, nil

@@ -131,20 +131,38 @@ func (m substringMatcher) spans(text string) []snippet.Span {
 	if len(m.needles) == 0 {
 		return nil
 	}
-	if isASCII(text) {
-		return m.asciiSpans(text)
-	}
+	var out []snippet.Span
+	var lowerASCII string // text with A–Z lowered: same length, same offsets
 	var lower []rune
 	var offs []int
-	for i, r := range text {
-		lower = append(lower, unicode.ToLower(r))
-		offs = append(offs, i)
-	}
-	offs = append(offs, len(text))
-	var out []snippet.Span
 	for ni, n := range m.needles {
 		if len(n) == 0 {
 			continue
+		}
+		if needle := string(n); isASCII(needle) {
+			// An ASCII needle can only meet ASCII bytes, and lowering
+			// them keeps every offset, so a byte search is exact.
+			if lowerASCII == "" {
+				lowerASCII = lowerASCIIBytes(text)
+			}
+			for at := 0; ; {
+				i := strings.Index(lowerASCII[at:], needle)
+				if i < 0 {
+					break
+				}
+				out = append(out, snippet.Span{Start: at + i, End: at + i + len(needle), Term: ni})
+				at += i + len(needle)
+			}
+			continue
+		}
+		if lower == nil {
+			lower = make([]rune, 0, len(text))
+			offs = make([]int, 0, len(text)+1)
+			for i, r := range text {
+				lower = append(lower, unicode.ToLower(r))
+				offs = append(offs, i)
+			}
+			offs = append(offs, len(text))
 		}
 		for i := 0; i+len(n) <= len(lower); i++ {
 			if runesEqual(lower[i:i+len(n)], n) {
@@ -156,26 +174,15 @@ func (m substringMatcher) spans(text string) []snippet.Span {
 	return out
 }
 
-// asciiSpans is spans for ASCII text, where a byte is a rune and lower
-// case is a byte map: most spec text, and much faster than the rune walk.
-func (m substringMatcher) asciiSpans(text string) []snippet.Span {
-	lower := strings.ToLower(text)
-	var out []snippet.Span
-	for ni, n := range m.needles {
-		needle := string(n)
-		if needle == "" || !isASCII(needle) {
-			continue
-		}
-		for at := 0; ; {
-			i := strings.Index(lower[at:], needle)
-			if i < 0 {
-				break
-			}
-			out = append(out, snippet.Span{Start: at + i, End: at + i + len(needle), Term: ni})
-			at += i + len(needle)
+// lowerASCIIBytes lowers A–Z and leaves every other byte as it is.
+func lowerASCIIBytes(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
 	}
-	return out
+	return string(b)
 }
 
 func isASCII(s string) bool {
