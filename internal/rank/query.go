@@ -212,15 +212,49 @@ var operators = map[string][]string{
 	"~": {"approximation", "constraint", "invert"},
 }
 
+// prefixOperators name an operator written before an operand, where it
+// means something else than between two: "**kwargs" unpacks, "2**3" raises.
+var prefixOperators = map[string][]string{
+	"**": {"unpacking", "keyword", "arguments"}, "*": {"unpacking", "star", "pointer", "dereference"},
+	"..": {"rest", "functional", "update"}, "|": {"closure", "parameters"}, "-": {"negation", "unary"},
+	"&": {"reference", "borrow", "address"}, "!": {"not", "negation"},
+}
+
+// stringPrefixes name the literal a letter before a quote opens: c"…" is a
+// C string, b'…' a byte, f"…" a formatted string.
+var stringPrefixes = map[string][]string{
+	`c"`: {"c", "string", "literal"}, `b"`: {"byte", "string", "literal"}, `b'`: {"byte", "literal"},
+	`r"`: {"raw", "string", "literal"}, `r#"`: {"raw", "string", "literal"}, `br"`: {"raw", "byte", "string"},
+	`f"`: {"formatted", "string", "literal"}, `f'`: {"formatted", "string", "literal"}, `rb"`: {"raw", "bytes", "literal"},
+}
+
 // operatorNames are the words for the operators written in a code term, the
-// longest operator at each point first.
+// longest operator at each point first; an operator with nothing before it
+// but an opening bracket or separator and an operand after it is a prefix.
 func operatorNames(term string) []string {
 	var out []string
+	for p, names := range stringPrefixes {
+		if strings.HasPrefix(term, p) {
+			out = append(out, names...)
+			term = term[len(p):]
+			break
+		}
+	}
 	for i := 0; i < len(term); {
 		matched := 0
 		for n := 3; n >= 1; n-- {
-			if i+n <= len(term) && operators[term[i:i+n]] != nil {
-				out = append(out, operators[term[i:i+n]]...)
+			if i+n > len(term) {
+				continue
+			}
+			op := term[i : i+n]
+			prefix := (i == 0 || strings.IndexByte("([{,; ", term[i-1]) >= 0) && i+n < len(term) && isWordByte(term[i+n])
+			if names := prefixOperators[op]; prefix && names != nil {
+				out = append(out, names...)
+				matched = n
+				break
+			}
+			if names := operators[op]; names != nil {
+				out = append(out, names...)
 				matched = n
 				break
 			}
@@ -228,4 +262,8 @@ func operatorNames(term string) []string {
 		i += max(matched, 1)
 	}
 	return out
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }

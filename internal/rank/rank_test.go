@@ -60,6 +60,28 @@ func TestAnalyze(t *testing.T) {
 	}
 }
 
+func TestOperatorNames(t *testing.T) {
+	tests := []struct {
+		term string
+		want []string
+	}{
+		{"-2**2", []string{"negation", "unary", "power", "exponent"}}, // between operands ** raises
+		{"**kwargs", []string{"unpacking", "keyword", "arguments"}},  // before one it unpacks
+		{"i++", []string{"increment"}},
+		{"&^", []string{"bit", "clear"}},
+		{`c"hello"`, []string{"c", "string", "literal"}},
+		{"r#match", []string{"raw", "identifier"}},
+		{"#[derive(Debug)]", []string{"attribute"}},
+		{"|x|", []string{"closure", "parameters", "or", "pattern", "closure", "union"}},
+		{"x.(T)", nil},
+	}
+	for _, tt := range tests {
+		if got := operatorNames(tt.term); !slices.Equal(got, tt.want) {
+			t.Errorf("operatorNames(%q) = %q, want %q", tt.term, got, tt.want)
+		}
+	}
+}
+
 func TestCorrections(t *testing.T) {
 	vocab := db.NewVocabulary(map[string]int{"receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1})
 	tests := []struct {

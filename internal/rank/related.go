@@ -94,7 +94,6 @@ var related = map[string][]string{
 	"array":         {"array", "slice"},
 	"size":          {"len", "size"},
 	"length":        {"len", "length"},
-	"nested":        {"closure", "enclosing", "nonlocal"},
 	"inner":         {"closure", "enclosing", "nonlocal"},
 	"outer":         {"enclosing", "outer"},
 	"rebind":        {"global", "nonlocal", "assignment"},
