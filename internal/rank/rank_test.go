@@ -66,7 +66,7 @@ func TestOperatorNames(t *testing.T) {
 		want []string
 	}{
 		{"-2**2", []string{"negation", "unary", "power", "exponent"}}, // between operands ** raises
-		{"**kwargs", []string{"unpacking", "keyword", "arguments"}},  // before one it unpacks
+		{"**kwargs", []string{"unpacking", "keyword", "arguments"}},   // before one it unpacks
 		{"i++", []string{"increment"}},
 		{"&^", []string{"bit", "clear"}},
 		{`c"hello"`, []string{"c", "string", "literal"}},
