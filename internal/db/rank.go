@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // Filter narrows a search: the versions of Scope, and sections whose path
@@ -244,14 +245,16 @@ func (s *Scoped) Sections(ctx context.Context, ids []int64) (map[int64]SectionRo
 // Vocabulary is the words of a corpus (folded, three letters or more) with
 // the number of sections holding each, indexed for typo correction.
 type Vocabulary struct {
-	df    map[string]int
-	byLen [][]string // ASCII words by byte length, each list sorted
+	df     map[string]int
+	stemDF map[string]int // by porter stem, as the word index stems
+	byLen  [][]string     // ASCII words by byte length, each list sorted
 }
 
 // NewVocabulary indexes df.
 func NewVocabulary(df map[string]int) *Vocabulary {
-	v := &Vocabulary{df: df}
-	for t := range df {
+	v := &Vocabulary{df: df, stemDF: map[string]int{}}
+	for t, n := range df {
+		v.stemDF[tokenize.Stem(t)] += n
 		if !isASCII(t) {
 			continue
 		}
@@ -268,6 +271,10 @@ func NewVocabulary(df map[string]int) *Vocabulary {
 
 // DF is the number of sections holding term.
 func (v *Vocabulary) DF(term string) int { return v.df[term] }
+
+// StemDF is how often words with this porter stem occur (summed over the
+// words, so an upper bound on the sections holding any of them).
+func (v *Vocabulary) StemDF(stem string) int { return v.stemDF[stem] }
 
 // ASCIIWords returns the ASCII words of n bytes, sorted; callers must not
 // change the slice.

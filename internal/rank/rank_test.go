@@ -83,7 +83,7 @@ func TestOperatorNames(t *testing.T) {
 }
 
 func TestCorrections(t *testing.T) {
-	vocab := db.NewVocabulary(map[string]int{"receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1})
+	vocab := db.NewVocabulary(map[string]int{"reader": 9, "loop": 12, "looks": 3, "description": 5, "descriptor": 4, "calling": 8, "receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1})
 	tests := []struct {
 		words []string
 		want  []Correction

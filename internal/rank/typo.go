@@ -6,6 +6,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // Correction is a query word the corpus does not hold and the word it most
@@ -16,13 +17,15 @@ type Correction struct {
 }
 
 // maxEdits is how many edits a word of n runes may be from its correction:
-// none under four runes (one edit turns "map" into "max" or "cap"), one up to
-// five, two beyond.
+// none under four runes (one edit turns "map" into "max" or "cap"), one up
+// to nine, two beyond. Real slips are one edit ("reciever", "goroutne",
+// "paramter"); allowing two on shorter words turned "casting" into
+// "calling" and "crashes" into "classes".
 func maxEdits(n int) int {
 	switch {
 	case n < 4:
 		return 0
-	case n <= 5:
+	case n < 10:
 		return 1
 	default:
 		return 2
@@ -57,9 +60,20 @@ func corrections(words []ftsquery.Word, vocab *db.Vocabulary) []Correction {
 		if k == 0 || w.Prefix || !plainWord(w.Text) || vocab.DF(w.Text) > 0 {
 			continue
 		}
+		// A word whose stem the corpus knows ("loops" of "loop") is found
+		// by the index's stemming; only a word that goes on from that stem
+		// may correct it ("descripter" is "descriptor", not "description"),
+		// never another word ("looks").
+		stem := tokenize.Stem(w.Text)
+		known := vocab.StemDF(stem) > 0
 		var best []cand
 		for m := n - k; m <= n+k; m++ {
 			for _, term := range vocab.ASCIIWords(m) {
+				if term[0] != w.Text[0] || known && (!strings.HasPrefix(term, stem) || tokenize.Stem(term) == stem) {
+					// Slips keep the first letter; "header" is not a
+					// misspelt "reader", nor "wipe" of "pipe".
+					continue
+				}
 				d := osa.distance(w.Text, term, k)
 				if d > k {
 					continue
