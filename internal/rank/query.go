@@ -40,6 +40,11 @@ var intentWords = map[string]bool{
 	"this": true, "those": true, "to": true, "was": true, "way": true, "we": true, "what": true,
 	"when": true, "where": true, "whether": true, "which": true, "who": true, "why": true,
 	"will": true, "with": true, "would": true, "you": true, "your": true, "just": true, "still": true,
+	// Filler verbs and adverbs of questions.
+	"use": true, "used": true, "using": true, "make": true, "makes": true, "give": true, "gives": true,
+	"put": true, "want": true, "need": true, "able": true, "possible": true, "already": true,
+	"really": true, "actually": true, "exactly": true, "mean": true, "means": true, "thing": true,
+	"things": true, "something": true, "anything": true, "one": true, "two": true, "write": true,
 	// What is left of contractions and possessives ("don't", "else's").
 	"s": true, "t": true, "don": true, "doesn": true, "isn": true, "aren": true, "didn": true,
 	"won": true, "wasn": true, "ll": true, "ve": true, "re": true,
