@@ -194,7 +194,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		// runs its words once, in the related channel with the names:
 		// the names are common words, and a second list of them would
 		// double the cost of the query for little.
-		if !(len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords) {
+		if !(len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords && e.w.Channels[ChannelRelated] > 0) {
 			any := ftsquery.AnyWord(all)
 			add(ChannelWords, ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) })
 		}

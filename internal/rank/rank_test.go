@@ -191,3 +191,13 @@ func TestFuseTiesAreDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestManualWeightsKeepWords: manuals have no related channel, so a short
+// code query with named operators must still run its words.
+func TestManualWeightsKeepWords(t *testing.T) {
+	src := fakeSource{words: []db.Posting{{ID: 4, Score: 2}}, vocab: db.NewVocabulary(nil)}
+	res, err := New(ManualWeights()).Search(context.Background(), src, parse(t, "counter++"), 10)
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != 4 {
+		t.Fatalf("%+v, %v; want the word channel's hit", res.Hits, err)
+	}
+}
