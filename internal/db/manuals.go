@@ -329,7 +329,7 @@ func (m *ManualScope) ScanShapes(context.Context, []string, int) ([]Posting, err
 // Vocabulary is empty: manual words are not corrected (their later stages
 // match loosely instead).
 func (m *ManualScope) Vocabulary(context.Context) (*Vocabulary, error) {
-	return NewVocabulary(nil), nil
+	return NewVocabulary(nil, 0), nil
 }
 
 func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsquery.Expr, limit int) ([]Posting, error) {

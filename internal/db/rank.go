@@ -245,14 +245,19 @@ func (s *Scoped) Sections(ctx context.Context, ids []int64) (map[int64]SectionRo
 // Vocabulary is the words of a corpus (folded, three letters or more) with
 // the number of sections holding each, indexed for typo correction.
 type Vocabulary struct {
-	df     map[string]int
-	stemDF map[string]int // by porter stem, as the word index stems
-	byLen  [][]string     // ASCII words by byte length, each list sorted
+	df       map[string]int
+	stemDF   map[string]int // by porter stem, as the word index stems
+	byLen    [][]string     // ASCII words by byte length, each list sorted
+	sections int            // the number of sections counted
 }
 
-// NewVocabulary indexes df.
-func NewVocabulary(df map[string]int) *Vocabulary {
-	v := &Vocabulary{df: df, stemDF: map[string]int{}}
+// Sections is the number of sections the vocabulary counts words in (0
+// when unknown).
+func (v *Vocabulary) Sections() int { return v.sections }
+
+// NewVocabulary indexes df, counted over the given number of sections.
+func NewVocabulary(df map[string]int, sections int) *Vocabulary {
+	v := &Vocabulary{df: df, stemDF: map[string]int{}, sections: sections}
 	for t, n := range df {
 		v.stemDF[tokenize.Stem(t)] += n
 		if !isASCII(t) {
@@ -305,7 +310,11 @@ func (s *Scoped) Vocabulary(ctx context.Context) (*Vocabulary, error) {
 				return nil, err
 			}
 		}
-		return NewVocabulary(df), nil
+		sections := 0
+		for _, info := range s.set.byID {
+			sections += info.SectionCount
+		}
+		return NewVocabulary(df, sections), nil
 	})
 }
 

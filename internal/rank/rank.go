@@ -181,6 +181,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		if err != nil {
 			return nil, err
 		}
+		words = dropCommon(words, vocab)
 		fixes := corrections(words, vocab)
 		res.Corrections = append(res.Corrections, fixes...)
 		all := slices.Clone(words)
@@ -334,4 +335,28 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		hits[i] = a.hit
 	}
 	return hits
+}
+
+// commonShare is the share of sections above which a word says nothing
+// about which section answers: bm25 gives it next to no weight, yet every
+// section holding it must be scored.
+const commonShare = 0.5
+
+// dropCommon leaves out words most sections hold ("type" in the Go spec),
+// unless nothing else would be left.
+func dropCommon(words []ftsquery.Word, vocab *db.Vocabulary) []ftsquery.Word {
+	n := vocab.Sections()
+	if n == 0 || len(words) < 2 {
+		return words
+	}
+	var kept []ftsquery.Word
+	for _, w := range words {
+		if float64(vocab.DF(w.Text)) <= commonShare*float64(n) {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 {
+		return words
+	}
+	return kept
 }
