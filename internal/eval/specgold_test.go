@@ -21,8 +21,8 @@ type specGold struct {
 	file, language string
 	from           func() string // "" skips: the document is not installed
 	// floor is the hit@5 over all cases below which the test fails: the
-	// figure measured when the set was written, less a margin. Ranking
-	// work raises it; nothing may lower it unnoticed.
+	// figure the ranking engine reached (internal/rank, 2026-11-25), less
+	// about 0.03. Ranking work raises it; nothing may lower it unnoticed.
 	floor float64
 }
 
@@ -55,9 +55,9 @@ func TestSpecGoldSets(t *testing.T) {
 		t.Skip("ingests real documents")
 	}
 	sets := []specGold{
-		{file: "spec-go.jsonl", language: "go", from: func() string { return "" }, floor: 0.70},
-		{file: "spec-rust.jsonl", language: "rust", from: rustReferenceDir, floor: 0.55},
-		{file: "spec-python.jsonl", language: "python", from: pythonReferenceDir, floor: 0.60},
+		{file: "spec-go.jsonl", language: "go", from: func() string { return "" }, floor: 0.82},
+		{file: "spec-rust.jsonl", language: "rust", from: rustReferenceDir, floor: 0.77},
+		{file: "spec-python.jsonl", language: "python", from: pythonReferenceDir, floor: 0.84},
 	}
 	ctx := context.Background()
 	a := app.New(app.Options{DBPath: filepath.Join(t.TempDir(), "spec.db")})
