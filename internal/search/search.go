@@ -142,10 +142,9 @@ func validate(req *Request) error {
 // words and their corrections, stemmed as the index stems them) and code as
 // typed; it also tells which hits hold the query's words in their title.
 type highlighter struct {
-	all         multiMatcher
-	title       *wordMatcher
-	corrections []rank.Correction
-	fixedStems  map[string]string // stem of a corrected word → the word
+	all        multiMatcher
+	title      *wordMatcher
+	fixedStems map[string]string // stem of a corrected word → the word
 }
 
 func newHighlighter(r rank.Result, alts []ftsquery.Query) highlighter {
@@ -162,12 +161,13 @@ func newHighlighter(r rank.Result, alts []ftsquery.Query) highlighter {
 		add(rank.Analyze(q))
 	}
 	terms = append(terms, typed...)
-	h := highlighter{title: newWordMatcher(typed, true), corrections: r.Corrections, fixedStems: map[string]string{}}
+	h := highlighter{fixedStems: map[string]string{}}
 	for _, c := range r.Corrections {
 		terms = append(terms, ftsquery.Term{Text: c.To})
 		h.fixedStems[tokenize.Stem(c.To)] = c.To
 	}
-	h.all = multiMatcher{newWordMatcher(terms, true), newSubstringMatcher(needles)}
+	h.title = newWordMatcher(terms, true)
+	h.all = multiMatcher{h.title, newSubstringMatcher(needles)}
 	return h
 }
 
