@@ -10,7 +10,7 @@ test:
 
 # Benchmarks behind the numbers in README.md (ingest, search, the MCP server).
 bench:
-    go test ./internal/ingest/ ./internal/search/ ./internal/manual/find/ ./internal/tools/ ./cmd/langspec/ -run '^$' -bench . -benchmem -count 3
+    go test ./internal/ingest/ ./internal/search/ ./internal/eval/ ./internal/manual/find/ ./internal/tools/ ./cmd/langspec/ -run '^$' -bench . -benchmem -count 3
 
 # The official MCP Inspector (CLI mode, from npm) against the built binary:
 # list the tools, then call search_spec. Needs Node.js and the npm registry.

@@ -46,10 +46,10 @@ MANUALS_ROOT, as serve would, and reports per mode and facet:
   tokens      est_tokens of manual_find plus the first manual_hits page
   p50_ms      median manual_find time
 
-Modes: staged (manual_find as served), bm25-terms (stage 0 alone: BM25 over
-the terms manual_find extracts, any of them) and bm25 (plain BM25: the query
-as typed, every word required, as a search box does), so the gain of the
-staged search is visible.
+Modes: staged (manual_find as served), bm25-terms (BM25 over the terms
+manual_find extracts, any of them: stage 0 as it was before the ranking
+engine) and bm25 (plain BM25 over the words of the query as typed, any of
+them), so the gain of the staged search is visible.
 
 A gold line is {"case_id", "query", "manual_id", "expected_paths": [...],
 "forbidden_paths": [...], "required_terms": [...], "facet"}; paths are

@@ -27,7 +27,7 @@ import (
 const (
 	ModeStaged    = "staged"               // manual_find as served: stages 0–4
 	ModeBM25      = find.BaselineBM25      // plain BM25: the words of the query as typed, any of them
-	ModeBM25Terms = find.BaselineBM25Terms // stage 0 alone: BM25 over the extracted terms, any of them
+	ModeBM25Terms = find.BaselineBM25Terms // BM25 over the extracted terms, any of them: stage 0 before the ranking engine
 )
 
 // Modes lists the evaluation modes, the staged search first.

@@ -84,8 +84,9 @@ type Request struct {
 	OnlyUnscannedFromTraceID string
 	// Baseline runs a baseline instead of the staged search, for the
 	// evaluation to compare with: BaselineBM25 (BM25 over the words of the query
-	// as typed, stop words dropped) or BaselineBM25Terms (stage 0 alone: BM25
-	// over the terms the query analysis extracts). Tools never set it.
+	// as typed, stop words dropped) or BaselineBM25Terms (BM25 over the terms
+	// the query analysis extracts: stage 0 as it was before the ranking
+	// engine). Tools never set it.
 	Baseline string
 }
 
@@ -164,7 +165,7 @@ type DictionaryStatus struct {
 // Baselines a Request may ask for instead of the staged search.
 const (
 	BaselineBM25      = "bm25"       // plain BM25: the words of the query as typed, any of them
-	BaselineBM25Terms = "bm25-terms" // stage 0 alone: BM25 over the extracted terms, any of them
+	BaselineBM25Terms = "bm25-terms" // BM25 over the extracted terms, any of them: stage 0 before the ranking engine
 )
 
 // Finder runs manual_find over an Index.
