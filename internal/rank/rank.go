@@ -1,15 +1,17 @@
-// Package rank is the one ranking engine for specs and manuals. A query runs
-// through several channels at once — words over weighted fields, the title
-// and path alone, the words others use to link to a section, neighbouring
-// words near each other, typo corrections from the corpus's own vocabulary,
-// literal code, and code shapes — and their lists are fused by weighted
-// reciprocal rank (Cormack, Clarke and Büttcher 2009), so no channel can
-// hide another the way a "first strategy that finds anything" chain did.
-// Every hit says which channels found it.
+// Package rank is the one ranking engine for specs and manuals. A query is
+// analysed (content words, intent words, code, the shapes of code, names for
+// operators and numbers), its misspelt words are corrected against the
+// corpus's own vocabulary, and it runs through several channels at once —
+// words over weighted fields (title, path, body, the text of links into a
+// section, a manual's file name), the same with the words specs use for the
+// asker's, literal code and CJK runs, and code shapes. Their lists are
+// fused by normalised score, so no channel can hide another the way a "first
+// strategy that finds anything" chain did, and every hit says which channels
+// found it.
 //
 // The engine does not know where text is stored: a Source runs a channel's
 // expression against its indexes (internal/db implements it for spec
-// sections).
+// sections in a scope and for one manual).
 package rank
 
 import (
@@ -28,7 +30,7 @@ import (
 // are the index's own (higher is better), compared only within a channel.
 type Source interface {
 	// Words runs e against the word index (stemmed, folded) over all
-	// fields, with bm25 weights per column in Fields().Columns order.
+	// fields, with bm25 weights per column in Columns order.
 	Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]db.Posting, error)
 	// Literal runs e against the trigram index of the text as written.
 	Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]db.Posting, error)
@@ -75,8 +77,9 @@ type Weights struct {
 	Fields map[string]float64
 }
 
-// DefaultWeights are tuned on the tune part of the gold sets
-// (fixtures/gold; `langspec eval search`), never on the held-out part.
+// DefaultWeights are chosen on the tune part of the gold sets
+// (fixtures/gold; `langspec eval search`); a change is kept only when the
+// held-out part does not get worse.
 func DefaultWeights() Weights {
 	return Weights{
 		Channels: map[string]float64{
@@ -157,16 +160,15 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 
 // ranked is one channel's list.
 type ranked struct {
-	channel string // name in Matched
-	weight  string // key into Weights
+	channel string
 	ids     []db.Posting
 }
 
 func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result) ([]ranked, error) {
 	var jobs []job
-	add := func(name, weight string, f func(limit int) ([]db.Posting, error)) {
-		if e.w.Channels[weight] > 0 {
-			jobs = append(jobs, job{name: name, weight: weight, run: f})
+	add := func(channel string, f func(limit int) ([]db.Posting, error)) {
+		if e.w.Channels[channel] > 0 {
+			jobs = append(jobs, job{channel: channel, run: f})
 		}
 	}
 	words := a.Content
@@ -197,7 +199,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		// double the cost of the query for little.
 		if !(len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords && e.w.Channels[ChannelRelated] > 0) {
 			any := ftsquery.AnyWord(all)
-			add(ChannelWords, ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) })
+			add(ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) })
 		}
 	}
 	for _, n := range a.Named {
@@ -205,10 +207,10 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	}
 	if len(related) > 0 {
 		ex := ftsquery.AnyWord(related)
-		add(ChannelRelated, ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) })
+		add(ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) })
 	}
 	if lit := ftsquery.AnyText(append(slices.Clone(a.Code), a.Runs...)); !lit.IsZero() {
-		add(ChannelLiteral, ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) })
+		add(ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) })
 	}
 	var long []string
 	shapes := a.Shapes
@@ -219,15 +221,15 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		if len([]rune(s)) >= ftsquery.MinSubstringRunes {
 			long = append(long, s)
 		} else {
-			add(ChannelSymbol, ChannelSymbol, func(n int) ([]db.Posting, error) { return src.ScanShapes(ctx, []string{s}, n) })
+			add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.ScanShapes(ctx, []string{s}, n) })
 		}
 	}
 	if ex := ftsquery.AnyText(long); !ex.IsZero() {
-		add(ChannelSymbol, ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, ex, n) })
+		add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, ex, n) })
 	}
 	for _, j := range jobs {
-		if !slices.Contains(res.Channels, j.weight) {
-			res.Channels = append(res.Channels, j.weight)
+		if !slices.Contains(res.Channels, j.channel) {
+			res.Channels = append(res.Channels, j.channel)
 		}
 	}
 	return e.runJobs(jobs)
@@ -235,8 +237,8 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 
 // job is one channel's query.
 type job struct {
-	name, weight string
-	run          func(limit int) ([]db.Posting, error)
+	channel string
+	run     func(limit int) ([]db.Posting, error)
 }
 
 // runJobs runs the channels' queries at once — they are independent reads,
@@ -248,8 +250,8 @@ func (e *Engine) runJobs(jobs []job) ([]ranked, error) {
 	errs := make([]error, len(jobs))
 	do := func(i int) {
 		j := jobs[i]
-		ps, err := j.run(cmp.Or(e.w.Depth[j.weight], defaultDepth))
-		out[i], errs[i] = ranked{channel: j.name, weight: j.weight, ids: ps}, err
+		ps, err := j.run(cmp.Or(e.w.Depth[j.channel], defaultDepth))
+		out[i], errs[i] = ranked{channel: j.channel, ids: ps}, err
 	}
 	var wg sync.WaitGroup
 	for i := 1; i < len(jobs); i++ {
@@ -284,7 +286,7 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 	byID := map[int64]*acc{}
 	var order []*acc
 	for _, l := range lists {
-		w := e.w.Channels[l.weight]
+		w := e.w.Channels[l.channel]
 		best := 0.0
 		for _, p := range l.ids {
 			best = max(best, p.Score)
