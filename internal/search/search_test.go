@@ -237,3 +237,33 @@ func BenchmarkSearch(b *testing.B) {
 		})
 	}
 }
+
+// TestSearchHostileQueries: whatever is typed, the engine's channels (words,
+// related, literal, shapes and the short-shape scan) answer without an
+// error — only a query with nothing in it is invalid_argument — and the same
+// query ranks the same way twice.
+func TestSearchHostileQueries(t *testing.T) {
+	store := goSpecStore(t)
+	ctx := context.Background()
+	queries := []string{
+		`''; DROP TABLE sections; --`, `title:slice`, `a OR b`, `NEAR(a b)`, `(x`, `"unbalanced`, `col:"x"*`,
+		`^start`, `*`, `**`, `"`, `""`, `::`, `%`, `_`, `?`, `\`, `x\`, `'`, `&^`, `...`, `....`, `<-<-<-`,
+		strings.Repeat("(", 500), strings.Repeat("x.(T) ", 30), `スライス式`, `保険金の支払手順`, `😀 slice`,
+		"tab\there", "nul\x00byte", `what is it`, `how`, `i++`, `**kwargs`, `c"hello"`, `r#match`, `0x1p-2`,
+		`s[i:j:k] "type assertion" assert*`, `ゴルーチン gorutine 1e9`,
+	}
+	for _, q := range queries {
+		res, err := search.Search(ctx, store, search.Request{Query: q, Also: []string{q}})
+		if q == `""` && apperr.CodeOf(err) == apperr.InvalidArgument {
+			continue // an empty phrase is an empty query
+		}
+		if err != nil {
+			t.Errorf("%q: %v", q, err)
+			continue
+		}
+		again, err := search.Search(ctx, store, search.Request{Query: q, Also: []string{q}})
+		if err != nil || !slices.Equal(ids(res.Hits, 10), ids(again.Hits, 10)) {
+			t.Errorf("%q ranked %v, then %v (%v)", q, ids(res.Hits, 10), ids(again.Hits, 10), err)
+		}
+	}
+}
