@@ -254,8 +254,8 @@ func TestSearchHostileQueries(t *testing.T) {
 	}
 	for _, q := range queries {
 		res, err := search.Search(ctx, store, search.Request{Query: q, Also: []string{q}})
-		if q == `""` && apperr.CodeOf(err) == apperr.InvalidArgument {
-			continue // an empty phrase is an empty query
+		if strings.Trim(q, `"`) == "" && apperr.CodeOf(err) == apperr.InvalidArgument {
+			continue // quotes around nothing are an empty query
 		}
 		if err != nil {
 			t.Errorf("%q: %v", q, err)
