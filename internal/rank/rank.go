@@ -138,6 +138,15 @@ const defaultDepth = 30
 // sentence, code words are few and their shapes (x.x, x()) are everywhere.
 const maxShapeWords = 4
 
+// MatchedShapes are the shapes the symbol channel matches: the query's,
+// when it is short enough to be code as a whole.
+func (a Query) MatchedShapes() []string {
+	if len(strings.Fields(a.Raw)) > maxShapeWords {
+		return nil
+	}
+	return a.Shapes
+}
+
 // Search ranks src for q and returns the best limit hits. Alternatives
 // (other phrasings of the same question) run through the same channels and
 // their lists are fused with q's.
@@ -213,11 +222,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		add(ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) })
 	}
 	var long []string
-	shapes := a.Shapes
-	if len(strings.Fields(a.Raw)) > maxShapeWords {
-		shapes = nil
-	}
-	for _, s := range shapes {
+	for _, s := range a.MatchedShapes() {
 		if len([]rune(s)) >= ftsquery.MinSubstringRunes {
 			long = append(long, s)
 		} else {

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/shape"
 	"github.com/langspec/langspec/internal/text/snippet"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
@@ -201,6 +202,20 @@ func runesEqual(a, b []rune) bool {
 		}
 	}
 	return true
+}
+
+// shapeMatcher marks the code whose shape matched (text/shape): the
+// spec's a[low : high : max] for the query s[i:j:k].
+type shapeMatcher struct{ shapes []string }
+
+func (m shapeMatcher) spans(text string) []snippet.Span {
+	var out []snippet.Span
+	for i, sh := range m.shapes {
+		for _, r := range shape.Find(text, sh) {
+			out = append(out, snippet.Span{Start: r[0], End: r[1], Term: i})
+		}
+	}
+	return out
 }
 
 // multiMatcher is the spans of several matchers, the terms of each numbered

@@ -149,12 +149,13 @@ type highlighter struct {
 
 func newHighlighter(r rank.Result, alts []ftsquery.Query) highlighter {
 	var terms, typed []ftsquery.Term
-	var needles []string
+	var needles, shapes []string
 	add := func(a rank.Query) {
 		for _, w := range a.Content {
 			typed = append(typed, ftsquery.Term{Text: w.Text, Prefix: w.Prefix})
 		}
 		needles = append(needles, a.Code...)
+		shapes = append(shapes, a.MatchedShapes()...)
 	}
 	add(r.Query)
 	for _, q := range alts {
@@ -167,7 +168,7 @@ func newHighlighter(r rank.Result, alts []ftsquery.Query) highlighter {
 		h.fixedStems[tokenize.Stem(c.To)] = c.To
 	}
 	h.title = newWordMatcher(terms, true)
-	h.all = multiMatcher{h.title, newSubstringMatcher(needles)}
+	h.all = multiMatcher{h.title, newSubstringMatcher(needles), shapeMatcher{shapes}}
 	return h
 }
 

@@ -46,7 +46,7 @@ func TestSearchChannels(t *testing.T) {
 		{"goroutine zebra", "words", "Go_statements", "**goroutine"},               // a word nowhere does not hide the rest
 		{"x.(T)", "symbol", "Type_assertions", "**x.(T)**"},
 		{"<-chan", "literal", "Channel_types", "**<-chan**"},
-		{"s[i:j:k]", "symbol", "", ""}, // same shape as a[low : high : max]
+		{"s[i:j:k]", "symbol", "Full_slice_expressions", "**a[low : high : max]**"}, // same shape
 		{"interface{}", "literal", "", "**interface{}**"},
 		{"...", "symbol", "", ""},
 		{"gorutine", "typo:goroutine", "Go_statements", "**goroutine**"},

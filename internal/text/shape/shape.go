@@ -7,8 +7,10 @@
 package shape
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Placeholder stands for a run of identifiers and numbers.
@@ -19,39 +21,90 @@ const Placeholder = 'x'
 // as it is, except the placeholder letter itself, which cannot occur any
 // other way.
 func Of(text string) string {
-	var b strings.Builder
-	b.Grow(len(text) / 4)
+	return string(index(text, false).runes)
+}
+
+// Find returns the byte ranges of text whose shape is needle, in order: the
+// code a shape match found, for a snippet to show.
+func Find(text, needle string) [][2]int {
+	n := []rune(needle)
+	if len(n) == 0 {
+		return nil
+	}
+	sh := index(text, true)
+	var out [][2]int
+	for k := 0; k+len(n) <= len(sh.runes); k++ {
+		if slices.Equal(sh.runes[k:k+len(n)], n) {
+			// A placeholder that opens the match stands for the name
+			// right before the code, not the prose that ran into it.
+			out = append(out, [2]int{sh.lastStarts[k], sh.ends[k+len(n)-1]})
+			k += len(n) - 1
+		}
+	}
+	return out
+}
+
+// shaped is a text's shape and, when asked for, the byte range of the text
+// each of its runes stands for.
+type shaped struct {
+	runes        []rune
+	starts, ends []int
+	lastStarts   []int // for a placeholder, where the last word of its run starts
+}
+
+func index(text string, offsets bool) shaped {
+	var s shaped
+	s.runes = make([]rune, 0, len(text)/4)
+	put := func(r rune, start, end int) {
+		s.runes = append(s.runes, r)
+		if offsets {
+			s.starts = append(s.starts, start)
+			s.ends = append(s.ends, end)
+			s.lastStarts = append(s.lastStarts, start)
+		}
+	}
 	inWord := false // the last thing written is a placeholder, maybe followed by spaces
 	lineBreak := false
-	for _, r := range text {
+	prevSpace := false
+	for i, r := range text {
+		end := i + utf8.RuneLen(r)
+		wasSpace := prevSpace
+		prevSpace = false
 		switch {
 		case isWordRune(r):
 			if lineBreak {
-				b.WriteByte(' ')
+				put(' ', i, i)
 				lineBreak = false
 			}
 			if !inWord {
-				b.WriteRune(Placeholder)
+				put(Placeholder, i, end)
 				inWord = true
+			} else if offsets {
+				last := len(s.ends) - 1
+				s.ends[last] = end // the run goes on, across spaces
+				if wasSpace {
+					s.lastStarts[last] = i
+				}
 			}
 		case r == '\n':
-			if b.Len() > 0 {
+			if len(s.runes) > 0 {
 				lineBreak = true
 			}
 			inWord = false
 		case unicode.IsSpace(r):
 			// A space between two identifiers keeps them one run
 			// ("func init" is x); around punctuation it is dropped.
+			prevSpace = true
 		default:
 			if lineBreak {
-				b.WriteByte(' ')
+				put(' ', i, i)
 				lineBreak = false
 			}
-			b.WriteRune(r)
+			put(r, i, end)
 			inWord = false
 		}
 	}
-	return b.String()
+	return s
 }
 
 func isWordRune(r rune) bool {

@@ -45,3 +45,19 @@ func TestQuery(t *testing.T) {
 		}
 	}
 }
+
+func TestFind(t *testing.T) {
+	text := "the primary expression\n\ta[low : high : max]\nconstructs a slice; so does s[1:2:3]."
+	var got []string
+	for _, r := range Find(text, "x[x:x:x]") {
+		got = append(got, text[r[0]:r[1]])
+	}
+	// "so does s" is one placeholder; the match starts at its last word.
+	want := []string{"a[low : high : max]", "s[1:2:3]"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Find = %q, want %q", got, want)
+	}
+	if r := Find(text, "x.(x)"); r != nil {
+		t.Errorf("Find of an absent shape = %v", r)
+	}
+}
