@@ -24,6 +24,9 @@ type Query struct {
 	// query: "-2**2" is about the power operator, a bare 42 in a sentence
 	// about integer literals. They join the related channel.
 	Named []string
+	// InCode are the content words written inside code ("match" of
+	// r#match), which the literal channel matches as written.
+	InCode map[string]bool
 }
 
 // intentWords say what kind of answer is wanted, not what it is about. They
@@ -100,6 +103,12 @@ func Analyze(q ftsquery.Query) Query {
 				}
 			default:
 				addWord(w)
+				if isCode {
+					if out.InCode == nil {
+						out.InCode = map[string]bool{}
+					}
+					out.InCode[w.Text] = true
+				}
 			}
 		}
 	}

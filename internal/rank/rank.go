@@ -199,14 +199,18 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		for _, c := range fixes {
 			all = append(all, ftsquery.Word{Text: c.To})
 		}
+		shortCode := len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords && e.w.Channels[ChannelRelated] > 0
 		if rel := relatedWords(all); len(rel) > 0 || len(a.Named) > 0 {
 			related = append(slices.Clone(all), rel...)
 		}
-		// A short code query whose operators are named ("i++", "$x:expr")
-		// runs its words once, in the related channel with the names:
-		// the names are common words, and a second list of them would
-		// double the cost of the query for little.
-		if !(len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords && e.w.Channels[ChannelRelated] > 0) {
+		if shortCode {
+			// A short code query whose operators are named ("i++",
+			// "r#match") runs once, in the related channel with the names,
+			// and without the words inside its code, which the literal
+			// channel matches as written: the names are common words, and
+			// more lists or words of them would only cost time.
+			related = slices.DeleteFunc(related, func(w ftsquery.Word) bool { return a.InCode[w.Text] })
+		} else {
 			any := ftsquery.AnyWord(all)
 			add(ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) })
 		}
