@@ -181,53 +181,9 @@ func (d *DB) ManualNodes(ctx context.Context, manualID string) ([]ManualNode, er
 	return out, d.classify(rows.Err(), "read manual nodes from")
 }
 
-// ManualHit is a node a full-text match found, by store id, with a score
-// where higher is better.
-type ManualHit struct {
-	RowID int64
-	Score float64
-}
-
 // Column weights for bm25 over manual nodes (title, text, file name): a word
 // in a heading says more than one in the text.
 const manualBM25Weights = "5.0, 1.0, 5.0"
-
-// MatchManualWords runs e against the word index of one manual, best first.
-func (d *DB) MatchManualWords(ctx context.Context, manualID string, e ftsquery.Expr, limit int) ([]ManualHit, error) {
-	return d.matchManual(ctx, "manual_nodes_fts", manualID, e, limit)
-}
-
-// MatchManualTrigrams runs e against the trigram index (normalised text) of
-// one manual, best first.
-func (d *DB) MatchManualTrigrams(ctx context.Context, manualID string, e ftsquery.Expr, limit int) ([]ManualHit, error) {
-	return d.matchManual(ctx, "manual_nodes_trigram", manualID, e, limit)
-}
-
-// matchManual is shared by both indexes; table is one of two constants, never
-// user input.
-func (d *DB) matchManual(ctx context.Context, table, manualID string, e ftsquery.Expr, limit int) ([]ManualHit, error) {
-	if e.IsZero() || limit <= 0 {
-		return nil, nil
-	}
-	rank := "bm25(" + table + ", " + manualBM25Weights + ")"
-	rows, err := d.query(ctx, `SELECT `+table+`.rowid, -`+rank+`
-		FROM `+table+` JOIN manual_nodes n ON n.id = `+table+`.rowid JOIN manual_files f ON f.id = n.file_id
-		WHERE `+table+` MATCH ?1 AND f.manual_id = ?2
-		ORDER BY `+rank+` LIMIT ?3`, e.String(), manualID, limit)
-	if err != nil {
-		return nil, d.classify(err, "search manual in")
-	}
-	defer rows.Close()
-	var out []ManualHit
-	for rows.Next() {
-		var h ManualHit
-		if err := rows.Scan(&h.RowID, &h.Score); err != nil {
-			return nil, d.classify(err, "search manual in")
-		}
-		out = append(out, h)
-	}
-	return out, d.classify(rows.Err(), "search manual in")
-}
 
 // Trace is a stored manual_find result.
 type Trace struct {

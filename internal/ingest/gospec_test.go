@@ -101,6 +101,24 @@ func TestParseGoSpecFull(t *testing.T) {
 	if p.Version != "go1.26" {
 		t.Errorf("version = %q", p.Version)
 	}
+	// The spec links its terms to their definitions throughout: the link
+	// texts become the anchor text of the section linked to.
+	anchors := map[string]string{}
+	with := 0
+	for _, s := range p.Sections {
+		anchors[s.SectionID] = s.Anchors
+		if s.Anchors != "" {
+			with++
+		}
+	}
+	for id, word := range map[string]string{"Method_sets": "method set", "Assignability": "assignable", "Type_assertions": "type assertion"} {
+		if !strings.Contains(anchors[id], word) {
+			t.Errorf("anchors of %s = %q, want %q among them", id, anchors[id], word)
+		}
+	}
+	if with < len(p.Sections)/3 {
+		t.Errorf("only %d of %d sections have in-link text", with, len(p.Sections))
+	}
 }
 
 func TestParseGoSpecRejects(t *testing.T) {

@@ -75,9 +75,9 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]db.Posti
 		if expr.IsZero() {
 			expr = q.AllTerms() // one word
 		}
-		return manualHits(store.MatchManualWords(ctx, manual, expr, hardNodeLimit))
+		return store.ManualScope(manual).Words(ctx, expr, nil, hardNodeLimit)
 	case BaselineBM25Terms:
-		return manualHits(store.MatchManualWords(ctx, manual, ftsquery.AnyPhrase(s.plan.Terms), hardNodeLimit))
+		return store.ManualScope(manual).Words(ctx, ftsquery.AnyPhrase(s.plan.Terms), nil, hardNodeLimit)
 	}
 	q := ftsquery.Query{Raw: s.req.Query}
 	for _, t := range s.plan.Terms {
@@ -95,14 +95,6 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]db.Posti
 		out[i] = db.Posting{ID: h.ID, Score: h.Score}
 	}
 	return out, nil
-}
-
-func manualHits(hs []db.ManualHit, err error) ([]db.Posting, error) {
-	out := make([]db.Posting, len(hs))
-	for i, h := range hs {
-		out[i] = db.Posting{ID: h.RowID, Score: h.Score}
-	}
-	return out, err
 }
 
 // buildNeedles gathers each term's notation variants and synonyms, and the
@@ -277,13 +269,13 @@ func (s *search) stageHeadings(ctx context.Context) {
 			continue
 		}
 		for _, manual := range s.manualIDs() {
-			hits, err := s.f.Index.store.MatchManualTrigrams(ctx, manual, ftsquery.AnyTrigram(normalize.Normal(t)), fuzzyPerTerm)
+			hits, err := s.f.Index.store.ManualScope(manual).Literal(ctx, ftsquery.AnyTrigram(normalize.Normal(t)), fuzzyPerTerm)
 			if err != nil {
 				s.storeFailed(StageHeading, err)
 				return
 			}
 			for _, h := range hits {
-				if n := byRow[h.RowID]; n != nil && trigramOverlap(normalize.Normal(t), n.Norm) >= 0.5 {
+				if n := byRow[h.ID]; n != nil && trigramOverlap(normalize.Normal(t), n.Norm) >= 0.5 {
 					s.add(n, StageHeading, t, 0.4, "")
 				}
 			}
