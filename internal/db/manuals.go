@@ -282,10 +282,14 @@ func (m *ManualScope) Shapes(context.Context, ftsquery.Expr, int) ([]Posting, er
 // ScanShapes finds nothing: manuals keep no code shapes.
 func (m *ManualScope) ScanShapes(context.Context, []string, int) ([]Posting, error) { return nil, nil }
 
+// Counts knows no word: manuals keep no vocabulary, so none is dropped as
+// common and none is corrected.
+func (m *ManualScope) Counts(context.Context, []string) (WordCounts, error) { return WordCounts{}, nil }
+
 // Vocabulary is empty: manual words are not corrected (their later stages
 // match loosely instead).
 func (m *ManualScope) Vocabulary(context.Context) (*Vocabulary, error) {
-	return NewVocabulary(nil, 0), nil
+	return NewVocabulary(nil), nil
 }
 
 func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsquery.Expr, limit int) ([]Posting, error) {

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -33,7 +34,7 @@ type Posting struct {
 // section nearly as much, the path more than the body.
 const wordWeights = "10.0, 4.0, 1.0, 6.0"
 
-// Columns of the word index, for ftsquery.InColumns.
+// Columns of the word index, for the ranking engine's field weights.
 const (
 	ColumnTitle   = "title"
 	ColumnPath    = "section_path"
@@ -245,19 +246,14 @@ func (s *Scoped) Sections(ctx context.Context, ids []int64) (map[int64]SectionRo
 // Vocabulary is the words of a corpus (folded, three letters or more) with
 // the number of sections holding each, indexed for typo correction.
 type Vocabulary struct {
-	df       map[string]int
-	stemDF   map[string]int // by porter stem, as the word index stems
-	byLen    [][]string     // ASCII words by byte length, each list sorted
-	sections int            // the number of sections counted
+	df     map[string]int
+	stemDF map[string]int // by porter stem, as the word index stems
+	byLen  [][]string     // ASCII words by byte length, each list sorted
 }
 
-// Sections is the number of sections the vocabulary counts words in (0
-// when unknown).
-func (v *Vocabulary) Sections() int { return v.sections }
-
-// NewVocabulary indexes df, counted over the given number of sections.
-func NewVocabulary(df map[string]int, sections int) *Vocabulary {
-	v := &Vocabulary{df: df, stemDF: map[string]int{}, sections: sections}
+// NewVocabulary indexes df.
+func NewVocabulary(df map[string]int) *Vocabulary {
+	v := &Vocabulary{df: df, stemDF: map[string]int{}}
 	for t, n := range df {
 		v.stemDF[tokenize.Stem(t)] += n
 		if !isASCII(t) {
@@ -299,6 +295,50 @@ func isASCII(s string) bool {
 	return true
 }
 
+// WordCounts are how many sections of a scope hold each of some words, and
+// how many sections the scope has.
+type WordCounts struct {
+	DF       map[string]int
+	Sections int
+}
+
+// Counts returns how many of the scope's sections hold each of words
+// (folded, as the vocabulary keeps them). It reads only those words, so a
+// search that needs no correction never loads a whole vocabulary; once one
+// is loaded, it answers from it.
+func (s *Scoped) Counts(ctx context.Context, words []string) (WordCounts, error) {
+	wc := WordCounts{DF: make(map[string]int, len(words))}
+	for _, info := range s.set.byID {
+		wc.Sections += info.SectionCount
+	}
+	if v, ok := s.d.vocab.peek(snapshotKeys(s.set.byID)); ok {
+		for _, w := range words {
+			wc.DF[w] = v.DF(w)
+		}
+		return wc, nil
+	}
+	if len(words) == 0 {
+		return wc, nil
+	}
+	list, _ := json.Marshal(words) // []string always marshals
+	rows, err := s.d.query(ctx, `SELECT term, sum(df) FROM snapshot_terms
+		WHERE snapshot_id IN (SELECT value FROM json_each(?1)) AND term IN (SELECT value FROM json_each(?2))
+		GROUP BY term`, s.set.json, string(list))
+	if err != nil {
+		return wc, s.d.classify(err, "read the vocabulary of")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t string
+		var n int
+		if err := rows.Scan(&t, &n); err != nil {
+			return wc, s.d.classify(err, "read the vocabulary of")
+		}
+		wc.DF[t] = n
+	}
+	return wc, s.d.classify(rows.Err(), "read the vocabulary of")
+}
+
 // Vocabulary returns the words of the scope's snapshots with the number of
 // sections holding each (summed over snapshots). Snapshots never change, so
 // a vocabulary is read and indexed once per DB and kept.
@@ -310,21 +350,25 @@ func (s *Scoped) Vocabulary(ctx context.Context) (*Vocabulary, error) {
 				return nil, err
 			}
 		}
-		sections := 0
-		for _, info := range s.set.byID {
-			sections += info.SectionCount
-		}
-		return NewVocabulary(df, sections), nil
+		return NewVocabulary(df), nil
 	})
 }
 
 // snapshotCache keeps what is derived from stored snapshots (their
 // vocabulary, their row range), which never change once stored. A
 // snapshot's row id can be reused after it is pruned, so keys name each
-// snapshot's version and fetch time too (snapshotKeys).
+// snapshot's version, fetch time and size too (snapshotKeys).
 type snapshotCache[T any] struct {
 	mu    sync.Mutex
 	byKey map[string]T
+}
+
+// peek returns the value kept for key, if any.
+func (c *snapshotCache[T]) peek(key string) (T, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.byKey[key]
+	return v, ok
 }
 
 // get returns the value for key, building it on first use; a failed build
@@ -350,7 +394,7 @@ func (c *snapshotCache[T]) get(key string, build func() (T, error)) (T, error) {
 func snapshotKeys(set map[int64]VersionInfo) string {
 	var key strings.Builder
 	for _, id := range slices.Sorted(maps.Keys(set)) {
-		fmt.Fprintf(&key, "%d/%s/%d;", id, set[id].Version, set[id].FetchedAt.UnixNano())
+		fmt.Fprintf(&key, "%d/%s/%d/%d;", id, set[id].Version, set[id].FetchedAt.UnixNano(), set[id].SectionCount)
 	}
 	return key.String()
 }

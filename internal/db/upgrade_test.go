@@ -83,9 +83,16 @@ func TestUpgradeFromBeforeRanking(t *testing.T) {
 			t.Errorf("%s after the re-ingest: %v, %v", name, ps, err)
 		}
 	}
+	counts, err := sc.Counts(ctx, []string{"slice", "zebra"})
+	if err != nil || counts.DF["slice"] != 1 || counts.DF["zebra"] != 0 || counts.Sections != 1 {
+		t.Errorf("counts = %+v, %v", counts, err)
+	}
 	vocab, err := sc.Vocabulary(ctx)
 	if err != nil || vocab.DF("slice") != 1 || vocab.DF("expression") != 1 || vocab.DF("low") != 1 {
 		t.Errorf("vocabulary = %v, %v", vocab, err)
+	}
+	if counts, err := sc.Counts(ctx, []string{"slice"}); err != nil || counts.DF["slice"] != 1 {
+		t.Errorf("counts from the loaded vocabulary = %+v, %v", counts, err)
 	}
 	if res, err := store.Publish(ctx, snap, secs); err != nil || res.Status != Unchanged {
 		t.Errorf("second re-ingest: %+v, %v; want unchanged", res, err)

@@ -38,8 +38,12 @@ type Source interface {
 	// ScanShapes finds shapes too short for it.
 	Shapes(ctx context.Context, e ftsquery.Expr, limit int) ([]db.Posting, error)
 	ScanShapes(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
+	// Counts says how many sections hold each of the words, and how many
+	// sections there are.
+	Counts(ctx context.Context, words []string) (db.WordCounts, error)
 	// Vocabulary is every folded word of the corpus with its document
-	// frequency.
+	// frequency, for typo correction; it is asked for only when a word is
+	// missing.
 	Vocabulary(ctx context.Context) (*db.Vocabulary, error)
 	// Columns names the word index's columns in order, for the field
 	// weights Words takes.
@@ -188,12 +192,23 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	}
 	var related []ftsquery.Word // the related channel's words, when it has any the words channel lacks
 	if len(words) > 0 {
-		vocab, err := src.Vocabulary(ctx)
+		texts := make([]string, len(words))
+		for i, w := range words {
+			texts[i] = w.Text
+		}
+		counts, err := src.Counts(ctx, texts)
 		if err != nil {
 			return nil, err
 		}
-		words = dropCommon(words, vocab)
-		fixes := corrections(words, vocab)
+		words = dropCommon(words, counts)
+		var fixes []Correction
+		if mayCorrect(words, counts) {
+			vocab, err := src.Vocabulary(ctx)
+			if err != nil {
+				return nil, err
+			}
+			fixes = corrections(words, vocab)
+		}
 		res.Corrections = append(res.Corrections, fixes...)
 		all := slices.Clone(words)
 		for _, c := range fixes {
@@ -355,14 +370,14 @@ const commonShare = 0.5
 
 // dropCommon leaves out words most sections hold ("type" in the Go spec),
 // unless nothing else would be left.
-func dropCommon(words []ftsquery.Word, vocab *db.Vocabulary) []ftsquery.Word {
-	n := vocab.Sections()
+func dropCommon(words []ftsquery.Word, counts db.WordCounts) []ftsquery.Word {
+	n := counts.Sections
 	if n == 0 || len(words) < 2 {
 		return words
 	}
 	var kept []ftsquery.Word
 	for _, w := range words {
-		if float64(vocab.DF(w.Text)) <= commonShare*float64(n) {
+		if float64(counts.DF[w.Text]) <= commonShare*float64(n) {
 			kept = append(kept, w)
 		}
 	}

@@ -83,7 +83,7 @@ func TestOperatorNames(t *testing.T) {
 }
 
 func TestCorrections(t *testing.T) {
-	vocab := db.NewVocabulary(map[string]int{"reader": 9, "loop": 12, "looks": 3, "description": 5, "descriptor": 4, "calling": 8, "receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1}, 100)
+	vocab := db.NewVocabulary(map[string]int{"reader": 9, "loop": 12, "looks": 3, "description": 5, "descriptor": 4, "calling": 8, "receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1})
 	tests := []struct {
 		words []string
 		want  []Correction
@@ -147,14 +147,21 @@ func (f fakeSource) ScanShapes(context.Context, []string, int) ([]db.Posting, er
 	return f.shapes, nil
 }
 func (f fakeSource) Vocabulary(context.Context) (*db.Vocabulary, error) { return f.vocab, nil }
-func (f fakeSource) Columns() []string                                  { return []string{"title", "body"} }
+func (f fakeSource) Counts(_ context.Context, words []string) (db.WordCounts, error) {
+	wc := db.WordCounts{DF: map[string]int{}}
+	for _, w := range words {
+		wc.DF[w] = f.vocab.DF(w)
+	}
+	return wc, nil
+}
+func (f fakeSource) Columns() []string { return []string{"title", "body"} }
 
 func TestFuseNoChannelHidesAnother(t *testing.T) {
 	src := fakeSource{
 		words:   []db.Posting{{ID: 1, Score: 9}, {ID: 2, Score: 3}},
 		literal: []db.Posting{{ID: 3, Score: 5}},
 		shapes:  []db.Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}},
-		vocab:   db.NewVocabulary(map[string]int{"slice": 3}, 10),
+		vocab:   db.NewVocabulary(map[string]int{"slice": 3}),
 	}
 	even := Weights{Channels: map[string]float64{ChannelWords: 1, ChannelLiteral: 1, ChannelSymbol: 1}}
 	res, err := New(even).Search(context.Background(), src, parse(t, "slice a[i:j:k]"), 10)
@@ -183,7 +190,7 @@ func TestFuseNoChannelHidesAnother(t *testing.T) {
 }
 
 func TestFuseTiesAreDeterministic(t *testing.T) {
-	src := fakeSource{words: []db.Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: db.NewVocabulary(nil, 0)}
+	src := fakeSource{words: []db.Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: db.NewVocabulary(nil)}
 	for range 20 {
 		res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice"), 10)
 		if err != nil || len(res.Hits) != 2 || res.Hits[0].ID != 7 {
@@ -195,7 +202,7 @@ func TestFuseTiesAreDeterministic(t *testing.T) {
 // TestManualWeightsKeepWords: manuals have no related channel, so a short
 // code query with named operators must still run its words.
 func TestManualWeightsKeepWords(t *testing.T) {
-	src := fakeSource{words: []db.Posting{{ID: 4, Score: 2}}, vocab: db.NewVocabulary(nil, 0)}
+	src := fakeSource{words: []db.Posting{{ID: 4, Score: 2}}, vocab: db.NewVocabulary(nil)}
 	res, err := New(ManualWeights()).Search(context.Background(), src, parse(t, "counter++"), 10)
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != 4 {
 		t.Fatalf("%+v, %v; want the word channel's hit", res.Hits, err)
@@ -203,7 +210,7 @@ func TestManualWeightsKeepWords(t *testing.T) {
 }
 
 func TestDropCommon(t *testing.T) {
-	vocab := db.NewVocabulary(map[string]int{"type": 90, "package": 40, "method": 20}, 100)
+	counts := db.WordCounts{DF: map[string]int{"type": 90, "package": 40, "method": 20}, Sections: 100}
 	tests := []struct{ in, want []string }{
 		{[]string{"method", "type", "package"}, []string{"method", "package"}}, // "type" is in 90 of 100 sections
 		{[]string{"type"}, []string{"type"}},                                   // nothing else: kept
@@ -214,7 +221,7 @@ func TestDropCommon(t *testing.T) {
 		for _, w := range tt.in {
 			ws = append(ws, ftsquery.Word{Text: w})
 		}
-		if got := words(dropCommon(ws, vocab)); !slices.Equal(got, tt.want) {
+		if got := words(dropCommon(ws, counts)); !slices.Equal(got, tt.want) {
 			t.Errorf("dropCommon(%v) = %v, want %v", tt.in, got, tt.want)
 		}
 	}

@@ -97,6 +97,17 @@ func corrections(words []ftsquery.Word, vocab *db.Vocabulary) []Correction {
 	return out
 }
 
+// mayCorrect reports whether some word could be corrected: one the corpus
+// lacks that is long and plain enough (the vocabulary is read only then).
+func mayCorrect(words []ftsquery.Word, counts db.WordCounts) bool {
+	for _, w := range words {
+		if maxEdits(len(w.Text)) > 0 && !w.Prefix && plainWord(w.Text) && counts.DF[w.Text] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // plainWord reports whether w is ASCII letters only: numbers, identifiers
 // with digits and CJK runs are not corrected.
 func plainWord(w string) bool {
