@@ -61,11 +61,6 @@ type Result struct {
 // Search runs req. Errors: apperr.InvalidArgument for a bad query, limit or
 // alternative, apperr.NotFound for an unknown language or version.
 func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
-	return SearchWith(ctx, store, rank.New(rank.DefaultWeights()), req)
-}
-
-// SearchWith runs req with engine; eval uses it to compare weights.
-func SearchWith(ctx context.Context, store *db.DB, engine *rank.Engine, req Request) (Result, error) {
 	if err := validate(&req); err != nil {
 		return Result{}, err
 	}
@@ -88,7 +83,7 @@ func SearchWith(ctx context.Context, store *db.DB, engine *rank.Engine, req Requ
 	if err != nil {
 		return Result{}, err
 	}
-	ranked, err := engine.Search(ctx, scoped, q, req.Limit, alts...)
+	ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, scoped, q, req.Limit, alts...)
 	if err != nil {
 		return Result{}, err
 	}
