@@ -21,7 +21,7 @@ const everythingVersion = "2026.8.31"
 
 // everythingCommand is how to start the reference upstream server: the copy
 // .ci/run installed (LANGSPEC_EVERYTHING), else npx from the npm registry.
-func everythingCommand(t *testing.T) (string, []string) {
+func everythingCommand(t testing.TB) (string, []string) {
 	t.Helper()
 	if p := os.Getenv("LANGSPEC_EVERYTHING"); p != "" {
 		if _, err := os.Stat(p); err == nil {

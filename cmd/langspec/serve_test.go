@@ -510,6 +510,60 @@ func BenchmarkServeSearchSpec(b *testing.B) {
 	}
 }
 
+// BenchmarkServeVsEcho puts a search_spec round trip beside the floor any
+// stdio MCP server has: the echo tool of @modelcontextprotocol/server-everything
+// called by the same go-sdk client. The calls alternate, so both see the same
+// machine; it reports both medians and their ratio (the performance goal is a
+// ratio of 3 or less for "slice expressions").
+func BenchmarkServeVsEcho(b *testing.B) {
+	bin := langspecBinary(b)
+	dbPath := seededDB(b)
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+	everything, args := everythingCommand(b)
+	echo, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(everything, args...)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer echo.Close()
+	spec, err := client.Connect(ctx, &mcp.CommandTransport{Command: serveCmd(bin, dbPath, io.Discard)}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer spec.Close()
+	for _, q := range []string{"slice expressions", "reciever methd"} {
+		b.Run(q, func(b *testing.B) {
+			var echoLat, specLat []time.Duration
+			for b.Loop() {
+				start := time.Now()
+				res, err := echo.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"message": q}})
+				echoLat = append(echoLat, time.Since(start))
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+				start = time.Now()
+				res, err = spec.CallTool(ctx, &mcp.CallToolParams{Name: "search_spec", Arguments: map[string]any{"query": q}})
+				specLat = append(specLat, time.Since(start))
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+			e, s := median(echoLat), median(specLat)
+			b.ReportMetric(ms(e), "echo-p50-ms")
+			b.ReportMetric(ms(s), "search-p50-ms")
+			b.ReportMetric(float64(s)/float64(e), "ratio")
+		})
+	}
+}
+
+func median(lat []time.Duration) time.Duration {
+	s := slices.Clone(lat)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
 // BenchmarkServeColdStart measures process launch to an answered
 // initialize, on a database that already holds the Go spec.
 func BenchmarkServeColdStart(b *testing.B) {

@@ -113,6 +113,26 @@ func (d *DB) PutManualFile(ctx context.Context, f ManualFile, nodes []ManualNode
 	return d.classify(tx.Commit(), "index manual file in")
 }
 
+// manualIndexes are the full-text indexes over manual nodes (migrations).
+var manualIndexes = []string{"manual_nodes_fts", "manual_nodes_trigram"}
+
+// MergeManualIndexes merges the segments of the manual indexes into one
+// (see mergeIndexes). A refresh writes each file in a transaction of its
+// own, so that a search never sees half a file; that leaves a segment or
+// more per file, which every search would seek through. The index refresh
+// calls it once it has written the files that changed.
+func (d *DB) MergeManualIndexes(ctx context.Context) error {
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return d.classify(err, "start writing to")
+	}
+	defer tx.Rollback()
+	if err := mergeIndexes(ctx, tx, manualIndexes); err != nil {
+		return d.classify(err, "merge the manual indexes of")
+	}
+	return d.classify(tx.Commit(), "commit to")
+}
+
 // fileName is the file_name field of a manual file's nodes: its path
 // without the extension, normalised as norm is, so "03_特約/先進医療特約.md"
 // is found by its rider's name and its chapter number.

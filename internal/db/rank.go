@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -277,13 +278,19 @@ func (v *Vocabulary) DF(term string) int { return v.df[term] }
 // words, so an upper bound on the sections holding any of them).
 func (v *Vocabulary) StemDF(stem string) int { return v.stemDF[stem] }
 
-// ASCIIWords returns the ASCII words of n bytes, sorted; callers must not
-// change the slice.
-func (v *Vocabulary) ASCIIWords(n int) []string {
-	if n < 0 || n >= len(v.byLen) {
+// ASCIIWords returns the ASCII words of n bytes that start with first,
+// sorted; callers must not change the slice. Typo correction keeps the
+// first letter, so it reads only the words that could be the one meant: the
+// list is sorted, and those words are one run of it, found by binary search
+// instead of a scan that grows with the corpus.
+func (v *Vocabulary) ASCIIWords(n int, first byte) []string {
+	if n < 1 || n >= len(v.byLen) {
 		return nil
 	}
-	return v.byLen[n]
+	words := v.byLen[n]
+	lo, _ := slices.BinarySearch(words, string(first))
+	hi := lo + sort.Search(len(words)-lo, func(i int) bool { return words[lo+i][0] != first })
+	return words[lo:hi]
 }
 
 func isASCII(s string) bool {

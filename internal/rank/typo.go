@@ -68,10 +68,10 @@ func corrections(words []ftsquery.Word, vocab *db.Vocabulary) []Correction {
 		known := vocab.StemDF(stem) > 0
 		var best []cand
 		for m := n - k; m <= n+k; m++ {
-			for _, term := range vocab.ASCIIWords(m) {
-				if term[0] != w.Text[0] || known && (!strings.HasPrefix(term, stem) || tokenize.Stem(term) == stem) {
-					// Slips keep the first letter; "header" is not a
-					// misspelt "reader", nor "wipe" of "pipe".
+			// Slips keep the first letter: "header" is not a misspelt
+			// "reader", nor "wipe" of "pipe".
+			for _, term := range vocab.ASCIIWords(m, w.Text[0]) {
+				if known && (!strings.HasPrefix(term, stem) || tokenize.Stem(term) == stem) {
 					continue
 				}
 				d := osa.distance(w.Text, term, k)

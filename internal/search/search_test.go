@@ -220,7 +220,7 @@ func TestSection(t *testing.T) {
 func BenchmarkSearch(b *testing.B) {
 	store := goSpecStore(b)
 	ctx := context.Background()
-	for _, q := range []string{"slice expressions", "goroutine zebra", "x.(T)", "gorutine"} {
+	for _, q := range []string{"slice expressions", "goroutine zebra", "x.(T)", "gorutine", "reciever methd"} {
 		b.Run(q, func(b *testing.B) {
 			req := search.Request{Query: q, Snippet: snippet.Options{Mark: snippet.Markdown}}
 			var took []time.Duration

@@ -10,6 +10,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -130,8 +131,14 @@ type handler[R, In, Out any] func(R, context.Context, In) (Out, error)
 // newTool makes a Tool from a typed handler. bind makes the family's
 // receiver from the dependencies at registration. The input schema is
 // inferred from In, then shape adds what struct tags cannot say (bounds,
-// defaults); the output schema is inferred from Out by the SDK. render turns
-// a result into the text content.
+// defaults); the output schema is inferred from Out. render turns a result
+// into the text content.
+//
+// The tool is added raw rather than through mcp.AddTool, which marshals the
+// result, unmarshals it again to validate it against the output schema and
+// marshals it a second time on every call — most of a search_spec round
+// trip. Here the result is marshalled once; the tests check every result
+// against its output schema instead (internal/tools/toolstest).
 func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, shape func(*jsonschema.Schema), h handler[R, In, Out], render func(Out) string) Tool {
 	in, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -143,23 +150,67 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 		shape(in)
 	}
 	def.InputSchema = in
-	out, _ := jsonschema.For[Out](nil) // the SDK infers the same when it adds the tool
+	inResolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
+	}
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: output schema: %v", def.Name, err))
+	}
+	def.OutputSchema = out
 	return Tool{
 		Def:      &def,
 		Category: category,
 		out:      out,
 		register: func(s *mcp.Server, def *mcp.Tool, d *Deps) {
 			r, log := bind(d), d.logger()
-			mcp.AddTool(s, def, func(ctx context.Context, _ *mcp.CallToolRequest, args In) (*mcp.CallToolResult, Out, error) {
-				out, err := h(r, ctx, args)
+			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				args, err := decodeArgs[In](req.Params.Arguments, inResolved)
 				if err != nil {
-					var zero Out
-					return nil, zero, UserError(ctx, log, def.Name, err)
+					return ErrorResult(err), nil
 				}
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: render(out)}}}, out, nil
+				res, err := h(r, ctx, args)
+				if err != nil {
+					return ErrorResult(UserError(ctx, log, def.Name, err)), nil
+				}
+				structured, err := json.Marshal(res)
+				if err != nil {
+					return nil, fmt.Errorf("%s: encoding the result: %w", def.Name, err)
+				}
+				return &mcp.CallToolResult{
+					Content:           []mcp.Content{&mcp.TextContent{Text: render(res)}},
+					StructuredContent: json.RawMessage(structured),
+				}, nil
 			})
 		},
 	}
+}
+
+// decodeArgs checks a call's arguments against the input schema, fills in
+// its defaults and decodes them, as mcp.AddTool would. Its errors read as
+// the SDK's ("validating \"arguments\": …"), which the middleware that
+// explains argument errors rewrites for the model.
+func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+	var args In
+	m := map[string]any{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return args, fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", err)
+		}
+	}
+	var v any = m
+	if err := schema.ApplyDefaults(&v); err != nil {
+		return args, fmt.Errorf("validating \"arguments\": applying schema defaults: %w", err)
+	}
+	if err := schema.Validate(&v); err != nil {
+		return args, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, &args)
+	}
+	return args, err
 }
 
 // UserError turns err into what the model reads: an apperr stays as it is

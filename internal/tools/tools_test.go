@@ -615,3 +615,37 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// TestResultsAreCheckedAgainstOutputSchema: the server no longer validates
+// its results on each call, so the test client must; a result that breaks
+// its tool's output schema fails the call, one that keeps it passes.
+func TestResultsAreCheckedAgainstOutputSchema(t *testing.T) {
+	schema := &jsonschema.Schema{Type: "object", Required: []string{"n"},
+		Properties: map[string]*jsonschema.Schema{"n": {Type: "integer"}}}
+	tests := []struct {
+		name    string
+		result  string
+		wantErr string
+	}{
+		{"keeps the schema", `{"n": 3}`, ""},
+		{"wrong type", `{"n": "three"}`, "does not match its output schema"},
+		{"missing property", `{}`, "does not match its output schema"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+			s.AddTool(&mcp.Tool{Name: "count", InputSchema: &jsonschema.Schema{Type: "object"}, OutputSchema: schema},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{StructuredContent: json.RawMessage(tt.result)}, nil
+				})
+			cs := toolstest.Connect(t, s)
+			_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "count"})
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}

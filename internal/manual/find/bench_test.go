@@ -36,36 +36,7 @@ func goldQueries(tb testing.TB, names ...string) []string {
 // files (the two fixture manuals copied until there are 100) and reports
 // the median manual_find time.
 func BenchmarkManualFind100Files(b *testing.B) {
-	dir := b.TempDir()
-	var files []string
-	for _, m := range []string{"ops-handbook", "kasai-hoken"} {
-		src := filepath.Join(fixturesDir, m)
-		_ = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
-				files = append(files, p)
-			}
-			return nil
-		})
-	}
-	for i := 0; i < 100; i++ {
-		src := files[i%len(files)]
-		body, err := os.ReadFile(src)
-		if err != nil {
-			b.Fatal(err)
-		}
-		p := filepath.Join(dir, "big", fmt.Sprintf("copy%d", i/len(files)), filepath.Base(src))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, body, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	syn, _ := os.ReadFile(filepath.Join(fixturesDir, "synonyms.json"))
-	if err := os.WriteFile(filepath.Join(dir, "synonyms.json"), syn, 0o644); err != nil {
-		b.Fatal(err)
-	}
-	f := newFinder(b, dir)
+	f := newFinder(b, fixtureCopies(b, 100))
 	if _, err := f.Index.RefreshAll(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -83,6 +54,43 @@ func BenchmarkManualFind100Files(b *testing.B) {
 	slices.Sort(ms)
 	b.ReportMetric(ms[len(ms)/2], "p50-ms")
 	b.ReportMetric(ms[min(len(ms)-1, len(ms)*95/100)], "p95-ms")
+}
+
+// fixtureCopies returns a manuals folder whose manual "big" holds n files:
+// the files of the two gold-set fixture manuals, copied round after round
+// into copy0/, copy1/, … until there are n, and the fixtures' synonyms.
+func fixtureCopies(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	var files []string
+	for _, m := range []string{"ops-handbook", "kasai-hoken"} {
+		src := filepath.Join(fixturesDir, m)
+		_ = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".json")) {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	for i := 0; i < n; i++ {
+		src := files[i%len(files)]
+		body, err := os.ReadFile(src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p := filepath.Join(dir, "big", fmt.Sprintf("copy%d", i/len(files)), filepath.Base(src))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, body, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	syn, _ := os.ReadFile(filepath.Join(fixturesDir, "synonyms.json"))
+	if err := os.WriteFile(filepath.Join(dir, "synonyms.json"), syn, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir
 }
 
 func nowMS() float64 { return float64(time.Now().UnixNano()) / 1e6 }

@@ -199,8 +199,7 @@ type workNode struct {
 	ref    string // manual + "\x00" + path + "#" + node id
 	parent *workNode
 	root   *workNode // top-level ancestor (itself at the top)
-	hasExc bool      // holds exception vocabulary
-	isList bool      // holds a numbered or bulleted procedure
+	nodeTraits
 }
 
 // found is a candidate being built.
@@ -342,11 +341,11 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*se
 		s.sum.Thresholds = adaptive.Defaults()
 	}
 	for _, id := range manualIDs {
-		nodes, skipped, err := f.Index.Nodes(ctx, id)
+		snap, err := f.Index.snapshot(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		for _, sk := range skipped {
+		for _, sk := range snap.skipped {
 			reason := ReasonHardLimit
 			switch apperr.Code(sk.Reason) {
 			case apperr.Undecodable:
@@ -359,8 +358,8 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*se
 			s.sum.Warnings = append(s.sum.Warnings, fmt.Sprintf("%s/%s was not searched: %s", id, sk.Path, sk.Detail))
 		}
 		byID := map[string]*workNode{}
-		for i := range nodes {
-			n := &workNode{ManualNode: nodes[i], manual: id}
+		for i := range snap.nodes {
+			n := &workNode{ManualNode: snap.nodes[i], manual: id, nodeTraits: snap.traits[i]}
 			n.ref = id + "\x00" + n.Path + "#" + n.NodeID
 			if only != nil && !only[n.ref] && !only[id+"\x00"+n.Path+"#"] {
 				continue

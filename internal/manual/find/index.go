@@ -36,7 +36,41 @@ type Index struct {
 type manualSnapshot struct {
 	key     string // fingerprint of (path, hash) of every file
 	nodes   []db.ManualNode
+	traits  []nodeTraits // by node, in nodes' order
 	skipped []SkippedFile
+}
+
+// nodeTraits are what every search reads of a node that no query changes:
+// worked out once when a manual's nodes are loaded, not per search, where
+// normalising every heading and matching every body against the exception
+// words and the list pattern took a third of a manual_find
+// (docs/performance.md).
+type nodeTraits struct {
+	normTitle, looseTitle string
+	hasExc                bool     // holds exception vocabulary
+	isList                bool     // holds a numbered or bulleted procedure
+	figures               []string // the numbers it states (figures), to compare sections of the same heading
+}
+
+// traitsOf works out the traits of nodes.
+func traitsOf(nodes []db.ManualNode) []nodeTraits {
+	excs := exceptionForms()
+	out := make([]nodeTraits, len(nodes))
+	for i, n := range nodes {
+		out[i] = nodeTraits{normTitle: normalize.Normal(n.Title), looseTitle: normalize.Loose(n.Title),
+			hasExc: containsAny(n.Norm, excs), isList: numberedLine.MatchString(n.Body), figures: figures(n.Norm)}
+	}
+	return out
+}
+
+// exceptionForms are the exception words in normal form.
+func exceptionForms() []string {
+	excs := manual.ExceptionTerms()
+	out := make([]string, len(excs))
+	for i, e := range excs {
+		out[i] = normalize.Normal(e)
+	}
+	return out
 }
 
 // SkippedFile is a file the index could not take, with why.
@@ -108,21 +142,32 @@ func (x *Index) Refresh(ctx context.Context, manualID string) (RefreshReport, er
 // with the files it had to skip. The slice is shared: callers must not
 // change it.
 func (x *Index) Nodes(ctx context.Context, manualID string) ([]db.ManualNode, []SkippedFile, error) {
+	snap, err := x.snapshot(ctx, manualID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return snap.nodes, snap.skipped, nil
+}
+
+// snapshot refreshes a manual and returns its nodes with their traits, from
+// the cache while the files are unchanged.
+func (x *Index) snapshot(ctx context.Context, manualID string) (*manualSnapshot, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	key, _, err := x.refreshLocked(ctx, manualID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if snap := x.cache[manualID]; snap != nil && snap.key == key.fingerprint {
-		return snap.nodes, snap.skipped, nil
+		return snap, nil
 	}
 	nodes, err := x.store.ManualNodes(ctx, manualID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	x.cache[manualID] = &manualSnapshot{key: key.fingerprint, nodes: nodes, skipped: key.skipped}
-	return nodes, key.skipped, nil
+	snap := &manualSnapshot{key: key.fingerprint, nodes: nodes, traits: traitsOf(nodes), skipped: key.skipped}
+	x.cache[manualID] = snap
+	return snap, nil
 }
 
 type refreshState struct {
@@ -207,6 +252,9 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 	rep.Skipped = st.skipped
 	st.fingerprint = hex.EncodeToString(fp.Sum(nil))
 	if rep.Indexed > 0 || rep.Removed > 0 {
+		if err := x.store.MergeManualIndexes(ctx); err != nil {
+			return st, rep, err
+		}
 		x.log.Info("manual index refreshed", "manual", manualID, "indexed", rep.Indexed, "removed", rep.Removed, "unchanged", rep.Unchanged)
 	}
 	return st, rep, nil

@@ -131,12 +131,12 @@ func (s *search) finish(start time.Time) *Summary {
 // conflict: a rider repeating "保険金を支払う場合" is expected.
 func conflicting(nodes []*workNode) []string {
 	for i, a := range nodes {
-		na := figures(a.Norm)
+		na := a.figures
 		for _, b := range nodes[i+1:] {
 			if a.manual+a.Path == b.manual+b.Path {
 				continue
 			}
-			if nb := figures(b.Norm); len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb) {
+			if nb := b.figures; len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb) {
 				return []string{a.manual + "/" + a.Path + "#" + a.NodeID, b.manual + "/" + b.Path + "#" + b.NodeID}
 			}
 		}
@@ -254,6 +254,11 @@ func (s *search) candidate(c *found, score float64) Candidate {
 		if lf := normalize.Loose(f); utf8.RuneCountInString(lf) >= 2 {
 			looseForms = append(looseForms, lf)
 		}
+	}
+	if !containsAny(n.Norm, forms) && !containsAny(n.Loose, looseForms) {
+		// No line can hold a form the whole text lacks: the first line
+		// will do, and no line needs normalising.
+		forms = nil
 	}
 	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
 	first := -1

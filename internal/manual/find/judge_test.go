@@ -8,7 +8,8 @@ import (
 
 func TestConflicting(t *testing.T) {
 	node := func(path, norm string) *workNode {
-		return &workNode{ManualNode: db.ManualNode{Path: path, NodeID: "n", Norm: norm}, manual: "m"}
+		n := db.ManualNode{Path: path, NodeID: "n", Norm: norm}
+		return &workNode{ManualNode: n, manual: "m", nodeTraits: traitsOf([]db.ManualNode{n})[0]}
 	}
 	tests := []struct {
 		name  string

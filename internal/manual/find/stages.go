@@ -10,7 +10,6 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
-	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -136,15 +135,7 @@ func (s *search) buildNeedles() {
 		}
 		s.idf[t] = math.Log(1 + total/float64(1+df))
 	}
-	excs := manual.ExceptionTerms()
-	s.excTerms = make([]string, len(excs))
-	for i, e := range excs {
-		s.excTerms[i] = normalize.Normal(e)
-	}
-	for _, n := range s.nodes {
-		n.hasExc = containsAny(n.Norm, s.excTerms)
-		n.isList = numberedLine.MatchString(n.Body)
-	}
+	s.excTerms = exceptionForms()
 }
 
 func containsAny(s string, needles []string) bool {
@@ -214,7 +205,7 @@ func (s *search) stageHeadings(ctx context.Context) {
 	}
 	var heads []*workNode
 	for _, n := range s.nodes {
-		title, looseTitle := normalize.Normal(n.Title), normalize.Loose(n.Title)
+		title, looseTitle := n.normTitle, n.looseTitle
 		for _, t := range s.plan.Terms {
 			for _, nd := range s.needles[t] {
 				if nd.text != "" && strings.Contains(title, nd.text) {

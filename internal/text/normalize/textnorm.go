@@ -15,6 +15,7 @@ package normalize
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
@@ -22,7 +23,18 @@ import (
 
 // Normal returns s in its normal form.
 func Normal(s string) string {
-	s = cases.Fold().String(norm.NFKC.String(s))
+	if isASCII(s) {
+		// NFKC leaves ASCII as it is and case folding only lowers A–Z:
+		// the same result without the two transforms' passes and copies,
+		// which were most of a manual_find on English manuals.
+		return collapseSpace(s, true)
+	}
+	return collapseSpace(cases.Fold().String(norm.NFKC.String(s)), false)
+}
+
+// collapseSpace writes s with every run of white space as one space and
+// none at either end, lowering A–Z when lower is set.
+func collapseSpace(s string, lower bool) string {
 	var b strings.Builder
 	space := false
 	for _, r := range s {
@@ -34,9 +46,21 @@ func Normal(s string) string {
 			b.WriteByte(' ')
 			space = false
 		}
+		if lower && 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // Loose returns the normal form of s without separators.

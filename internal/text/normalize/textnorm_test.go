@@ -1,6 +1,12 @@
 package normalize
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+)
 
 func TestNormalAndLoose(t *testing.T) {
 	tests := []struct {
@@ -24,6 +30,21 @@ func TestNormalAndLoose(t *testing.T) {
 		}
 		if got := Loose(tt.a) == Loose(tt.b); got != tt.loose {
 			t.Errorf("Loose(%q)=%q vs Loose(%q)=%q: equal %v, want %v", tt.a, Loose(tt.a), tt.b, Loose(tt.b), got, tt.loose)
+		}
+	}
+}
+
+// TestNormalASCIIFastPath: ASCII text skips NFKC and case folding; the result
+// must be what the two transforms give, for every ASCII byte.
+func TestNormalASCIIFastPath(t *testing.T) {
+	var all strings.Builder
+	for c := 0; c < 128; c++ {
+		all.WriteByte(byte(c))
+	}
+	for _, s := range []string{"", "  Mixed CASE\tand\n\nspace  ", "RPO-RTO/Change_Window (v2.0)", all.String(), "\x00\x1f\x7f"} {
+		want := collapseSpace(cases.Fold().String(norm.NFKC.String(s)), false)
+		if got := Normal(s); got != want {
+			t.Errorf("Normal(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

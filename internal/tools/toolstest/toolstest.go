@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/db"
@@ -79,7 +81,10 @@ func Finder(store *db.DB, lib *manual.Library) *find.Finder {
 }
 
 // Connect connects a client to s over the SDK's in-memory transport; the
-// session closes when the test ends.
+// session closes when the test ends. Every structured result the client
+// receives is checked against the output schema the tool lists: the server
+// does not validate its results on each call (internal/tools), so the tests
+// do, and a result that breaks its schema fails the call.
 func Connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
 	tb.Helper()
 	ctx := context.Background()
@@ -88,7 +93,10 @@ func Connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	outputs := &outputSchemas{}
+	client.AddSendingMiddleware(outputs.check)
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -96,7 +104,70 @@ func Connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
 		cs.Close()
 		ss.Wait()
 	})
+	if err := outputs.load(ctx, cs); err != nil {
+		tb.Fatal(err)
+	}
 	return cs
+}
+
+// outputSchemas are the resolved output schemas of a server's tools, by
+// name, read once after connecting.
+type outputSchemas struct {
+	mu     sync.Mutex
+	byName map[string]*jsonschema.Resolved
+}
+
+func (o *outputSchemas) load(ctx context.Context, cs *mcp.ClientSession) error {
+	byName := map[string]*jsonschema.Resolved{}
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		if t.OutputSchema == nil {
+			continue
+		}
+		var schema jsonschema.Schema
+		b, err := json.Marshal(t.OutputSchema)
+		if err == nil {
+			err = json.Unmarshal(b, &schema)
+		}
+		if err != nil {
+			return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+		}
+		r, err := schema.Resolve(nil)
+		if err != nil {
+			return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+		}
+		byName[t.Name] = r
+	}
+	o.mu.Lock()
+	o.byName = byName
+	o.mu.Unlock()
+	return nil
+}
+
+// check is a client middleware: a tools/call result with structured
+// content must match the tool's output schema.
+func (o *outputSchemas) check(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		call, isCall := req.GetParams().(*mcp.CallToolParams)
+		r, isResult := res.(*mcp.CallToolResult)
+		if err != nil || !isCall || !isResult || r.IsError || r.StructuredContent == nil {
+			return res, err
+		}
+		o.mu.Lock()
+		schema := o.byName[call.Name]
+		o.mu.Unlock()
+		if schema == nil {
+			return res, nil
+		}
+		v := r.StructuredContent
+		if err := schema.Validate(&v); err != nil {
+			return nil, fmt.Errorf("tool %s: result does not match its output schema: %w", call.Name, err)
+		}
+		return res, nil
+	}
 }
 
 // Call calls a tool and fails the test on a protocol error.
