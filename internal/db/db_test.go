@@ -417,3 +417,79 @@ func TestPrune(t *testing.T) {
 		t.Errorf("integrity after prune: %v", err)
 	}
 }
+
+// TestIndexesFollowWrites: the store writes new rows into the three
+// section indexes itself (no insert trigger); after publishing, replacing a
+// version and pruning, every index matches the sections (FTS5's own
+// integrity check), the words and substrings of the current text are found,
+// and those of the replaced text are not.
+func TestIndexesFollowWrites(t *testing.T) {
+	d := mustOpenDB(t)
+	ctx := context.Background()
+	substrings := func(needle string) []string {
+		t.Helper()
+		scoped, err := d.Scope(ctx, db.Filter{Scope: db.Scope{Language: "go"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, err := scoped.Substrings(ctx, []string{needle}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(ps))
+		for i, p := range ps {
+			ids[i] = p.ID
+		}
+		rows, err := scoped.Sections(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, id := range ids {
+			out = append(out, rows[id].SectionID)
+		}
+		return out
+	}
+	check := func(step, word, gone string) {
+		t.Helper()
+		if err := d.IntegrityCheck(ctx); err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if got := mustSearch(t, d, db.Scope{Language: "go"}, word); len(got) != 1 || got[0].SectionID != "S0" {
+			t.Errorf("%s: words %q found %d sections", step, word, len(got))
+		}
+		if got := mustSearch(t, d, db.Scope{Language: "go"}, gone); len(got) != 0 {
+			t.Errorf("%s: the replaced word %q is still found", step, gone)
+		}
+		if got := substrings("says " + word[:3]); len(got) != 1 || got[0] != "S0" {
+			t.Errorf("%s: substring of %q found %v", step, word, got)
+		}
+	}
+	if _, err := d.Publish(ctx, snapshot("go1.26", "h1"), sections(3, "zebra")); err != nil {
+		t.Fatal(err)
+	}
+	check("publish", "zebra", "walrus")
+	if _, err := d.Publish(ctx, snapshot("go1.26", "h2"), sections(3, "walrus")); err != nil {
+		t.Fatal(err)
+	}
+	check("replace", "walrus", "zebra")
+	if _, err := d.Publish(ctx, snapshot("go1.27", "h3"), sections(4, "ocelot")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Prune(ctx, db.Scope{Language: "go"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	check("prune", "ocelot", "walrus")
+	// Trigrams apart are not a substring: "abcd … bcde" holds every trigram
+	// of "abcde", and no section holds "abcde" itself.
+	apart := sections(2, "abcd bcde")
+	if _, err := d.Publish(ctx, snapshot("go1.28", "h4"), apart); err != nil {
+		t.Fatal(err)
+	}
+	if got := substrings("abcde"); len(got) != 0 {
+		t.Errorf("a needle whose trigrams occur apart found %v", got)
+	}
+	if got := substrings("ABCD BC"); len(got) != 1 {
+		t.Errorf("a needle held as written, case aside, found %v", got)
+	}
+}

@@ -110,6 +110,17 @@ func (d *DB) PutManualFile(ctx context.Context, f ManualFile, nodes []ManualNode
 			return d.classify(err, "index manual file in")
 		}
 	}
+	// One statement per index for the file's nodes (migration 0004).
+	for _, q := range []string{
+		`INSERT INTO manual_nodes_fts (rowid, title, body, file_name)
+			SELECT id, title, body, file_name FROM manual_nodes WHERE file_id = ?`,
+		`INSERT INTO manual_nodes_trigram (rowid, title, norm, file_name)
+			SELECT id, title, norm, file_name FROM manual_nodes WHERE file_id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, fileID); err != nil {
+			return d.classify(err, "index manual file in")
+		}
+	}
 	return d.classify(tx.Commit(), "index manual file in")
 }
 
@@ -294,6 +305,12 @@ func (m *ManualScope) Words(ctx context.Context, e ftsquery.Expr, weights []floa
 // Literal runs e against the manual's trigram index of normalised text.
 func (m *ManualScope) Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]Posting, error) {
 	return m.match(ctx, "manual_nodes_trigram", manualBM25Weights, e, limit)
+}
+
+// Substrings finds the nodes holding any of needles as a phrase of the
+// manual's trigram index, which keeps positions.
+func (m *ManualScope) Substrings(ctx context.Context, needles []string, limit int) ([]Posting, error) {
+	return m.Literal(ctx, ftsquery.AnyText(needles), limit)
 }
 
 // Shapes finds nothing: manuals keep no code shapes.

@@ -2,6 +2,7 @@ package db_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,5 +90,33 @@ func TestOpenDetectsAReadOnlyFile(t *testing.T) {
 	defer d.Close()
 	if !d.ReadOnly() || len(mustSearch(t, d, db.Scope{}, "alpha")) != 1 {
 		t.Errorf("read-only file: ReadOnly %v", d.ReadOnly())
+	}
+}
+
+// TestOpenNewFileSettings: a new store is created with 16 KiB pages and in
+// WAL mode; the driver runs its pragma list in sorted order, so a page size
+// set after WAL would be silently ignored.
+func TestOpenNewFileSettings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.db")
+	d, err := db.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	conn, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var pageSize int
+	var mode string
+	if err := conn.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if pageSize != 16384 || mode != "wal" {
+		t.Errorf("page_size %d, journal_mode %s; want 16384 and wal", pageSize, mode)
 	}
 }

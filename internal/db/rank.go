@@ -130,9 +130,58 @@ func bm25Weights(weights []float64, columns int, def string) string {
 	return strings.Join(parts, ", ")
 }
 
-// Literal runs e against the trigram index of the text as written.
-func (s *Scoped) Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]Posting, error) {
-	return s.match(ctx, "sections_trigram", "10.0, 4.0, 1.0", e, limit)
+// substringCandidates is how many sections holding all of a needle's
+// trigrams are read for each one kept: the trigrams of a code word or a CJK
+// run seldom meet apart, so most candidates hold the needle.
+const substringCandidates = 4
+
+// Substrings finds the sections holding any of needles as a substring of
+// their title, path or text, case aside, best first by bm25 over the
+// trigram index. That index keeps no positions (migration 0004), so it
+// yields the sections holding all of a needle's trigrams, and the needle
+// itself is checked here in the best of them.
+func (s *Scoped) Substrings(ctx context.Context, needles []string, limit int) ([]Posting, error) {
+	cands, err := s.match(ctx, "sections_trigram", "10.0, 4.0, 1.0", ftsquery.AllTrigrams(needles), limit*substringCandidates)
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.ID
+	}
+	rows, err := s.Sections(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	lower := make([]string, len(needles))
+	for i, n := range needles {
+		lower[i] = strings.ToLower(n)
+	}
+	var out []Posting
+	for _, c := range cands {
+		r, ok := rows[c.ID]
+		if ok && holdsAny(r, lower) {
+			out = append(out, c)
+			if len(out) == limit {
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// holdsAny reports whether the title, path or text of r holds one of the
+// lowered needles, case aside, as the trigram index compares them.
+func holdsAny(r SectionRow, lowered []string) bool {
+	for _, field := range []string{r.Title, r.Path, r.Text} {
+		f := strings.ToLower(field)
+		for _, n := range lowered {
+			if n != "" && strings.Contains(f, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Shapes runs e against the trigram index of the sections' shapes

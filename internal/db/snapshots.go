@@ -218,6 +218,19 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, erro
 }
 
 func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section) error {
+	// The vocabulary is counted on another core while SQLite, which works
+	// on one, writes the rows and their indexes: a fifth of an ingest
+	// otherwise (docs/performance.md).
+	counted := make(chan map[string]int, 1)
+	go func() { counted <- documentFrequencies(sections) }()
+	var vocab map[string]int
+	df := func() map[string]int {
+		if vocab == nil {
+			vocab = <-counted
+		}
+		return vocab
+	}
+	defer df() // on every return the counting has ended: the caller may reuse sections
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
 		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -231,17 +244,30 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 			return fmt.Errorf("section %q: %w", s.SectionID, err)
 		}
 	}
-	return insertTerms(ctx, tx, snapID, sections)
+	// The rows reach the indexes in one statement each (migration 0004):
+	// FTS5 then gathers the whole snapshot before it writes a segment.
+	for _, q := range []string{
+		`INSERT INTO sections_fts (rowid, title, section_path, body, anchors)
+			SELECT id, title, section_path, body, anchors FROM sections WHERE snapshot_id = ?`,
+		`INSERT INTO sections_trigram (rowid, title, section_path, body)
+			SELECT id, title, section_path, body FROM sections WHERE snapshot_id = ?`,
+		`INSERT INTO sections_shapes (rowid, shapes) SELECT id, shapes FROM sections WHERE snapshot_id = ?`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, snapID); err != nil {
+			return fmt.Errorf("index sections: %w", err)
+		}
+	}
+	return insertTerms(ctx, tx, snapID, df())
 }
 
 // minTermRunes is the shortest word kept in a snapshot's vocabulary: shorter
 // words are not corrected (one edit turns any two letters into any other).
 const minTermRunes = 3
 
-// insertTerms stores the vocabulary of a snapshot: every folded word of its
-// sections' titles, paths, text and anchors with the number of sections
-// holding it.
-func insertTerms(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section) error {
+// documentFrequencies counts the vocabulary of a snapshot: every folded word
+// of its sections' titles, paths, text and anchors with the number of
+// sections holding it.
+func documentFrequencies(sections []Section) map[string]int {
 	df := map[string]int{}
 	seen := map[string]bool{}
 	for _, s := range sections {
@@ -255,6 +281,11 @@ func insertTerms(ctx context.Context, tx *sql.Tx, snapID int64, sections []Secti
 			}
 		}
 	}
+	return df
+}
+
+// insertTerms stores the vocabulary of a snapshot (documentFrequencies).
+func insertTerms(ctx context.Context, tx *sql.Tx, snapID int64, df map[string]int) error {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO snapshot_terms (snapshot_id, term, df) VALUES (?, ?, ?)`)
 	if err != nil {
 		return err

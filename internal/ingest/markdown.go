@@ -121,12 +121,16 @@ func parseMarkdownManifest(manifestRel string, body []byte) ([]string, error) {
 // below it. A file that cannot be read is reported in Document.Failed.
 // Errors: apperr.InvalidArgument for an empty rels; when no file can be read,
 // the read error of the only file, or apperr.Unavailable for several.
+//
+// Files are read one at a time: each is converted, parsed and walked into
+// sections before the next is read, so only the sections stay, never the
+// Markdown, HTML or trees of the whole document (which took 1 GB for 80 MB
+// of Markdown).
 func readMarkdownFiles(ctx context.Context, src SourceSpec, r PageReader, rels []string) (Document, error) {
 	if len(rels) == 0 {
 		return Document{}, apperr.New(apperr.InvalidArgument, "pass at least one .md file", "no Markdown files to read")
 	}
-	md := newMarkdownConverter()
-	var pages []*mdPage
+	d := newMarkdownDoc(src)
 	var failed []PageFailure
 	for _, rel := range rels {
 		if err := ctx.Err(); err != nil {
@@ -134,9 +138,7 @@ func readMarkdownFiles(ctx context.Context, src SourceSpec, r PageReader, rels [
 		}
 		p, err := r.Read(ctx, rel)
 		if err == nil {
-			var page *mdPage
-			if page, err = parseMarkdownPage(md, src, pageRel(p, rel), p.Body); err == nil {
-				pages = append(pages, page)
+			if err = d.add(pageRel(p, rel), p.Body); err == nil {
 				continue
 			}
 		}
@@ -146,26 +148,30 @@ func readMarkdownFiles(ctx context.Context, src SourceSpec, r PageReader, rels [
 		failed = append(failed, PageFailure{Rel: rel, Err: err})
 	}
 	switch {
-	case len(pages) > 0:
+	case len(d.pages) > 0:
 	case len(rels) == 1:
 		return Document{}, fmt.Errorf("read %q: %w", rels[0], failed[0].Err)
 	default:
 		return Document{Failed: failed}, apperr.Wrap(failed[0].Err, apperr.Unavailable, "check the paths and the reader's folder",
 			"none of the %d Markdown files could be read; the first: %s: %v", len(rels), failed[0].Rel, failed[0].Err)
 	}
-	return Document{Version: src.Version, Sections: markdownSections(src, pages), Failed: failed}, nil
+	return Document{Version: src.Version, Sections: d.finish(), Failed: failed}, nil
 }
 
-// mdPage is one Markdown file, converted to HTML for the section builder.
+// mdPage is what is kept of one Markdown file once it is walked.
 type mdPage struct {
-	rel      string
-	url      string // canonical URL of the page, no fragment
-	slug     string // "everyday-types": from the permalink, else the file name
-	title    string
-	oneline  string
+	rel     string
+	url     string // canonical URL of the page, no fragment
+	slug    string // "everyday-types": from the permalink, else the file name
+	title   string
+	oneline string
+	anchors []string // per heading: its anchor on the published page
+}
+
+// mdTree is a page's HTML tree, held only while the page is walked.
+type mdTree struct {
 	root     *html.Node
-	headings []*html.Node // in order
-	anchors  []string     // per heading: its anchor on the published page
+	headings []*html.Node // in order, one per anchor of the page
 }
 
 func newMarkdownConverter() goldmark.Markdown {
@@ -180,18 +186,22 @@ func newMarkdownConverter() goldmark.Markdown {
 	)
 }
 
-func parseMarkdownPage(md goldmark.Markdown, src SourceSpec, rel string, raw []byte) (*mdPage, error) {
+// parseMarkdownPage converts raw to HTML in buf, which it resets first, and
+// parses that. The tree does not refer to buf or raw, so the caller may
+// reuse buf for the next page.
+func parseMarkdownPage(md goldmark.Markdown, buf *bytes.Buffer, src SourceSpec, rel string, raw []byte) (mdPage, mdTree, error) {
 	fm, body := splitFrontMatter(raw)
-	var buf bytes.Buffer
-	if err := md.Convert(body, &buf); err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot convert %s from Markdown", rel)
+	buf.Reset()
+	if err := md.Convert(body, buf); err != nil {
+		return mdPage{}, mdTree{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot convert %s from Markdown", rel)
 	}
-	root, err := html.Parse(&buf)
+	root, err := html.Parse(bytes.NewReader(buf.Bytes()))
 	if err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse %s", rel)
+		return mdPage{}, mdTree{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse %s", rel)
 	}
-	p := &mdPage{rel: rel, url: markdownPageURL(src, rel, fm["permalink"]), title: fm["title"], oneline: fm["oneline"], root: root}
+	p := mdPage{rel: rel, url: markdownPageURL(src, rel, fm["permalink"]), title: fm["title"], oneline: fm["oneline"]}
 	p.slug = markdownPageSlug(rel, fm["permalink"])
+	t := mdTree{root: root}
 
 	// The page's title is the front matter's; a leading "# Title" is the same
 	// title written in the body (or the only one there is), not a section of
@@ -222,7 +232,7 @@ func parseMarkdownPage(md goldmark.Markdown, src SourceSpec, rel string, raw []b
 					// section before.
 					n.RemoveChild(c)
 				} else {
-					p.headings = append(p.headings, c)
+					t.headings = append(t.headings, c)
 					p.anchors = append(p.anchors, slugs.slug(text))
 				}
 			} else {
@@ -233,7 +243,7 @@ func parseMarkdownPage(md goldmark.Markdown, src SourceSpec, rel string, raw []b
 	}
 	visit(root)
 	unwrapListParagraphs(root)
-	return p, nil
+	return p, t, nil
 }
 
 func firstBodyElement(root *html.Node) *html.Node {
@@ -296,7 +306,7 @@ func markdownPageSlug(rel, permalink string) string {
 	return "page"
 }
 
-// markdownSections builds the sections of all pages.
+// markdownDoc builds the sections of a Markdown document a page at a time.
 //
 // Ids: a page's section has the page's slug; a heading's section has its
 // anchor on the published page ("examples", or "examples-1" for the second
@@ -307,48 +317,198 @@ func markdownPageSlug(rel, permalink string) string {
 // "Examples" sections one id, so each overwrote the last. Qualifying every
 // holder of a repeated anchor, not just the later ones, keeps a section's id
 // independent of reading order. URLs always carry the real anchor.
-func markdownSections(src SourceSpec, pages []*mdPage) []db.Section {
-	count := map[string]int{}
-	pageSlugs := map[string]int{}
-	for _, p := range pages {
-		count[p.slug]++
-		pageSlugs[p.slug]++
-		for _, a := range p.anchors {
-			count[a]++
+//
+// So an id is known only once every page is read, while a page's tree is
+// dropped as soon as it is walked. Meanwhile each section has a placeholder
+// id (mdPlaceholder); finish puts in the real ids, parents and URLs, and
+// moves the placeholders' entries in the builder's in-link table to the real
+// anchors, before the links are resolved: the result is what walking all
+// trees with the final ids would give.
+type markdownDoc struct {
+	src   SourceSpec
+	md    goldmark.Markdown // reused for every page
+	buf   bytes.Buffer      // the HTML of the page being read, reused
+	b     *sectionBuilder
+	pages []mdPage
+	secs  []mdSectionRef // per section of b, where its id comes from
+	// count counts page slugs and heading anchors over the whole document;
+	// pageSlugs, page slugs alone.
+	count, pageSlugs map[string]int
+}
+
+// mdSectionRef says which page, and which heading of it, a section is.
+type mdSectionRef struct {
+	page    int
+	heading int // index in the page's anchors, or mdPageSection, or mdNoHeading
+}
+
+const (
+	mdPageSection = -1 // the page's own section
+	mdNoHeading   = -2 // a heading the page's list lacks: no anchor (never met in practice)
+)
+
+func newMarkdownDoc(src SourceSpec) *markdownDoc {
+	b := newSectionBuilder("", src.SourcePolicy)
+	// "## Heading" is the first level below the page's title; a "#" that
+	// did not become the title is a sibling of the "##"s.
+	b.levels = map[string]int{"h1": 2, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
+	b.link = func(string) string { return "" } // finish sets the URLs
+	return &markdownDoc{src: src, md: newMarkdownConverter(), b: b, count: map[string]int{}, pageSlugs: map[string]int{}}
+}
+
+// add converts, parses and walks one page into sections. On an error
+// nothing of the page is kept.
+func (d *markdownDoc) add(rel string, raw []byte) error {
+	p, t, err := parseMarkdownPage(d.md, &d.buf, d.src, rel, raw)
+	if err != nil {
+		return err
+	}
+	pi := len(d.pages)
+	d.pages = append(d.pages, p)
+	d.count[p.slug]++
+	d.pageSlugs[p.slug]++
+	for _, a := range p.anchors {
+		d.count[a]++
+	}
+	heading := make(map[*html.Node]int, len(t.headings))
+	for i, n := range t.headings {
+		heading[n] = i
+	}
+	b := d.b
+	b.page = p.rel
+	b.anchor = func(n *html.Node) string {
+		i, ok := heading[n]
+		if !ok {
+			i = mdNoHeading
+		}
+		return d.placeholder(pi, i)
+	}
+	b.openSection(1, p.title, d.placeholder(pi, mdPageSection))
+	if p.oneline != "" {
+		b.text(p.oneline, false)
+		b.breakBefore("\n\n")
+	}
+	b.walk(t.root, false)
+	// The closure holds the page's headings, and so its whole tree: let it
+	// go before the next page is parsed.
+	b.anchor = nil
+	// The next page opens a section of its own before any text, so this
+	// page's sections are complete.
+	b.seal()
+	return nil
+}
+
+// placeholder records where the section about to open takes its id from
+// and returns its placeholder id.
+func (d *markdownDoc) placeholder(page, heading int) string {
+	d.secs = append(d.secs, mdSectionRef{page: page, heading: heading})
+	return mdPlaceholder(len(d.secs) - 1)
+}
+
+// mdPlaceholder is the id of section i until finish: never empty, so the
+// builder keeps it, and with a NUL, which no id parsed from HTML has.
+func mdPlaceholder(i int) string { return "\x00" + strconv.Itoa(i) }
+
+func mdPlaceholderIndex(id string) int {
+	i, err := strconv.Atoi(strings.TrimPrefix(id, "\x00"))
+	if err != nil || !strings.HasPrefix(id, "\x00") {
+		panic("markdown: not a placeholder id: " + strconv.Quote(id))
+	}
+	return i
+}
+
+// pageID is the id of page i's own section.
+func (d *markdownDoc) pageID(i int) string {
+	p := &d.pages[i]
+	if d.pageSlugs[p.slug] > 1 {
+		// Two files publish under one name (handbook-v1/Generics.md and
+		// Type Manipulation/Generics.md): their paths tell them apart.
+		return githubSlug(strings.ReplaceAll(strings.TrimSuffix(p.rel, path.Ext(p.rel)), "/", " "))
+	}
+	return p.slug
+}
+
+// headingID is the id of a heading with anchor a on the page with pageID.
+func (d *markdownDoc) headingID(pageID, a string) string {
+	if d.count[a] > 1 {
+		return pageID + "#" + a
+	}
+	return a
+}
+
+// finish gives every section its real id, parent and URL, and returns the
+// sections with their in-link anchors.
+func (d *markdownDoc) finish() []db.Section {
+	b := d.b
+	if len(d.secs) != len(b.sections) {
+		panic("markdown: a section opened without a placeholder id")
+	}
+	// anchors[i] is the anchor section i asks the builder for: its id,
+	// unless that is empty or taken.
+	anchors := make([]string, len(b.sections))
+	pageIDs := make([]string, len(d.pages))
+	for i := range d.pages {
+		pageIDs[i] = d.pageID(i)
+	}
+	for i, ref := range d.secs {
+		switch {
+		case ref.heading == mdPageSection:
+			anchors[i] = pageIDs[ref.page]
+		case ref.heading >= 0:
+			anchors[i] = d.headingID(pageIDs[ref.page], d.pages[ref.page].anchors[ref.heading])
 		}
 	}
-	b := newSectionBuilder("", src.SourcePolicy)
-	for _, p := range pages {
-		pageID := p.slug
-		if pageSlugs[p.slug] > 1 {
-			// Two files publish under one name (handbook-v1/Generics.md and
-			// Type Manipulation/Generics.md): their paths tell them apart.
-			pageID = githubSlug(strings.ReplaceAll(strings.TrimSuffix(p.rel, path.Ext(p.rel)), "/", " "))
-		}
-		idOf := make(map[*html.Node]string, len(p.headings))
-		anchorOf := map[string]string{pageID: ""}
-		for i, n := range p.headings {
-			a := p.anchors[i]
-			id := a
-			if count[a] > 1 {
-				id = pageID + "#" + a
+
+	// What openSection does with an anchor, now that it is known.
+	b.ids = make(map[string]bool, len(b.sections))
+	links := make([]string, len(b.sections)) // the anchor each section's URL uses
+	var anchorOf map[string]string           // id → anchor on the page, for the page at hand
+	page := -1
+	for i := range b.sections {
+		s := &b.sections[i]
+		if ref := d.secs[i]; ref.page != page {
+			page = ref.page
+			anchorOf = map[string]string{pageIDs[page]: ""}
+			for _, a := range d.pages[page].anchors {
+				anchorOf[d.headingID(pageIDs[page], a)] = a
 			}
-			idOf[n] = id
-			anchorOf[id] = a
 		}
-		pageURL := p.url
-		b.link = func(id string) string { return withAnchor(pageURL, anchorOf[id]) }
-		b.page = p.rel
-		b.anchor = func(n *html.Node) string { return idOf[n] }
-		// "## Heading" is the first level below the page's title; a "#" that
-		// did not become the title is a sibling of the "##"s.
-		b.levels = map[string]int{"h1": 2, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
-		b.openSection(1, p.title, pageID)
-		if p.oneline != "" {
-			b.text(p.oneline, false)
-			b.breakBefore("\n\n")
+		id := anchors[i]
+		if id == "" || b.ids[id] {
+			id = b.uniqueID(b.derive(s.Title))
 		}
-		b.walk(p.root, false)
+		b.ids[id] = true
+		s.SectionID = id
+		// Headings without an anchor link to the nearest enclosing one.
+		link := anchors[i]
+		if s.ParentID != "" {
+			parent := mdPlaceholderIndex(s.ParentID)
+			s.ParentID = b.sections[parent].SectionID
+			if link == "" {
+				link = links[parent]
+			}
+		}
+		links[i] = link
+		s.URL = withAnchor(d.pages[page].url, anchorOf[link])
+	}
+
+	// Each section claimed its placeholder for links when it opened; the
+	// claim belongs to its anchor. The first claim of an id wins. Claims
+	// record the section the walk was in, which only moves forward here, so
+	// a section's claim came after every claim made from an earlier section
+	// and before every other claim made from it or a later one: it takes an
+	// id claimed already (by an element's id, or by a page read twice) only
+	// from a later section.
+	for i := range b.sections {
+		rel := d.pages[d.secs[i].page].rel
+		delete(b.owner, rel+"#"+mdPlaceholder(i))
+		if anchors[i] == "" {
+			continue
+		}
+		key := rel + "#" + anchors[i]
+		if cur, ok := b.owner[key]; !ok || i < cur {
+			b.owner[key] = i
+		}
 	}
 	return b.finish()
 }

@@ -400,3 +400,51 @@ func TestTwoslashBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestReadMarkdownAcrossPages pins what depends on the whole document
+// although pages are read one at a time: ids qualified because an anchor
+// repeats on a later page, pages that share a slug, and the texts of links
+// into other pages, earlier and later, which go to the section that holds
+// the target anchor. An element's id met before a heading with the same
+// anchor keeps it ("setup" is the <a> in A's own section).
+func TestReadMarkdownAcrossPages(t *testing.T) {
+	pages := memPages{
+		"a.md": "---\ntitle: A\noneline: The A page.\n---\n<a id=\"setup\"></a>\n\n" +
+			"## Examples\none [page b](sub/b.md), [x in c](c.md#x), [setup](#setup)\n" +
+			"## Examples\ntwo\n" +
+			"## Setup\nthree [escaped](#s%65tup)\n",
+		"sub/b.md": "# Setup guide\n\nintro [second examples](../a.md#examples-1)\n\n## Examples\nfour\n",
+		"c.md": "---\ntitle: C\npermalink: /docs/c.html\n---\n" +
+			"## X\n[page a](a.md) [nowhere](a.md#nowhere)\n## C\nfive\n",
+		"dup/c.md": "## C\n[back to x](../c.md#x)\n",
+	}
+	src := SourceSpec{CanonicalURL: "https://example.org/docs/", SourcePolicy: db.FullText}
+	doc, err := readMarkdownFiles(t.Context(), src, pages, []string{"a.md", "sub/b.md", "c.md", "dup/c.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const site = "https://example.org/docs/"
+	want := []struct{ id, parent, path, url, text, anchors string }{
+		{"a", "", "A", site + "a.html", "The A page.", "setup\nescaped\npage a"},
+		{"a#examples", "a", "A > Examples", site + "a.html#examples", "one page b, x in c, setup", ""},
+		{"examples-1", "a", "A > Examples", site + "a.html#examples-1", "two", "second examples"},
+		{"setup", "a", "A > Setup", site + "a.html#setup", "three escaped", ""},
+		{"b", "", "Setup guide", site + "sub/b.html", "intro second examples", "page b"},
+		{"b#examples", "b", "Setup guide > Examples", site + "sub/b.html#examples", "four", ""},
+		{"c", "", "C", site + "c.html", "", ""},
+		{"x", "c", "C > X", site + "c.html#x", "page a nowhere", "x in c\nback to x"},
+		{"c#c", "c", "C > C", site + "c.html#c", "five", ""},
+		{"dup-c", "", "c", site + "dup/c.html", "", ""},
+		{"dup-c#c", "dup-c", "c > C", site + "dup/c.html#c", "back to x", ""},
+	}
+	if len(doc.Sections) != len(want) {
+		t.Fatalf("got %d sections %+v, want %d", len(doc.Sections), doc.Sections, len(want))
+	}
+	for i, w := range want {
+		s := doc.Sections[i]
+		got := struct{ id, parent, path, url, text, anchors string }{s.SectionID, s.ParentID, s.Path, s.URL, s.Text, s.Anchors}
+		if got != w {
+			t.Errorf("section %d = %q,\nwant         %q", i, got, w)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -32,8 +33,10 @@ type Source interface {
 	// Words runs e against the word index (stemmed, folded) over all
 	// fields, with bm25 weights per column in Columns order.
 	Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]db.Posting, error)
-	// Literal runs e against the trigram index of the text as written.
-	Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]db.Posting, error)
+	// Substrings finds the texts holding any of needles as written (case
+	// aside), best first; needles shorter than ftsquery.MinSubstringRunes
+	// are left out.
+	Substrings(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
 	// Shapes runs e against the trigram index of the text's shapes;
 	// ScanShapes finds shapes too short for it.
 	Shapes(ctx context.Context, e ftsquery.Expr, limit int) ([]db.Posting, error)
@@ -237,8 +240,8 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		ex := ftsquery.AnyWord(related)
 		add(ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) })
 	}
-	if lit := ftsquery.AnyText(append(slices.Clone(a.Code), a.Runs...)); !lit.IsZero() {
-		add(ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Literal(ctx, lit, n) })
+	if lit := substringNeedles(append(slices.Clone(a.Code), a.Runs...)); len(lit) > 0 {
+		add(ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Substrings(ctx, lit, n) })
 	}
 	var long []string
 	for _, s := range a.MatchedShapes() {
@@ -257,6 +260,18 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		}
 	}
 	return e.runJobs(jobs)
+}
+
+// substringNeedles are the texts of texts long enough for a substring
+// index, each once.
+func substringNeedles(texts []string) []string {
+	var out []string
+	for _, t := range texts {
+		if utf8.RuneCountInString(t) >= ftsquery.MinSubstringRunes && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // job is one channel's query.

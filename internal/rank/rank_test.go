@@ -137,7 +137,7 @@ type fakeSource struct {
 func (f fakeSource) Words(context.Context, ftsquery.Expr, []float64, int) ([]db.Posting, error) {
 	return f.words, nil
 }
-func (f fakeSource) Literal(context.Context, ftsquery.Expr, int) ([]db.Posting, error) {
+func (f fakeSource) Substrings(context.Context, []string, int) ([]db.Posting, error) {
 	return f.literal, nil
 }
 func (f fakeSource) Shapes(context.Context, ftsquery.Expr, int) ([]db.Posting, error) {

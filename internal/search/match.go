@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -28,6 +29,11 @@ type wordMatcher struct {
 	// the Go spec), so a token starting with another byte cannot match and
 	// is not stemmed. Most tokens of a section are skipped this way.
 	starts [256]bool
+	// toks and stemmed are reused from one text to the next: a search reads
+	// the whole text of every hit, and these were a fifth of what a
+	// search_spec call allocated.
+	toks    []tokenize.Token
+	stemmed []string
 }
 
 type wordTerm struct {
@@ -84,9 +90,12 @@ func (m *wordMatcher) markStart(s string) {
 }
 
 func (m *wordMatcher) spans(text string) []snippet.Span {
-	toks := tokenize.Tokenize(text)
-	stems := make([]string, len(toks))
+	m.toks = tokenize.AppendTokens(m.toks[:0], text)
+	toks := m.toks
+	m.stemmed = slices.Grow(m.stemmed[:0], len(toks))[:len(toks)]
+	stems := m.stemmed
 	for i, t := range toks {
+		stems[i] = ""
 		if t.Folded == "" || m.starts[t.Folded[0]] {
 			stems[i] = m.stem(t.Folded)
 		}

@@ -7,6 +7,9 @@ package search
 import (
 	"context"
 	"errors"
+	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
@@ -95,15 +98,36 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Query: q.Raw, Corrections: ranked.Corrections, Channels: ranked.Channels, Hits: make([]Citation, 0, len(rows))}
-	hl := newHighlighter(ranked, alts)
-	for _, h := range ranked.Hits {
-		if r, ok := rows[h.ID]; ok {
-			res.Hits = append(res.Hits, hl.cite(r, h, req.Snippet))
-		}
-	}
+	res := Result{Query: q.Raw, Corrections: ranked.Corrections, Channels: ranked.Channels}
+	res.Hits = citeAll(ranked, alts, rows, req.Snippet)
 	return res, nil
 }
+
+// citeAll builds the citations of the hits found in rows, in rank order.
+// Finding what to highlight means reading each hit's whole text, as much
+// work as the ranking itself on a short query (docs/performance.md), so the
+// hits are shared among the cores, each with a highlighter of its own (a
+// highlighter caches stems as it goes).
+func citeAll(ranked rank.Result, alts []ftsquery.Query, rows map[int64]db.SectionRow, opt snippet.Options) []Citation {
+	hits := slices.DeleteFunc(slices.Clone(ranked.Hits), func(h rank.Hit) bool { _, ok := rows[h.ID]; return !ok })
+	out := make([]Citation, len(hits))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(hits)/minHitsPerWorker))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			hl := newHighlighter(ranked, alts)
+			for i := w; i < len(hits); i += workers {
+				out[i] = hl.cite(rows[hits[i].ID], hits[i], opt)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// minHitsPerWorker keeps a handful of hits from being split: a goroutine
+// costs more than citing one short section.
+const minHitsPerWorker = 3
 
 func validate(req *Request) error {
 	if req.Limit == 0 {

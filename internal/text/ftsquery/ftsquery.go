@@ -181,6 +181,35 @@ func quoteWord(w string) string {
 // MinSubstringRunes is the shortest text the trigram index can find.
 const MinSubstringRunes = 3
 
+// AllTrigrams matches texts holding every trigram of any of texts, for an
+// index that keeps no positions (FTS5 detail=none cannot match a phrase):
+// each text is its trigrams joined by AND, and the texts are joined by OR.
+// A text matched so may hold the trigrams apart, so callers check the
+// substring itself. Texts shorter than MinSubstringRunes are left out.
+func AllTrigrams(texts []string) Expr {
+	var parts []string
+	seen := map[string]bool{}
+	for _, t := range texts {
+		grams := Trigrams(t)
+		if len(grams) == 0 {
+			continue
+		}
+		var all []string
+		inText := map[string]bool{}
+		for _, g := range grams {
+			if q := quote(g); !inText[q] {
+				inText[q] = true
+				all = append(all, q)
+			}
+		}
+		if e := "(" + strings.Join(all, " AND ") + ")"; !seen[e] {
+			seen[e] = true
+			parts = append(parts, e)
+		}
+	}
+	return Expr{strings.Join(parts, " OR ")}
+}
+
 // Trigrams lists the three-rune windows of w, in order.
 func Trigrams(w string) []string {
 	r := []rune(w)

@@ -8,6 +8,7 @@
 package snippet
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -160,7 +161,10 @@ func toRuneSpans(idx runeIndex, spans []Span) []runeSpan {
 		}
 		out = append(out, runeSpan{idx.runeOf(s.Start), idx.runeOf(s.End-1) + 1, s.Term})
 	}
-	slices.SortFunc(out, func(a, b runeSpan) int { return a.start - b.start })
+	// Of spans starting together, the longest first: render marks the first
+	// and skips what it covers, so "interface{}" as typed is marked whole,
+	// not just its word "interface".
+	slices.SortFunc(out, func(a, b runeSpan) int { return cmp.Or(a.start-b.start, b.end-a.end) })
 	return out
 }
 

@@ -112,3 +112,16 @@ func TestBuildBadSpans(t *testing.T) {
 		t.Fatalf("Build = %q", got)
 	}
 }
+
+// TestBuildOverlappingSpans: a word and the code holding it start at the
+// same place ("interface" and "interface{}"); the longer is marked whole,
+// whichever order the matchers gave them in.
+func TestBuildOverlappingSpans(t *testing.T) {
+	text := "var x interface{} = 7"
+	word, code := Span{Start: 6, End: 15, Term: 0}, Span{Start: 6, End: 17, Term: 1}
+	for _, spans := range [][]Span{{word, code}, {code, word}} {
+		if got := Build(text, spans, Options{Mark: Markdown}); !strings.Contains(got, "**interface{}**") {
+			t.Errorf("Build(%v) = %q, want interface{} marked whole", spans, got)
+		}
+	}
+}

@@ -40,7 +40,18 @@ type Token struct {
 // reads as U+0080..U+00BF, bad sequences as U+FFFD), so Folded may then contain
 // bytes that text[Start:End] does not.
 func Tokenize(text string) []Token {
-	toks := make([]Token, 0, len(text)/6) // about one token per word of English
+	toks := AppendTokens(make([]Token, 0, len(text)/6), text) // about one token per word of English
+	if len(toks) == 0 {
+		return nil
+	}
+	return toks
+}
+
+// AppendTokens appends the tokens of text (as Tokenize splits it) to dst
+// and returns the extended slice, so a caller that tokenizes many texts in
+// turn reuses one buffer.
+func AppendTokens(dst []Token, text string) []Token {
+	toks := dst
 	var buf []byte
 	i := 0
 	for i < len(text) {
@@ -86,9 +97,6 @@ func Tokenize(text string) []Token {
 		// Most tokens are already folded (lower-case ASCII): they share the
 		// text's memory instead of allocating a string each.
 		toks = append(toks, Token{Start: start, End: end, Folded: folded})
-	}
-	if len(toks) == 0 {
-		return nil
 	}
 	return toks
 }
