@@ -21,6 +21,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/text/shape"
 	"github.com/langspec/langspec/migrations"
 )
 
@@ -219,6 +220,53 @@ func (d *DB) appliedMigrations(ctx context.Context) (map[string]bool, error) {
 	return out, rows.Err()
 }
 
+// migrationSteps are what a migration needs done that SQL cannot do, run
+// right after its file in the same transaction.
+var migrationSteps = map[string]func(context.Context, *sql.Tx) error{
+	"0004_index_storage.sql": fillLiterals,
+}
+
+// fillLiterals writes the literals (text/shape.Literals) of the sections
+// stored before migration 0004, with no trigger on sections yet: 0005 then
+// indexes them all at once.
+func fillLiterals(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, body FROM sections`)
+	if err != nil {
+		return err
+	}
+	type literal struct {
+		id   int64
+		text string
+	}
+	var all []literal
+	for rows.Next() {
+		var id int64
+		var body string
+		if err := rows.Scan(&id, &body); err != nil {
+			rows.Close()
+			return err
+		}
+		if l := shape.Literals(body); l != "" {
+			all = append(all, literal{id, l})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	stmt, err := tx.PrepareContext(ctx, `UPDATE sections SET literals = ? WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, l := range all {
+		if _, err := stmt.ExecContext(ctx, l.text, l.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (d *DB) applyMigration(ctx context.Context, name string) error {
 	body, err := migrations.FS.ReadFile(name)
 	if err != nil {
@@ -238,6 +286,11 @@ func (d *DB) applyMigration(ctx context.Context, name string) error {
 	}
 	if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 		return fmt.Errorf("migrate %q: %w", name, err)
+	}
+	if step := migrationSteps[name]; step != nil {
+		if err := step(ctx, tx); err != nil {
+			return fmt.Errorf("migrate %q: %w", name, err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`,
 		name, time.Now().UTC().Format(time.RFC3339)); err != nil {

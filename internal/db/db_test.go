@@ -461,35 +461,43 @@ func TestIndexesFollowWrites(t *testing.T) {
 		if got := mustSearch(t, d, db.Scope{Language: "go"}, gone); len(got) != 0 {
 			t.Errorf("%s: the replaced word %q is still found", step, gone)
 		}
-		if got := substrings("says " + word[:3]); len(got) != 1 || got[0] != "S0" {
-			t.Errorf("%s: substring of %q found %v", step, word, got)
+		if got := substrings(word + ".(T"); len(got) != 1 || got[0] != "S0" {
+			t.Errorf("%s: the code %s.(T) found %v", step, word, got)
+		}
+		if got := substrings(gone + ".(T"); len(got) != 0 {
+			t.Errorf("%s: the replaced code %s.(T) found %v", step, gone, got)
 		}
 	}
-	if _, err := d.Publish(ctx, snapshot("go1.26", "h1"), sections(3, "zebra")); err != nil {
+	// Each version's first section holds its word as a word and in code.
+	withCode := func(n int, word string) []db.Section {
+		s := sections(n, word)
+		s[0].Text += "; call " + word + ".(T) then"
+		return s
+	}
+	if _, err := d.Publish(ctx, snapshot("go1.26", "h1"), withCode(3, "zebra")); err != nil {
 		t.Fatal(err)
 	}
 	check("publish", "zebra", "walrus")
-	if _, err := d.Publish(ctx, snapshot("go1.26", "h2"), sections(3, "walrus")); err != nil {
+	if _, err := d.Publish(ctx, snapshot("go1.26", "h2"), withCode(3, "walrus")); err != nil {
 		t.Fatal(err)
 	}
 	check("replace", "walrus", "zebra")
-	if _, err := d.Publish(ctx, snapshot("go1.27", "h3"), sections(4, "ocelot")); err != nil {
+	if _, err := d.Publish(ctx, snapshot("go1.27", "h3"), withCode(4, "ocelot")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.Prune(ctx, db.Scope{Language: "go"}, 1); err != nil {
 		t.Fatal(err)
 	}
 	check("prune", "ocelot", "walrus")
-	// Trigrams apart are not a substring: "abcd … bcde" holds every trigram
-	// of "abcde", and no section holds "abcde" itself.
-	apart := sections(2, "abcd bcde")
-	if _, err := d.Publish(ctx, snapshot("go1.28", "h4"), apart); err != nil {
+	// Trigrams apart are not a substring: "ab.cd … cde.x" holds every
+	// trigram of "ab.cde", and no section holds "ab.cde" itself.
+	if _, err := d.Publish(ctx, snapshot("go1.28", "h4"), sections(2, "ab.cd cde.x")); err != nil {
 		t.Fatal(err)
 	}
-	if got := substrings("abcde"); len(got) != 0 {
+	if got := substrings("ab.cde"); len(got) != 0 {
 		t.Errorf("a needle whose trigrams occur apart found %v", got)
 	}
-	if got := substrings("ABCD BC"); len(got) != 1 {
+	if got := substrings("AB.CD"); len(got) != 1 {
 		t.Errorf("a needle held as written, case aside, found %v", got)
 	}
 }

@@ -137,9 +137,12 @@ const substringCandidates = 4
 
 // Substrings finds the sections holding any of needles as a substring of
 // their title, path or text, case aside, best first by bm25 over the
-// trigram index. That index keeps no positions (migration 0004), so it
-// yields the sections holding all of a needle's trigrams, and the needle
-// itself is checked here in the best of them.
+// trigram index. That index holds only each section's literals (runs of
+// text with code or CJK in them, text/shape.Literals), which every needle
+// with neither white space nor a plain word alone falls in, and keeps no
+// positions (migration 0004): it yields the sections holding all of a
+// needle's trigrams, and the needle itself is checked here in the best of
+// them.
 func (s *Scoped) Substrings(ctx context.Context, needles []string, limit int) ([]Posting, error) {
 	cands, err := s.match(ctx, "sections_trigram", "10.0, 4.0, 1.0", ftsquery.AllTrigrams(needles), limit*substringCandidates)
 	if err != nil || len(cands) == 0 {

@@ -232,25 +232,25 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 	}
 	defer df() // on every return the counting has ended: the caller may reuse sections
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
-		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes, literals)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for i, s := range sections {
 		if _, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
-			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy, s.Anchors, shape.Of(s.Text)); err != nil {
+			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy, s.Anchors, shape.Of(s.Text), shape.Literals(s.Text)); err != nil {
 			return fmt.Errorf("section %q: %w", s.SectionID, err)
 		}
 	}
-	// The rows reach the indexes in one statement each (migration 0004):
+	// The rows reach the indexes in one statement each (migration 0005):
 	// FTS5 then gathers the whole snapshot before it writes a segment.
 	for _, q := range []string{
 		`INSERT INTO sections_fts (rowid, title, section_path, body, anchors)
 			SELECT id, title, section_path, body, anchors FROM sections WHERE snapshot_id = ?`,
-		`INSERT INTO sections_trigram (rowid, title, section_path, body)
-			SELECT id, title, section_path, body FROM sections WHERE snapshot_id = ?`,
+		`INSERT INTO sections_trigram (rowid, title, section_path, literals)
+			SELECT id, title, section_path, literals FROM sections WHERE snapshot_id = ?`,
 		`INSERT INTO sections_shapes (rowid, shapes) SELECT id, shapes FROM sections WHERE snapshot_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, snapID); err != nil {

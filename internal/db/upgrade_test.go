@@ -58,6 +58,14 @@ func TestUpgradeFromBeforeRanking(t *testing.T) {
 	if err != nil || len(ps) != 1 {
 		t.Fatalf("old text after the migration: %v, %v", ps, err)
 	}
+	// Migration 0004 wrote the literals of the old text and 0005 indexed
+	// them: its code is found as a substring before any re-ingest.
+	if ps, err := sc.Substrings(ctx, []string{"a[low"}, 10); err != nil || len(ps) != 1 {
+		t.Fatalf("old code after the migration: %v, %v", ps, err)
+	}
+	if err := store.IntegrityCheck(ctx); err != nil {
+		t.Fatalf("indexes after the migration: %v", err)
+	}
 	snap := Snapshot{Language: "go", Doc: "spec", DisplayName: "Go spec", Version: "go1.26", SourceURL: "test",
 		FetchedAt: time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC), ContentHash: "h1"}
 	secs := []Section{{SectionID: "Slice_expressions", Level: 2, Title: "Slice expressions", Path: "Slice expressions",
@@ -74,7 +82,8 @@ func TestUpgradeFromBeforeRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, run := range map[string]func() ([]Posting, error){
-		"shape": func() ([]Posting, error) { return sc.Shapes(ctx, ftsquery.AnyText([]string{"x[x:x:x]"}), 10) },
+		"shape":   func() ([]Posting, error) { return sc.Shapes(ctx, ftsquery.AnyText([]string{"x[x:x:x]"}), 10) },
+		"literal": func() ([]Posting, error) { return sc.Substrings(ctx, []string{"max]"}, 10) },
 		"anchor": func() ([]Posting, error) {
 			return sc.Words(ctx, ftsquery.AnyWord([]ftsquery.Word{{Text: "full"}}), nil, 10)
 		},

@@ -172,3 +172,41 @@ func HasCode(w string) bool {
 	}
 	return false
 }
+
+// Literals returns the parts of text a substring search is asked for: the
+// runs of text between white space that hold code punctuation (HasCode) or
+// CJK, one per line. The literal index (internal/db) keeps only these: the
+// ranking engine looks up code words and CJK runs there (internal/rank),
+// never a plain word, which the word index finds, and a needle with no
+// white space in it can only occur inside one such run. Indexing the whole
+// text instead made that index the largest part of the database and of an
+// ingest (docs/performance.md).
+func Literals(text string) string {
+	var b strings.Builder
+	for _, chunk := range strings.Fields(text) {
+		// Sentence punctuation at the end is not code ("nil."), as the
+		// query side reads it too; "..." alone is.
+		code := strings.TrimRight(chunk, "?!.,;:")
+		if code == "" {
+			code = chunk
+		}
+		if HasCode(code) || hasCJK(chunk) {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(chunk)
+		}
+	}
+	return b.String()
+}
+
+// hasCJK reports whether s holds Han, kana or Hangul, which the word index
+// keeps as one long token.
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			return true
+		}
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package shape
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,34 @@ func TestFind(t *testing.T) {
 	}
 	if r := Find(text, "x.(x)"); r != nil {
 		t.Errorf("Find of an absent shape = %v", r)
+	}
+}
+
+// TestLiterals: what the literal index keeps of a text, and that every code
+// needle or CJK run of the text is still a substring of it.
+func TestLiterals(t *testing.T) {
+	tests := []struct {
+		text, want string
+		needles    []string
+	}{
+		{"The value x.(T) asserts that x is not nil.", "x.(T)", []string{"x.(T)", ".(T"}},
+		{"a[low : high : max] is a full slice", "a[low\n:\n:\nmax]", []string{"a[low"}},
+		{"use r#match or <-chan int, then c\"hello\".", "r#match\n<-chan\nc\"hello\".", []string{"r#match", "<-chan", `c"hello"`}},
+		{"保険金の支払手順は 次のとおり です", "保険金の支払手順は\n次のとおり\nです", []string{"支払手順", "保険金"}},
+		{"plain words only, no code here...", "", nil},
+		{"variadic ... parameters", "...", []string{"..."}},
+		{"run-time else's", "", nil},
+		{"", "", nil},
+	}
+	for _, tt := range tests {
+		got := Literals(tt.text)
+		if got != tt.want {
+			t.Errorf("Literals(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+		for _, n := range tt.needles {
+			if !strings.Contains(got, n) {
+				t.Errorf("Literals(%q) lost the needle %q", tt.text, n)
+			}
+		}
 	}
 }
