@@ -8,9 +8,18 @@ build:
 test:
     go test ./...
 
-# Benchmarks behind the numbers in README.md (ingest, search, the MCP server).
+# Benchmarks behind the numbers in README.md (ingest, search, the MCP server),
+# without the scale ones below. BenchmarkServeVsEcho needs Node.js (npx) or
+# LANGSPEC_EVERYTHING pointing at mcp-server-everything.
 bench:
-    go test ./internal/ingest/ ./internal/search/ ./internal/eval/ ./internal/manual/find/ ./internal/tools/ ./cmd/langspec/ -run '^$' -bench . -benchmem -count 3
+    go test ./internal/ingest/ ./internal/search/ ./internal/eval/ ./internal/manual/find/ ./internal/tools/ ./cmd/langspec/ -run '^$' -bench '^Benchmark(Ingest|Parse|ReadMdBook|ManualFind100|Search|SpecSearch|Serve)' -benchmem -count 3
+
+# The scale benchmarks: a generated 50,000-section corpus (80 MB, written at
+# test time) searched beside the Go spec and ingested by the real binary, and
+# manual_find over 5,000 files. Several minutes; LANGSPEC_SCALE_SECTIONS and
+# LANGSPEC_SCALE_MANUAL_FILES try smaller sizes.
+bench-scale:
+    go test ./internal/eval/ ./cmd/langspec/ ./internal/manual/find/ -run '^$' -bench 'Scale|ManualFind5000' -benchtime 20x
 
 # The official MCP Inspector (CLI mode, from npm) against the built binary:
 # list the tools, then call search_spec. Needs Node.js and the npm registry.
