@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,36 +16,6 @@ import (
 
 	"github.com/langspec/langspec/internal/eval/corpusgen"
 )
-
-// The size of the generated corpus, as in internal/eval's
-// BenchmarkScaleSearch: LANGSPEC_SCALE_SECTIONS, else the issue's 50,000.
-const (
-	scaleSectionsEnv     = "LANGSPEC_SCALE_SECTIONS"
-	defaultScaleSections = 50_000
-)
-
-func scaleSectionsFromEnv(tb testing.TB) int {
-	tb.Helper()
-	s := os.Getenv(scaleSectionsEnv)
-	if s == "" {
-		return defaultScaleSections
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		tb.Fatalf("%s=%q: want a number of sections, such as 10000", scaleSectionsEnv, s)
-	}
-	return n
-}
-
-// scaleConfigJSON declares the corpus in corpusDir as a user's markdown
-// source, language "scale", the way a user adds a document to langspec.json.
-func scaleConfigJSON(corpusDir string) []byte {
-	return fmt.Appendf(nil, `{"sources": [{
-  "language": "scale", "doc": "spec", "display_name": "Generated specification (corpusgen)",
-  "kind": "markdown", "local": [%q],
-  "canonical_url": "https://scale.example/spec/", "source_policy": "full_text", "version": "1"
-}]}`, corpusDir)
-}
 
 // BenchmarkScaleIngest runs the real binary, `langspec --db X --config Y
 // ingest scale`, over a generated corpus of LANGSPEC_SCALE_SECTIONS
@@ -62,7 +31,10 @@ func scaleConfigJSON(corpusDir string) []byte {
 //	LANGSPEC_SCALE_SECTIONS=5000 go test ./cmd/langspec -run '^$' -bench ScaleIngest -benchtime 1x
 func BenchmarkScaleIngest(b *testing.B) {
 	bin := langspecBinary(b) // skips under -short
-	sections := scaleSectionsFromEnv(b)
+	sections, err := corpusgen.SectionsFromEnv(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
 	dir := b.TempDir()
 	corpusDir := filepath.Join(dir, "corpus")
 	st, err := corpusgen.WriteSpec(corpusDir, sections)
@@ -70,7 +42,7 @@ func BenchmarkScaleIngest(b *testing.B) {
 		b.Fatal(err)
 	}
 	cfgPath := filepath.Join(dir, "langspec.json")
-	if err := os.WriteFile(cfgPath, scaleConfigJSON(corpusDir), 0o644); err != nil {
+	if err := os.WriteFile(cfgPath, corpusgen.SpecConfig(corpusDir), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("corpus: %d sections in %d files, %.1f MB", st.Sections, st.Files, float64(st.Bytes)/1e6)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,38 +21,6 @@ import (
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
-
-// scaleSectionsEnv sets the size of the generated corpus of the scale
-// benchmarks; the issue's figures are at the default.
-const (
-	scaleSectionsEnv     = "LANGSPEC_SCALE_SECTIONS"
-	defaultScaleSections = 50_000
-)
-
-// scaleSections is the corpus size asked for through scaleSectionsEnv.
-func scaleSections(tb testing.TB) int {
-	tb.Helper()
-	s := os.Getenv(scaleSectionsEnv)
-	if s == "" {
-		return defaultScaleSections
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 {
-		tb.Fatalf("%s=%q: want a number of sections, such as 10000", scaleSectionsEnv, s)
-	}
-	return n
-}
-
-// scaleConfig is a langspec.json that declares the generated corpus in
-// corpusDir as a user's markdown source: language "scale", doc "spec". A
-// fixed version keeps the date out of the store.
-func scaleConfig(corpusDir string) []byte {
-	return fmt.Appendf(nil, `{"sources": [{
-  "language": "scale", "doc": "spec", "display_name": "Generated specification (corpusgen)",
-  "kind": "markdown", "local": [%q],
-  "canonical_url": "https://scale.example/spec/", "source_policy": "full_text", "version": "1"
-}]}`, corpusDir)
-}
 
 // scaleStores are the two databases BenchmarkScaleSearch compares, built
 // once per test process: generating and ingesting 50,000 sections takes
@@ -108,7 +75,7 @@ func buildScaleStores(sections int) {
 	}
 	// The same path as the CLI: the config file's checks, then App.Ingest,
 	// which resolves the source, finds the local folder and reads it whole.
-	cfg, err := config.Parse(scaleConfig(corpusDir), "langspec.json")
+	cfg, err := config.Parse(corpusgen.SpecConfig(corpusDir), "langspec.json")
 	if err != nil {
 		s.err = err
 		return
@@ -158,14 +125,17 @@ func BenchmarkScaleSearch(b *testing.B) {
 	if testing.Short() {
 		b.Skip("-short: generates and ingests a large corpus (set LANGSPEC_SCALE_SECTIONS to try a smaller one)")
 	}
-	sections := scaleSections(b)
+	sections, err := corpusgen.SectionsFromEnv(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
 	scaleStores.once.Do(func() { buildScaleStores(sections) })
 	s := &scaleStores
 	if s.err != nil {
 		b.Fatal(s.err)
 	}
 	if s.sections != sections {
-		b.Fatalf("the stores of this process hold %d sections; %s changed to %d", s.sections, scaleSectionsEnv, sections)
+		b.Fatalf("the stores of this process hold %d sections; %s changed to %d", s.sections, corpusgen.SectionsEnv, sections)
 	}
 	b.Logf("corpus: %d sections in %d files, %.1f MB; ingested in %s", s.corpus.Sections, s.corpus.Files,
 		float64(s.corpus.Bytes)/1e6, s.ingest.Round(time.Millisecond))

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -104,4 +105,38 @@ func githubSlug(title string) string {
 		}
 	}
 	return b.String()
+}
+
+// SectionsEnv sets the size of the generated specification in the scale
+// benchmarks; DefaultSections is issue 15's size, used without it.
+const (
+	SectionsEnv     = "LANGSPEC_SCALE_SECTIONS"
+	DefaultSections = 50_000
+)
+
+// SectionsFromEnv is the specification size the scale benchmarks use:
+// getenv(SectionsEnv) when set, else DefaultSections. Errors: the value is
+// not a positive number.
+func SectionsFromEnv(getenv func(string) string) (int, error) {
+	s := getenv(SectionsEnv)
+	if s == "" {
+		return DefaultSections, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s=%q: want a number of sections, such as 10000", SectionsEnv, s)
+	}
+	return n, nil
+}
+
+// SpecConfig is a langspec.json declaring the specification written to
+// corpusDir as a user's markdown source, language "scale", doc "spec", the
+// way a user adds a document; a fixed version keeps the date out of the
+// store.
+func SpecConfig(corpusDir string) []byte {
+	return fmt.Appendf(nil, `{"sources": [{
+  "language": "scale", "doc": "spec", "display_name": "Generated specification (corpusgen)",
+  "kind": "markdown", "local": [%q],
+  "canonical_url": "https://scale.example/spec/", "source_policy": "full_text", "version": "1"
+}]}`, corpusDir)
 }

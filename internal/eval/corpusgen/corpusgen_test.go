@@ -200,3 +200,28 @@ func BenchmarkWriteSpec(b *testing.B) {
 		b.SetBytes(st.Bytes)
 	}
 }
+
+func TestSectionsFromEnv(t *testing.T) {
+	tests := []struct {
+		value   string
+		want    int
+		wantErr bool
+	}{
+		{"", DefaultSections, false},
+		{"5000", 5000, false},
+		{"0", 0, true},
+		{"-3", 0, true},
+		{"many", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := SectionsFromEnv(func(k string) string {
+			if k == SectionsEnv {
+				return tt.value
+			}
+			return ""
+		})
+		if got != tt.want || (err != nil) != tt.wantErr {
+			t.Errorf("%s=%q: %d, %v; want %d, error %v", SectionsEnv, tt.value, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
