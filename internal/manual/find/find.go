@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -192,33 +194,67 @@ func (f *Finder) log() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// workNode is a node during one search.
+// workNode is a node during a search. Searches over a whole manual share
+// its snapshot's workNodes (nodeTree) and only read them.
 type workNode struct {
 	db.ManualNode
+	snap   *manualSnapshot // the snapshot it is of
+	idx    int32           // its place in the snapshot's nodes
 	manual string
-	ref    string // manual + "\x00" + path + "#" + node id
 	parent *workNode
-	root   *workNode // top-level ancestor (itself at the top)
+	root   *workNode   // top-level ancestor (itself at the top)
+	kids   []*workNode // the nodes whose parent it is, in document order
 	nodeTraits
 }
 
-// found is a candidate being built.
+// found is a candidate being built. A search over a large manual builds
+// thousands: no maps of their own (three a candidate were a tenth of a
+// manual_find over 5,000 files).
 type found struct {
-	n       *workNode
-	stages  map[string]bool
-	terms   map[string]float64 // term -> best stage factor
-	bm25    float64
-	extra   float64
-	matched map[string]string // term -> the text that matched it (variant or synonym), for the snippet
+	n      *workNode
+	stages uint8       // stageBit of each stage that found it
+	terms  []termMatch // each term matched, once, in the order first matched
+	bm25   float64
+	extra  float64
 }
+
+// termMatch is a term a candidate matched.
+type termMatch struct {
+	term   string
+	factor float64 // the best stage factor
+	via    string  // the text that matched it (variant or synonym), for the snippet
+}
+
+// term returns the candidate's match of t, or nil.
+func (c *found) term(t string) *termMatch {
+	for i := range c.terms {
+		if c.terms[i].term == t {
+			return &c.terms[i]
+		}
+	}
+	return nil
+}
+
+// stageList is every stage, in the order candidates list them.
+var stageList = []string{StageExact, StageNormalized, StageLoose, StageSynonym, StageHeading, StageException, StageWiden}
+
+func stageBit(st string) uint8 { return 1 << stageOrder(st) }
 
 // search is the state of one Find.
 type search struct {
-	f         *Finder
-	req       Request
-	plan      queryplan.Plan
+	f    *Finder
+	req  Request
+	plan queryplan.Plan
+	// nodes are the nodes searched, the manuals' in turn; segs says which
+	// snapshot each run of them comes from.
 	nodes     []*workNode
-	found     map[*workNode]*found
+	segs      []segment
+	found     []*found          // by node position
+	foundList []*found          // in the order found
+	sets      map[setKey]bitset // the nodes holding a needle, by where and needle
+	excNodes  bitset            // the nodes holding exception vocabulary
+	normals   map[string]string // normalize.Normal, by text (search.normal)
+	looses    map[string]string // normalize.Loose, by text (search.loose)
 	deadline  time.Time
 	cut       string
 	unscanned []Unscanned
@@ -230,6 +266,10 @@ type search struct {
 	// fails as a whole, since "0 candidates" from an index that could not
 	// be read would look like an answer.
 	storeErr error
+	failures []stageFailure
+	// dropped is set when the search ran on snapshots the refresh beside
+	// it found out of date (searchCurrent): it stops, and is not used.
+	dropped atomic.Bool
 }
 
 // needle is one form of a term to look for.
@@ -245,13 +285,15 @@ var numberedLine = regexp.MustCompile(`(?m)^\s*(?:\d+[.)．）]|[０-９]+[.．)
 // Find runs the staged search and stores its trace.
 func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
 	start := f.now()
-	s, err := f.prepare(ctx, req, start)
+	s, err := f.searchCurrent(ctx, req, start)
 	if err != nil {
 		return Summary{}, err
 	}
-	s.run(ctx)
 	if err := ctx.Err(); err != nil {
 		return Summary{}, err
+	}
+	for _, e := range s.failures {
+		f.log().Warn("manual_find stage failed", "stage", e.stage, "err", e.err)
 	}
 	if s.storeErr != nil {
 		return Summary{}, s.storeErr
@@ -263,7 +305,79 @@ func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
 	return *sum, nil
 }
 
-func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*search, error) {
+// errStale says that a manual changed since the snapshot a search used.
+var errStale = errors.New("manual changed")
+
+// searchCurrent runs the search over the manuals as they are on disk.
+//
+// Seeing the folder as it is means a stat of every file and a read of the
+// store's file list (Index.snapshot: some 20 ms at 5,000 files). That
+// check runs beside a search of the snapshots already built, which it
+// almost always confirms unchanged, so the search does not wait for it.
+// When it finds a change, or fails, the early search is stopped and
+// dropped, and the search runs after the refresh, as it would have without
+// the head start: an answer is never of files older than the call.
+func (f *Finder) searchCurrent(ctx context.Context, req Request, start time.Time) (*search, error) {
+	var used []*manualSnapshot // in the order prepare took them
+	s, err := f.prepare(ctx, req, start, func(id string) (*manualSnapshot, error) {
+		snap := f.Index.built(id)
+		if snap == nil {
+			return nil, errStale
+		}
+		used = append(used, snap)
+		return snap, nil
+	})
+	if errors.Is(err, errStale) {
+		return f.searchRefreshed(ctx, req, start, nil) // nothing to start from
+	}
+	if err != nil {
+		return nil, err
+	}
+	early, stop := context.WithCancel(ctx)
+	defer stop()
+	type confirmed struct {
+		now map[string]*manualSnapshot
+		err error
+	}
+	checked := make(chan confirmed, 1)
+	go func() {
+		now, err := f.Index.confirm(ctx, used)
+		if err != nil {
+			s.dropped.Store(true)
+			stop()
+		}
+		checked <- confirmed{now, err}
+	}()
+	s.run(early)
+	c := <-checked
+	switch {
+	case c.err == nil:
+		return s, nil
+	case errors.Is(c.err, errStale):
+		return f.searchRefreshed(ctx, req, start, c.now)
+	}
+	return nil, c.err
+}
+
+// searchRefreshed refreshes the manuals, then searches them; refreshed are
+// snapshots just refreshed, by manual, not to refresh again.
+func (f *Finder) searchRefreshed(ctx context.Context, req Request, start time.Time, refreshed map[string]*manualSnapshot) (*search, error) {
+	s, err := f.prepare(ctx, req, start, func(id string) (*manualSnapshot, error) {
+		if snap := refreshed[id]; snap != nil {
+			return snap, nil
+		}
+		return f.Index.snapshot(ctx, id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.run(ctx)
+	return s, nil
+}
+
+// prepare checks the request and sets up its search over the manuals'
+// snapshots, as snapshotOf gives them.
+func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snapshotOf func(manualID string) (*manualSnapshot, error)) (*search, error) {
 	req.Query = strings.TrimSpace(req.Query)
 	if req.TimeMS == 0 {
 		req.TimeMS = DefaultTimeMS
@@ -332,7 +446,7 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*se
 		}
 		manualIDs = ids
 	}
-	s := &search{f: f, req: req, plan: plan, found: map[*workNode]*found{},
+	s := &search{f: f, req: req, plan: plan,
 		deadline: start.Add(time.Duration(req.TimeMS) * time.Millisecond),
 		sum:      &Summary{Intent: string(plan.Intent), Terms: plan.Terms, Warnings: []string{}}}
 	if f.Stats != nil {
@@ -341,7 +455,7 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*se
 		s.sum.Thresholds = adaptive.Defaults()
 	}
 	for _, id := range manualIDs {
-		snap, err := f.Index.snapshot(ctx, id)
+		snap, err := snapshotOf(id)
 		if err != nil {
 			return nil, err
 		}
@@ -357,36 +471,41 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time) (*se
 			// Never silently unsearchable: the answer names the file.
 			s.sum.Warnings = append(s.sum.Warnings, fmt.Sprintf("%s/%s was not searched: %s", id, sk.Path, sk.Detail))
 		}
-		byID := map[string]*workNode{}
+		seg := segment{snap: snap, start: len(s.nodes)}
+		if only == nil && len(s.nodes)+len(snap.nodes) <= hardNodeLimit {
+			// The whole manual: its snapshot's nodes, linked once.
+			shared := snap.nodeTree().nodes
+			if len(s.nodes) == 0 {
+				s.nodes = shared[:len(shared):len(shared)] // an append copies
+			} else {
+				s.nodes = append(s.nodes, shared...)
+			}
+			seg.taken = len(shared)
+			s.segs = append(s.segs, seg)
+			continue
+		}
+		seg.pos = make([]int32, len(snap.nodes))
+		var taken []*workNode
 		for i := range snap.nodes {
-			n := &workNode{ManualNode: snap.nodes[i], manual: id, nodeTraits: snap.traits[i]}
-			n.ref = id + "\x00" + n.Path + "#" + n.NodeID
-			if only != nil && !only[n.ref] && !only[id+"\x00"+n.Path+"#"] {
+			seg.pos[i] = -1
+			n := &workNode{ManualNode: snap.nodes[i], snap: snap, idx: int32(i), manual: id, nodeTraits: snap.traits[i]}
+			ref := id + "\x00" + n.Path + "#" + n.NodeID
+			if only != nil && !only[ref] && !only[id+"\x00"+n.Path+"#"] {
 				continue
 			}
 			if len(s.nodes) >= hardNodeLimit {
 				s.addUnscanned(Unscanned{ManualID: id, Path: n.Path, NodeID: n.NodeID, Reason: ReasonHardLimit})
 				continue
 			}
-			byID[n.Path+"#"+n.NodeID] = n
+			seg.pos[i] = int32(len(s.nodes))
 			s.nodes = append(s.nodes, n)
+			taken = append(taken, n)
 		}
-		for _, n := range s.nodes {
-			if n.manual != id {
-				continue
-			}
-			if n.ParentID != "" {
-				n.parent = byID[n.Path+"#"+n.ParentID]
-			}
-		}
+		link(taken)
+		seg.taken = len(taken)
+		s.segs = append(s.segs, seg)
 	}
-	for _, n := range s.nodes {
-		r := n
-		for r.parent != nil {
-			r = r.parent
-		}
-		n.root = r
-	}
+	s.found = make([]*found, len(s.nodes))
 	return s, nil
 }
 
@@ -397,8 +516,12 @@ func (s *search) addUnscanned(u Unscanned) {
 	}
 }
 
-// expired reports whether the time budget ran out, noting the cut.
+// expired reports whether the time budget ran out, noting the cut; a
+// search that will be dropped (searchCurrent) stops as if it had.
 func (s *search) expired() bool {
+	if s.dropped.Load() {
+		return true
+	}
 	if s.cut == ReasonTimeBudget {
 		return true
 	}
@@ -409,31 +532,137 @@ func (s *search) expired() bool {
 	return false
 }
 
-// scan calls fn for each node, checking the budget; nodes left when the
-// budget runs out are recorded unscanned for stage.
-func (s *search) scan(stage string, nodes []*workNode, fn func(*workNode)) {
-	for i, n := range nodes {
-		if i%64 == 0 && s.expired() {
-			for _, m := range nodes[i:] {
+// scan calls fn for each node of visit, in order, checking the budget as a
+// scan of every node does, before each run of 64 nodes; nodes left when the
+// budget runs out are recorded unscanned for stage. visit holds the nodes
+// fn has anything to do with: looked up in the manuals' indexes, so a stage
+// costs what it finds, not the size of the manual, and is cut where a scan
+// of every node would be.
+func (s *search) scan(stage string, visit bitset, fn func(p int, n *workNode)) {
+	for w := 0; w*64 < len(s.nodes); w++ {
+		if s.expired() {
+			for _, m := range s.nodes[w*64:] {
 				s.addUnscanned(Unscanned{ManualID: m.manual, Path: m.Path, NodeID: m.NodeID, Reason: ReasonTimeBudget, Stage: stage})
 			}
 			return
 		}
-		fn(n)
+		for b := visit[w]; b != 0; b &= b - 1 {
+			p := w<<6 | bits.TrailingZeros64(b)
+			fn(p, s.nodes[p])
+		}
 	}
 }
 
-func (s *search) add(n *workNode, stage, term string, factor float64, via string) *found {
-	c := s.found[n]
-	if c == nil {
-		c = &found{n: n, stages: map[string]bool{}, terms: map[string]float64{}, matched: map[string]string{}}
-		s.found[n] = c
+// segment is a run of a search's nodes taken from one manual snapshot.
+type segment struct {
+	snap  *manualSnapshot
+	start int     // position in search.nodes of its first node
+	pos   []int32 // by snapshot node: its position in search.nodes, -1 if not taken; nil when all are, from start on
+	taken int     // nodes taken
+}
+
+// at returns the position in search.nodes of the snapshot's node i, or -1.
+func (g *segment) at(i int32) int {
+	if g.pos == nil {
+		return g.start + int(i)
 	}
-	c.stages[stage] = true
-	if term != "" && factor > c.terms[term] {
-		c.terms[term] = factor
+	return int(g.pos[i])
+}
+
+type setKey struct {
+	hay    hay
+	needle string
+}
+
+// where returns the nodes whose h holds needle, exactly what a scan of
+// every node with the same test (snapshot.holds) finds: from each manual's
+// substring index, the nodes sure to, and the candidates checked with that
+// test. Kept for the rest of the search.
+func (s *search) where(h hay, needle string) bitset {
+	key := setKey{h, needle}
+	if b, ok := s.sets[key]; ok {
+		return b
+	}
+	b := newBitset(len(s.nodes))
+	for i := range s.segs {
+		g := &s.segs[i]
+		sure, maybe, all := g.snap.textIndex().lookup(h, needle)
+		for _, n := range sure {
+			if p := g.at(n); p >= 0 {
+				b.set(p)
+			}
+		}
+		check := func(n int32) {
+			if p := g.at(n); p >= 0 && !b.has(p) && g.snap.holds(h, n, needle) {
+				b.set(p)
+			}
+		}
+		if all {
+			for n := range int32(len(g.snap.nodes)) {
+				check(n)
+			}
+			continue
+		}
+		for _, n := range maybe {
+			check(n)
+		}
+	}
+	if s.sets == nil {
+		s.sets = map[setKey]bitset{}
+	}
+	s.sets[key] = b
+	return b
+}
+
+// posOf returns the position in search.nodes of a node taken.
+func (s *search) posOf(n *workNode) int {
+	for i := range s.segs {
+		if g := &s.segs[i]; g.snap == n.snap {
+			return g.at(n.idx)
+		}
+	}
+	return -1
+}
+
+// foundOf returns the candidate of a node taken, or nil.
+func (s *search) foundOf(n *workNode) *found { return s.found[s.posOf(n)] }
+
+// position returns the position in search.nodes of a manual's node with
+// the store's row id, or -1 when the search did not take it.
+func (s *search) position(manual string, row int64) int {
+	for i := range s.segs {
+		g := &s.segs[i]
+		if g.snap.manual != manual {
+			continue
+		}
+		if n, ok := g.snap.nodeTree().rows[row]; ok {
+			return g.at(n)
+		}
+		return -1
+	}
+	return -1
+}
+
+func (s *search) add(n *workNode, stage, term string, factor float64, via string) *found {
+	p := s.posOf(n)
+	c := s.found[p]
+	if c == nil {
+		c = &found{n: n}
+		s.found[p] = c
+		s.foundList = append(s.foundList, c)
+	}
+	c.stages |= stageBit(stage)
+	if term == "" {
+		return c
+	}
+	if m := c.term(term); m == nil {
+		if factor > 0 {
+			c.terms = append(c.terms, termMatch{term: term, factor: factor, via: via})
+		}
+	} else if factor > m.factor {
+		m.factor = factor
 		if via != "" {
-			c.matched[term] = via
+			m.via = via
 		}
 	}
 	return c
@@ -492,5 +721,10 @@ func (s *search) storeFailed(stage string, err error) {
 func (s *search) failed(stage string, err error) {
 	s.sum.StagesFailed = append(s.sum.StagesFailed, stage)
 	s.sum.Warnings = append(s.sum.Warnings, fmt.Sprintf("stage %s failed: %v", stage, err))
-	s.f.log().Warn("manual_find stage failed", "stage", stage, "err", err)
+	s.failures = append(s.failures, stageFailure{stage, err}) // logged by Find, for the search it keeps
+}
+
+type stageFailure struct {
+	stage string
+	err   error
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -33,11 +34,21 @@ type Index struct {
 }
 
 // manualSnapshot is the nodes of one manual as of one set of file hashes.
+// What is worked out from the nodes alone is built on first use and kept
+// with them: immutable once built, shared by concurrent searches.
 type manualSnapshot struct {
+	manual  string
 	key     string // fingerprint of (path, hash) of every file
 	nodes   []db.ManualNode
 	traits  []nodeTraits // by node, in nodes' order
 	skipped []SkippedFile
+
+	treeOnce  sync.Once
+	tree      *nodeTree
+	textOnce  sync.Once
+	text      *textIndex
+	orderOnce sync.Once
+	inOrder   bool
 }
 
 // nodeTraits are what every search reads of a node that no query changes:
@@ -52,14 +63,23 @@ type nodeTraits struct {
 	figures               []string // the numbers it states (figures), to compare sections of the same heading
 }
 
-// traitsOf works out the traits of nodes.
+// traitsOf works out the traits of nodes, on every core: the regular
+// expressions make it the longest part of loading a large manual.
 func traitsOf(nodes []db.ManualNode) []nodeTraits {
 	excs := exceptionForms()
 	out := make([]nodeTraits, len(nodes))
-	for i, n := range nodes {
-		out[i] = nodeTraits{normTitle: normalize.Normal(n.Title), looseTitle: normalize.Loose(n.Title),
-			hasExc: containsAny(n.Norm, excs), isList: numberedLine.MatchString(n.Body), figures: figures(n.Norm)}
+	parts := min(runtime.GOMAXPROCS(0), len(nodes)/1000+1)
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() {
+			for i := k * len(nodes) / parts; i < (k+1)*len(nodes)/parts; i++ {
+				n := &nodes[i]
+				out[i] = nodeTraits{normTitle: normalize.Normal(n.Title), looseTitle: normalize.Loose(n.Title),
+					hasExc: containsAny(n.Norm, excs), isList: numberedLine.MatchString(n.Body), figures: figures(n.Norm)}
+			}
+		})
 	}
+	wg.Wait()
 	return out
 }
 
@@ -165,9 +185,36 @@ func (x *Index) snapshot(ctx context.Context, manualID string) (*manualSnapshot,
 	if err != nil {
 		return nil, err
 	}
-	snap := &manualSnapshot{key: key.fingerprint, nodes: nodes, traits: traitsOf(nodes), skipped: key.skipped}
+	snap := &manualSnapshot{manual: manualID, key: key.fingerprint, nodes: nodes, traits: traitsOf(nodes), skipped: key.skipped}
 	x.cache[manualID] = snap
 	return snap, nil
+}
+
+// built returns the manual's snapshot as last built, or nil, without
+// looking at the folder.
+func (x *Index) built(manualID string) *manualSnapshot {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.cache[manualID]
+}
+
+// confirm refreshes the manuals of snaps, in order, and returns their
+// snapshots now, with errStale when one of them is no longer its manual's
+// snapshot.
+func (x *Index) confirm(ctx context.Context, snaps []*manualSnapshot) (map[string]*manualSnapshot, error) {
+	now := make(map[string]*manualSnapshot, len(snaps))
+	var err error
+	for _, snap := range snaps {
+		cur, e := x.snapshot(ctx, snap.manual)
+		if e != nil {
+			return nil, e
+		}
+		now[snap.manual] = cur
+		if cur != snap {
+			err = errStale
+		}
+	}
+	return now, err
 }
 
 type refreshState struct {

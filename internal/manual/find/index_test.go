@@ -130,3 +130,68 @@ func TestNewFilesAreSearchableWithoutRestart(t *testing.T) {
 		t.Fatalf("new file not found first: %+v", page.Candidates)
 	}
 }
+
+// TestEditsAreSearchableAtOnce edits, adds and removes files between
+// searches of a manual already loaded: a search starts on the snapshot it
+// has while the folder is checked (searchCurrent), and must still answer
+// from the files as they are when it is called.
+func TestEditsAreSearchableAtOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	copyTree(t, filepath.Join(fixturesDir, "ops-en"), filepath.Join(dir, "ops"))
+	f := newFinder(t, dir)
+	runbook := filepath.Join(dir, "ops", "runbooks", "db", "failover.md")
+	later := time.Now()
+	write := func(p, text string) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A later time than any write before, whatever the clock's grain.
+		later = later.Add(time.Second)
+		if err := os.Chtimes(p, later, later); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths := func(query string) []string {
+		t.Helper()
+		sum, err := f.Find(ctx, Request{ManualID: "ops", Query: query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range allHits(t, f, sum.TraceID, KindCandidates) {
+			if !slices.Contains(out, c.Path) {
+				out = append(out, c.Path)
+			}
+		}
+		return out
+	}
+	if got := paths("wombat"); len(got) != 0 {
+		t.Fatalf("wombat found before any file says it: %v", got)
+	}
+	steps := []struct {
+		name string
+		edit func()
+		want []string // paths holding wombat
+	}{
+		{"edited in place", func() { write(runbook, "# Database failover\n\nPromote the wombat.\n") }, []string{"runbooks/db/failover.md"}},
+		{"same size, new text", func() { write(runbook, "# Database failover\n\nPromote the koala.\n") }, nil},
+		{"added", func() { write(filepath.Join(dir, "ops", "wombat.md"), "# Wombat care\n\nFeed the wombat.\n") }, []string{"wombat.md"}},
+		{"removed", func() {
+			if err := os.Remove(filepath.Join(dir, "ops", "wombat.md")); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
+	}
+	for _, st := range steps {
+		st.edit()
+		if got := paths("wombat"); !slices.Equal(got, st.want) {
+			t.Errorf("%s: wombat in %v, want %v", st.name, got, st.want)
+		}
+		// And again, now from the snapshot the last search refreshed.
+		if got := paths("wombat"); !slices.Equal(got, st.want) {
+			t.Errorf("%s, searched again: wombat in %v, want %v", st.name, got, st.want)
+		}
+	}
+}

@@ -19,12 +19,12 @@ import (
 // term is and by how directly it matched, plus BM25's say and the intent.
 func (s *search) score(c *found) float64 {
 	sc := c.bm25 + c.extra
-	for t, factor := range c.terms {
-		idf := s.idf[t]
+	for _, m := range c.terms {
+		idf := s.idf[m.term]
 		if idf == 0 {
 			idf = 1
 		}
-		sc += factor * idf
+		sc += m.factor * idf
 	}
 	if len(c.terms) == 0 {
 		sc += 0.2 // found only as context (an exception nearby, a parent)
@@ -39,7 +39,7 @@ func (s *search) score(c *found) float64 {
 			sc += 0.5
 		}
 	case queryplan.IntentDefinition:
-		if c.stages[StageHeading] && len(c.terms) > 0 {
+		if c.stages&stageBit(StageHeading) != 0 && len(c.terms) > 0 {
 			sc += 0.5
 		}
 	}
@@ -49,23 +49,37 @@ func (s *search) score(c *found) float64 {
 // finish ranks, caps and judges (stage 3.5) and fills the summary.
 func (s *search) finish(start time.Time) *Summary {
 	sum := s.sum
-	cands := make([]*found, 0, len(s.found))
-	for _, c := range s.found {
-		cands = append(cands, c)
+	// Best first; ties in manual, path and document order. The keys sit
+	// beside each candidate: thousands are sorted on a large manual, and
+	// reaching into the nodes cost more than the sort. Within a manual
+	// whose nodes are in path and document order (snapshot.ordered), a
+	// node's position says both.
+	type ranked struct {
+		*found
+		score  float64
+		manual string
+		pos    int
 	}
-	scores := make(map[*found]float64, len(cands))
-	for _, c := range cands {
-		scores[c] = s.score(c)
+	ordered := true
+	for _, g := range s.segs {
+		ordered = ordered && g.snap.ordered()
 	}
-	slices.SortFunc(cands, func(a, b *found) int {
-		if d := scores[b] - scores[a]; d != 0 {
+	cands := make([]ranked, 0, len(s.foundList))
+	for _, c := range s.foundList {
+		cands = append(cands, ranked{c, s.score(c), c.n.manual, s.posOf(c.n)})
+	}
+	slices.SortFunc(cands, func(a, b ranked) int {
+		if d := b.score - a.score; d != 0 {
 			if d > 0 {
 				return 1
 			}
 			return -1
 		}
-		if a.n.manual != b.n.manual {
-			return strings.Compare(a.n.manual, b.n.manual)
+		if a.manual != b.manual {
+			return strings.Compare(a.manual, b.manual)
+		}
+		if ordered {
+			return a.pos - b.pos
 		}
 		if a.n.Path != b.n.Path {
 			return strings.Compare(a.n.Path, b.n.Path)
@@ -87,8 +101,8 @@ func (s *search) finish(start time.Time) *Summary {
 	titles := map[string][]*workNode{}
 	for _, c := range cands {
 		files[c.n.manual+"/"+c.n.Path]++
-		for t := range c.terms {
-			matchedTerms[t] = true
+		for _, m := range c.terms {
+			matchedTerms[m.term] = true
 		}
 		if c.n.hasExc {
 			sum.ExceptionHits++
@@ -97,7 +111,7 @@ func (s *search) finish(start time.Time) *Summary {
 			key := normalize.Loose(c.n.Title)
 			titles[key] = append(titles[key], c.n)
 		}
-		sum.candidateList = append(sum.candidateList, s.candidate(c, scores[c]))
+		sum.candidateList = append(sum.candidateList, s.candidate(c.found, c.score))
 	}
 	sum.Candidates = len(cands)
 	sum.Files = len(files)
@@ -190,7 +204,7 @@ func (s *search) judge() []string {
 		}
 		act(a)
 	}
-	if sum.Candidates >= 5 && sum.TopFileShare >= th.FileBias && len(s.manualFiles()) > 1 {
+	if sum.Candidates >= 5 && sum.TopFileShare >= th.FileBias && s.severalFiles() {
 		act(NextAction{Action: ActionReduceFileBias, Tool: "manual_ls",
 			Reason: fmt.Sprintf("%.0f%% of candidates sit in one file; check the other files of the manual", sum.TopFileShare*100)})
 	}
@@ -201,12 +215,15 @@ func (s *search) judge() []string {
 	return warn
 }
 
-func (s *search) manualFiles() map[string]bool {
-	out := map[string]bool{}
+// severalFiles reports whether the nodes searched come from more than one
+// file.
+func (s *search) severalFiles() bool {
 	for _, n := range s.nodes {
-		out[n.manual+"/"+n.Path] = true
+		if n.manual != s.nodes[0].manual || n.Path != s.nodes[0].Path {
+			return true
+		}
 	}
-	return out
+	return false
 }
 
 func quoteAll(ts []string) string {
@@ -223,12 +240,13 @@ func (s *search) candidate(c *found, score float64) Candidate {
 	n := c.n
 	out := Candidate{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
 		LineStart: n.LineStart, LineEnd: n.LineEnd, Score: score, Exception: n.hasExc}
-	for st := range c.stages {
-		out.Stages = append(out.Stages, st)
+	for i, st := range stageList {
+		if c.stages&(1<<i) != 0 {
+			out.Stages = append(out.Stages, st)
+		}
 	}
-	slices.SortFunc(out.Stages, func(a, b string) int { return stageOrder(a) - stageOrder(b) })
 	for _, t := range s.plan.Terms {
-		if _, ok := c.terms[t]; ok {
+		if c.term(t) != nil {
 			out.Matched = append(out.Matched, t)
 		}
 	}
@@ -236,12 +254,12 @@ func (s *search) candidate(c *found, score float64) Candidate {
 	// term, and the term's other forms.
 	var forms []string
 	for _, t := range out.Matched {
-		if via := c.matched[t]; via != "" {
+		if via := c.term(t).via; via != "" {
 			forms = append(forms, via)
 		}
 	}
 	for _, t := range out.Matched {
-		forms = append(forms, normalize.Normal(t))
+		forms = append(forms, s.normal(t))
 		for _, nd := range s.needles[t] {
 			forms = append(forms, nd.text)
 		}
@@ -251,7 +269,7 @@ func (s *search) candidate(c *found, score float64) Candidate {
 	}
 	looseForms := make([]string, 0, len(forms))
 	for _, f := range forms {
-		if lf := normalize.Loose(f); utf8.RuneCountInString(lf) >= 2 {
+		if lf := s.loose(f); utf8.RuneCountInString(lf) >= 2 {
 			looseForms = append(looseForms, lf)
 		}
 	}
@@ -284,8 +302,25 @@ func (s *search) candidate(c *found, score float64) Candidate {
 	return out
 }
 
+// normal and loose are normalize.Normal and normalize.Loose, kept for the
+// search: every candidate's snippet looks for the same few forms.
+func (s *search) normal(t string) string { return memo(&s.normals, t, normalize.Normal) }
+func (s *search) loose(t string) string  { return memo(&s.looses, t, normalize.Loose) }
+
+func memo(m *map[string]string, k string, fn func(string) string) string {
+	if v, ok := (*m)[k]; ok {
+		return v
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	v := fn(k)
+	(*m)[k] = v
+	return v
+}
+
 func stageOrder(st string) int {
-	return slices.Index([]string{StageExact, StageNormalized, StageLoose, StageSynonym, StageHeading, StageException, StageWiden}, st)
+	return slices.Index(stageList, st)
 }
 
 func cutRunes(s string, n int) string {

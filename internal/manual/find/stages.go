@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -25,13 +24,11 @@ func (s *search) stageExact(ctx context.Context) {
 		return
 	}
 	s.ran(StageExact)
-	byRow := make(map[int64]*workNode, len(s.nodes))
-	manualsSeen := map[string]bool{}
-	for _, n := range s.nodes {
-		byRow[n.RowID] = n
-		manualsSeen[n.manual] = true
+	norms := make([]string, len(s.plan.Terms))
+	for i, t := range s.plan.Terms {
+		norms[i] = normalize.Normal(t)
 	}
-	for manual := range manualsSeen {
+	for _, manual := range s.manualIDs() {
 		hits, err := s.exactCandidates(ctx, manual)
 		if err != nil {
 			s.storeFailed(StageExact, err)
@@ -42,16 +39,17 @@ func (s *search) stageExact(ctx context.Context) {
 			best = max(best, h.Score)
 		}
 		for _, h := range hits {
-			n := byRow[h.ID]
-			if n == nil {
+			p := s.position(manual, h.ID)
+			if p < 0 {
 				continue // outside an only_unscanned scope
 			}
+			n := s.nodes[p]
 			c := s.add(n, StageExact, "", 0, "")
 			if best > 0 {
 				c.bm25 = max(c.bm25, h.Score/best)
 			}
-			for _, t := range s.plan.Terms {
-				if strings.Contains(n.Norm, normalize.Normal(t)) {
+			for i, t := range s.plan.Terms {
+				if strings.Contains(n.Norm, norms[i]) {
 					s.add(n, StageExact, t, 1, t)
 				}
 			}
@@ -124,16 +122,13 @@ func (s *search) buildNeedles() {
 	s.idf = map[string]float64{}
 	total := float64(len(s.nodes))
 	for _, t := range s.plan.Terms {
-		df := 0
-		for _, n := range s.nodes {
-			for _, nd := range s.needles[t] {
-				if nd.text != "" && strings.Contains(n.Norm, nd.text) {
-					df++
-					break
-				}
+		holding := newBitset(len(s.nodes)) // the nodes holding any form of t
+		for _, nd := range s.needles[t] {
+			if nd.text != "" {
+				holding.or(s.where(hayNorm, nd.text))
 			}
 		}
-		s.idf[t] = math.Log(1 + total/float64(1+df))
+		s.idf[t] = math.Log(1 + total/float64(1+holding.count()))
 	}
 	s.excTerms = exceptionForms()
 }
@@ -156,24 +151,40 @@ func (s *search) stageSubstrings(stage string, synonyms bool) {
 	}
 	s.ran(stage)
 	loose := stage == StageLoose
-	s.scan(stage, s.nodes, func(n *workNode) {
-		for _, t := range s.plan.Terms {
-			for _, nd := range s.needles[t] {
-				if (nd.stage == StageSynonym) != synonyms {
-					continue
-				}
-				text, hay, factor := nd.text, n.Norm, nd.factor
-				if loose || synonyms && utf8.RuneCountInString(nd.loose) >= 2 {
-					text, hay = nd.loose, n.Loose
-				}
-				if loose {
-					factor *= 0.9
-				}
-				if utf8.RuneCountInString(text) < 2 && !isWordRune(text) {
-					continue
-				}
-				if strings.Contains(hay, text) {
-					s.add(n, stage, t, factor, nd.text)
+	// Each term's forms in order, with the nodes holding each: a node is
+	// credited with its first form that it holds.
+	type probe struct {
+		via    string
+		in     bitset
+		factor float64
+	}
+	probes := make([][]probe, len(s.plan.Terms))
+	visit := newBitset(len(s.nodes))
+	for i, t := range s.plan.Terms {
+		for _, nd := range s.needles[t] {
+			if (nd.stage == StageSynonym) != synonyms {
+				continue
+			}
+			text, h, factor := nd.text, hayNorm, nd.factor
+			if loose || synonyms && utf8.RuneCountInString(nd.loose) >= 2 {
+				text, h = nd.loose, hayLoose
+			}
+			if loose {
+				factor *= 0.9
+			}
+			if utf8.RuneCountInString(text) < 2 && !isWordRune(text) {
+				continue
+			}
+			in := s.where(h, text)
+			visit.or(in)
+			probes[i] = append(probes[i], probe{nd.text, in, factor})
+		}
+	}
+	s.scan(stage, visit, func(p int, n *workNode) {
+		for i, t := range s.plan.Terms {
+			for _, pr := range probes[i] {
+				if pr.in.has(p) {
+					s.add(n, stage, t, pr.factor, pr.via)
 					break
 				}
 			}
@@ -197,38 +208,53 @@ func (s *search) stageHeadings(ctx context.Context) {
 		return
 	}
 	s.ran(StageHeading)
-	children := map[*workNode][]*workNode{}
-	for _, n := range s.nodes {
-		if n.parent != nil {
-			children[n.parent] = append(children[n.parent], n)
+	// Each term's forms in order, with the nodes whose title holds each
+	// (named) and the headings each holds (within): a node is credited
+	// with its first form that does either.
+	type probe struct {
+		named, within bitset
+		nd            needle
+	}
+	probes := make([][]probe, len(s.plan.Terms))
+	visit := newBitset(len(s.nodes))
+	for i, t := range s.plan.Terms {
+		for _, nd := range s.needles[t] {
+			pr := probe{nd: nd}
+			if nd.text != "" {
+				pr.named = s.where(hayTitle, nd.text)
+				visit.or(pr.named)
+			}
+			// A heading that is part of the term names the thing itself:
+			// the glossary's 地震火災費用 for 地震火災費用特約.
+			pr.within = s.where(hayTitleIn, nd.loose)
+			visit.or(pr.within)
+			probes[i] = append(probes[i], pr)
 		}
 	}
 	var heads []*workNode
-	for _, n := range s.nodes {
-		title, looseTitle := n.normTitle, n.looseTitle
-		for _, t := range s.plan.Terms {
-			for _, nd := range s.needles[t] {
-				if nd.text != "" && strings.Contains(title, nd.text) {
-					s.add(n, StageHeading, t, nd.factor, nd.text).extra += 0.5 * s.idf[t]
+	visit.each(func(p int) {
+		n := s.nodes[p]
+		for i, t := range s.plan.Terms {
+			for _, pr := range probes[i] {
+				if pr.named.has(p) {
+					s.add(n, StageHeading, t, pr.nd.factor, pr.nd.text).extra += 0.5 * s.idf[t]
 					heads = append(heads, n)
 					break
 				}
-				// A heading that is part of the term names the thing itself:
-				// the glossary's 地震火災費用 for 地震火災費用特約.
-				if n.Kind == manualfile.KindHeading && utf8.RuneCountInString(looseTitle) >= minTitleInTerm && strings.Contains(nd.loose, looseTitle) {
-					s.add(n, StageHeading, t, 0.6*nd.factor, "")
+				if pr.within.has(p) {
+					s.add(n, StageHeading, t, 0.6*pr.nd.factor, "")
 					heads = append(heads, n)
 					break
 				}
 			}
 		}
-	}
+	})
 	limit := s.req.MaxCandidates / 2
 	added := 0
 	var walk func(n *workNode, term string, depth int)
 	walk = func(n *workNode, term string, depth int) {
-		for _, c := range children[n] {
-			if s.found[c] == nil {
+		for _, c := range n.kids {
+			if s.foundOf(c) == nil {
 				if added >= limit {
 					s.addUnscanned(Unscanned{ManualID: c.manual, Path: c.Path, NodeID: c.NodeID, Reason: ReasonStageCap, Stage: StageHeading})
 					continue
@@ -240,20 +266,16 @@ func (s *search) stageHeadings(ctx context.Context) {
 		}
 	}
 	for _, h := range heads {
-		for t := range s.found[h].terms {
-			walk(h, t, 1)
+		for _, m := range s.foundOf(h).terms {
+			walk(h, m.term, 1)
 		}
 	}
 	// Fuzzy lookup for the terms still without a match.
 	matched := map[string]bool{}
-	for _, c := range s.found {
-		for t := range c.terms {
-			matched[t] = true
+	for _, c := range s.foundList {
+		for _, m := range c.terms {
+			matched[m.term] = true
 		}
-	}
-	byRow := make(map[int64]*workNode, len(s.nodes))
-	for _, n := range s.nodes {
-		byRow[n.RowID] = n
 	}
 	for _, t := range s.plan.Terms {
 		if matched[t] || utf8.RuneCountInString(normalize.Normal(t)) < 4 {
@@ -266,19 +288,20 @@ func (s *search) stageHeadings(ctx context.Context) {
 				return
 			}
 			for _, h := range hits {
-				if n := byRow[h.ID]; n != nil && trigramOverlap(normalize.Normal(t), n.Norm) >= 0.5 {
-					s.add(n, StageHeading, t, 0.4, "")
+				if p := s.position(manual, h.ID); p >= 0 && trigramOverlap(normalize.Normal(t), s.nodes[p].Norm) >= 0.5 {
+					s.add(s.nodes[p], StageHeading, t, 0.4, "")
 				}
 			}
 		}
 	}
 }
 
+// manualIDs are the manuals of the nodes searched, in their order.
 func (s *search) manualIDs() []string {
 	var out []string
-	for _, n := range s.nodes {
-		if !slices.Contains(out, n.manual) {
-			out = append(out, n.manual)
+	for _, g := range s.segs {
+		if g.taken > 0 && !slices.Contains(out, g.snap.manual) {
+			out = append(out, g.snap.manual)
 		}
 	}
 	return out
@@ -312,25 +335,26 @@ func (s *search) stageExceptions(everywhere bool) {
 		stage = StageWiden
 	}
 	s.ran(stage)
-	roots, files := map[*workNode]bool{}, map[string]bool{}
-	for n, c := range s.found {
+	roots, files := map[*workNode]bool{}, map[fileRef]bool{}
+	for _, c := range s.foundList {
+		n := c.n
 		if len(c.terms) == 0 {
 			continue
 		}
 		roots[n.root] = true
-		files[n.manual+"\x00"+n.Path] = true
+		files[fileRef{n.manual, n.Path}] = true
 	}
 	wide := everywhere || s.plan.Intent == queryplan.IntentExceptions
 	limit := s.req.MaxCandidates / 2
 	added := 0
-	s.scan(stage, s.nodes, func(n *workNode) {
+	s.scan(stage, s.exceptionNodes(), func(_ int, n *workNode) {
 		if !n.hasExc {
 			return
 		}
-		if !roots[n.root] && !(wide && files[n.manual+"\x00"+n.Path]) {
+		if !roots[n.root] && !(wide && files[fileRef{n.manual, n.Path}]) {
 			return
 		}
-		if s.found[n] == nil {
+		if s.foundOf(n) == nil {
 			if added >= limit {
 				s.addUnscanned(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: stage})
 				return
@@ -341,12 +365,28 @@ func (s *search) stageExceptions(everywhere bool) {
 	})
 }
 
+// exceptionNodes returns the nodes holding exception vocabulary.
+func (s *search) exceptionNodes() bitset {
+	if s.excNodes == nil {
+		s.excNodes = newBitset(len(s.nodes))
+		for i := range s.segs {
+			g := &s.segs[i]
+			for _, n := range g.snap.nodeTree().exc {
+				if p := g.at(n); p >= 0 {
+					s.excNodes.set(p)
+				}
+			}
+		}
+	}
+	return s.excNodes
+}
+
 // stage4Reasons is the oversight check of stage 3.5 (seed 002 §6.1): too
 // few candidates, candidates piled in one file, or an exceptions question
 // with no exception found.
 func (s *search) stage4Reasons() []string {
 	th := s.sum.Thresholds
-	n := len(s.found)
+	n := len(s.foundList)
 	var out []string
 	switch {
 	case n == 0:
@@ -363,26 +403,34 @@ func (s *search) stage4Reasons() []string {
 	return out
 }
 
+// fileRef is a file of a manual.
+type fileRef struct{ manual, path string }
+
 func (s *search) topFile() (float64, string) {
-	per := map[string]int{}
-	for n := range s.found {
-		per[n.manual+"/"+n.Path]++
+	per := map[fileRef]int{}
+	for _, c := range s.foundList {
+		n := c.n
+		per[fileRef{n.manual, n.Path}]++
 	}
 	best, file := 0, ""
 	for f, c := range per {
-		if c > best || c == best && f < file {
-			best, file = c, f
+		if c < best {
+			continue
+		}
+		if name := f.manual + "/" + f.path; c > best || name < file {
+			best, file = c, name
 		}
 	}
-	if len(s.found) == 0 {
+	if len(s.foundList) == 0 {
 		return 0, ""
 	}
-	return float64(best) / float64(len(s.found)), file
+	return float64(best) / float64(len(s.foundList)), file
 }
 
 func (s *search) exceptionHits() int {
 	k := 0
-	for n := range s.found {
+	for _, c := range s.foundList {
+		n := c.n
 		if n.hasExc {
 			k++
 		}
@@ -405,7 +453,7 @@ func (s *search) stageWiden() {
 	limit := max(s.req.MaxCandidates/4, 10)
 	added := 0
 	addCapped := func(n *workNode, term string, factor float64) {
-		if s.found[n] == nil {
+		if s.foundOf(n) == nil {
 			if added >= limit {
 				s.addUnscanned(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: StageWiden})
 				return
@@ -414,16 +462,31 @@ func (s *search) stageWiden() {
 		}
 		s.add(n, StageWiden, term, factor, "")
 	}
-	s.scan(StageWiden, s.nodes, func(n *workNode) {
-		for _, fr := range frags {
-			if fr.text != "" && (strings.Contains(n.Norm, fr.text) || fr.loose != "" && strings.Contains(n.Loose, fr.loose)) {
+	type probe struct{ norm, loose bitset }
+	probes := make([]probe, len(frags))
+	visit := newBitset(len(s.nodes))
+	for i, fr := range frags {
+		if fr.text == "" {
+			continue
+		}
+		probes[i].norm = s.where(hayNorm, fr.text)
+		visit.or(probes[i].norm)
+		if fr.loose != "" {
+			probes[i].loose = s.where(hayLoose, fr.loose)
+			visit.or(probes[i].loose)
+		}
+	}
+	s.scan(StageWiden, visit, func(p int, n *workNode) {
+		for i, fr := range frags {
+			if fr.text != "" && (probes[i].norm.has(p) || fr.loose != "" && probes[i].loose.has(p)) {
 				addCapped(n, fr.term, 0.3)
 				return
 			}
 		}
 	})
-	for n, c := range s.found {
-		if n.parent != nil && len(c.terms) > 0 && s.found[n.parent] == nil {
+	for _, c := range s.foundList {
+		n := c.n
+		if n.parent != nil && len(c.terms) > 0 && s.foundOf(n.parent) == nil {
 			addCapped(n.parent, "", 0)
 		}
 	}
