@@ -56,11 +56,17 @@ func mustSearch(tb testing.TB, d *db.DB, sc db.Scope, word string) []db.SectionR
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return rowsOf(tb, scoped, ps)
+}
+
+// rowsOf reads the sections of postings ps, in their order.
+func rowsOf(tb testing.TB, scoped *db.Scoped, ps []db.Posting) []db.SectionRow {
+	tb.Helper()
 	ids := make([]int64, len(ps))
 	for i, p := range ps {
 		ids[i] = p.ID
 	}
-	rows, err := scoped.Sections(ctx, ids)
+	rows, err := scoped.Sections(context.Background(), ids)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -436,17 +442,9 @@ func TestIndexesFollowWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ids := make([]int64, len(ps))
-		for i, p := range ps {
-			ids[i] = p.ID
-		}
-		rows, err := scoped.Sections(ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var out []string
-		for _, id := range ids {
-			out = append(out, rows[id].SectionID)
+		for _, r := range rowsOf(t, scoped, ps) {
+			out = append(out, r.SectionID)
 		}
 		return out
 	}
