@@ -16,11 +16,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db/wordindex"
 	"github.com/langspec/langspec/internal/text/shape"
 	"github.com/langspec/langspec/migrations"
 )
@@ -33,6 +35,8 @@ type DB struct {
 	stmts    stmtCache
 	vocab    snapshotCache[*Vocabulary]
 	ranges   snapshotCache[*idRange]
+	layouts  snapshotCache[*wordindex.Snapshot]
+	scorers  sync.Pool // *wordindex.Scorer: buffers as large as a snapshot, reused by searches
 }
 
 // dsn builds the connection string. Pragmas go in the DSN rather than one Exec
@@ -224,6 +228,7 @@ func (d *DB) appliedMigrations(ctx context.Context) (map[string]bool, error) {
 // right after its file in the same transaction.
 var migrationSteps = map[string]func(context.Context, *sql.Tx) error{
 	"0004_index_storage.sql": fillLiterals,
+	"0006_word_postings.sql": fillWordPostings,
 }
 
 // fillLiterals writes the literals (text/shape.Literals) of the sections

@@ -113,8 +113,18 @@ func (s *Scoped) Columns() []string { return WordColumns() }
 
 // Words runs e against the word index, best first by bm25 with the given
 // per-column weights (in WordColumns order; nil for the defaults).
+//
+// A list of plain words is ranked in Go from the word postings (rankWords),
+// with the same answer; everything else goes to FTS5.
 func (s *Scoped) Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]Posting, error) {
-	return s.match(ctx, "sections_fts", bm25Weights(weights, len(WordColumns()), wordWeights), e, limit)
+	w := bm25Weights(weights, len(WordColumns()), wordWeights)
+	if e.IsZero() || limit <= 0 {
+		return nil, nil
+	}
+	if out, ok, err := s.rankWords(ctx, e, w, limit); ok || err != nil {
+		return out, err
+	}
+	return s.match(ctx, "sections_fts", w, e, limit)
 }
 
 // bm25Weights writes weights as bm25's arguments, or returns def unless

@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db/wordindex"
 	"github.com/langspec/langspec/internal/text/shape"
-	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // Source policies: what a document's licence lets us hand out.
@@ -218,19 +218,27 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, erro
 }
 
 func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section) error {
-	// The vocabulary is counted on another core while SQLite, which works
-	// on one, writes the rows and their indexes: a fifth of an ingest
-	// otherwise (docs/performance.md).
-	counted := make(chan map[string]int, 1)
-	go func() { counted <- documentFrequencies(sections) }()
-	var vocab map[string]int
-	df := func() map[string]int {
-		if vocab == nil {
-			vocab = <-counted
-		}
-		return vocab
+	// The words are read (vocabulary and postings) on another core while
+	// SQLite, which works on one, writes the rows and their indexes: a
+	// fifth of an ingest otherwise (docs/performance.md).
+	type analysis struct {
+		df       map[string]int
+		postings *wordindex.Builder
 	}
-	defer df() // on every return the counting has ended: the caller may reuse sections
+	analyzed := make(chan analysis, 1)
+	go func() {
+		df, b := analyzeSections(sections)
+		analyzed <- analysis{df, b}
+	}()
+	var words *analysis
+	wait := func() *analysis {
+		if words == nil {
+			a := <-analyzed
+			words = &a
+		}
+		return words
+	}
+	defer wait() // on every return the reading has ended: the caller may reuse sections
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
 		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes, literals)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -238,9 +246,14 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 		return err
 	}
 	defer stmt.Close()
+	ids := make([]int64, len(sections))
 	for i, s := range sections {
-		if _, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
-			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy, s.Anchors, shape.Of(s.Text), shape.Literals(s.Text)); err != nil {
+		r, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
+			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy, s.Anchors, shape.Of(s.Text), shape.Literals(s.Text))
+		if err == nil {
+			ids[i], err = r.LastInsertId()
+		}
+		if err != nil {
 			return fmt.Errorf("section %q: %w", s.SectionID, err)
 		}
 	}
@@ -257,34 +270,18 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 			return fmt.Errorf("index sections: %w", err)
 		}
 	}
-	return insertTerms(ctx, tx, snapID, df())
+	w := wait()
+	if err := writeWordPostings(ctx, tx, snapID, w.postings, ids); err != nil {
+		return fmt.Errorf("index sections: %w", err)
+	}
+	return insertTerms(ctx, tx, snapID, w.df)
 }
 
 // minTermRunes is the shortest word kept in a snapshot's vocabulary: shorter
 // words are not corrected (one edit turns any two letters into any other).
 const minTermRunes = 3
 
-// documentFrequencies counts the vocabulary of a snapshot: every folded word
-// of its sections' titles, paths, text and anchors with the number of
-// sections holding it.
-func documentFrequencies(sections []Section) map[string]int {
-	df := map[string]int{}
-	seen := map[string]bool{}
-	for _, s := range sections {
-		clear(seen)
-		for _, field := range []string{s.Title, s.Path, s.Text, s.Anchors} {
-			for _, t := range tokenize.Tokenize(field) {
-				if !seen[t.Folded] && utf8.RuneCountInString(t.Folded) >= minTermRunes {
-					seen[t.Folded] = true
-					df[t.Folded]++
-				}
-			}
-		}
-	}
-	return df
-}
-
-// insertTerms stores the vocabulary of a snapshot (documentFrequencies).
+// insertTerms stores the vocabulary of a snapshot (analyzeSections).
 func insertTerms(ctx context.Context, tx *sql.Tx, snapID int64, df map[string]int) error {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO snapshot_terms (snapshot_id, term, df) VALUES (?, ?, ?)`)
 	if err != nil {

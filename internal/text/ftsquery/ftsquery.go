@@ -36,7 +36,10 @@ type Query struct {
 
 // Expr is an FTS5 MATCH expression made only of quoted strings and the
 // operators this package writes. The zero Expr matches nothing and is not run.
-type Expr struct{ s string }
+type Expr struct {
+	s     string
+	words []Word // the words of an AnyWord expression, which internal/db may rank without FTS5
+}
 
 // String returns the expression to bind as the MATCH parameter.
 func (e Expr) String() string { return e.s }
@@ -144,7 +147,7 @@ func (q Query) AllTerms() Expr {
 	for _, t := range q.WordTerms() {
 		parts = append(parts, t.expr())
 	}
-	return Expr{strings.Join(parts, " AND ")}
+	return Expr{s: strings.Join(parts, " AND ")}
 }
 
 // AnyTerm matches sections that hold any single word of the word terms. It is
@@ -168,7 +171,7 @@ func (q Query) AnyTerm() Expr {
 	if len(parts) < 2 {
 		return Expr{}
 	}
-	return Expr{strings.Join(parts, " OR ")}
+	return Expr{s: strings.Join(parts, " OR ")}
 }
 
 func quoteWord(w string) string {
@@ -207,7 +210,7 @@ func AllTrigrams(texts []string) Expr {
 			parts = append(parts, e)
 		}
 	}
-	return Expr{strings.Join(parts, " OR ")}
+	return Expr{s: strings.Join(parts, " OR ")}
 }
 
 // Trigrams lists the three-rune windows of w, in order.
@@ -241,7 +244,7 @@ func AnyPhrase(texts []string) Expr {
 			parts = append(parts, e)
 		}
 	}
-	return Expr{strings.Join(parts, " OR ")}
+	return Expr{s: strings.Join(parts, " OR ")}
 }
 
 // AnyTrigram matches texts sharing any three-rune run with s in the trigram
@@ -255,7 +258,7 @@ func AnyTrigram(s string) Expr {
 			parts = append(parts, q)
 		}
 	}
-	return Expr{strings.Join(parts, " OR ")}
+	return Expr{s: strings.Join(parts, " OR ")}
 }
 
 // Word is one word for the ranking engine's expressions: its text (quoted
@@ -276,17 +279,23 @@ func (w Word) expr() string {
 // and rarer, of them first. Each word may itself be several words (a phrase).
 func AnyWord(words []Word) Expr {
 	var parts []string
+	var kept []Word
 	seen := map[string]bool{}
 	for _, w := range words {
 		if (Term{Text: w.Text}).hasWords() {
 			if e := w.expr(); !seen[e] {
 				seen[e] = true
 				parts = append(parts, e)
+				kept = append(kept, w)
 			}
 		}
 	}
-	return Expr{strings.Join(parts, " OR ")}
+	return Expr{s: strings.Join(parts, " OR "), words: kept}
 }
+
+// Words returns the words of an expression AnyWord built, one per phrase
+// in the expression's order; nil for any other expression.
+func (e Expr) Words() []Word { return e.words }
 
 // AnyText matches texts holding any of texts as a substring, for the trigram
 // indexes; texts shorter than MinSubstringRunes are left out.
@@ -302,5 +311,5 @@ func AnyText(texts []string) Expr {
 			parts = append(parts, q)
 		}
 	}
-	return Expr{strings.Join(parts, " OR ")}
+	return Expr{s: strings.Join(parts, " OR ")}
 }

@@ -1,0 +1,282 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/tokenize"
+)
+
+// analyzeSections reads every word of a snapshot once for both things
+// derived from them: the vocabulary with each word's section count (for
+// typo correction, snapshot_terms) and the word postings (word_postings).
+func analyzeSections(sections []Section) (map[string]int, *wordindex.Builder) {
+	df := map[string]int{}
+	seen := map[string]bool{}
+	count := func(folded string) {
+		if !seen[folded] && utf8.RuneCountInString(folded) >= minTermRunes {
+			seen[folded] = true
+			df[folded]++
+		}
+	}
+	b := wordindex.NewBuilder()
+	for _, s := range sections {
+		clear(seen)
+		b.Add(wordColumns(s.Title, s.Path, s.Text, s.Anchors), count)
+	}
+	return df, b
+}
+
+// wordColumns are a section's texts in the word index's column order
+// (WordColumns), as sections_fts is filled from the sections table.
+func wordColumns(title, path, body, anchors string) [wordindex.Columns]string {
+	return [wordindex.Columns]string{title, path, body, anchors}
+}
+
+// writeWordPostings stores the postings b gathered for snapshot snapID,
+// whose sections were stored under ids (in the order b saw them).
+func writeWordPostings(ctx context.Context, tx *sql.Tx, snapID int64, b *wordindex.Builder, ids []int64) error {
+	layout, err := b.Layout(ids)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO word_layouts (snapshot_id, sections, tokens, layout) VALUES (?, ?, ?, ?)`,
+		snapID, b.Sections(), b.Tokens(), layout); err != nil {
+		return fmt.Errorf("word layout: %w", err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO word_postings (snapshot_id, term, df, postings) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, t := range b.Terms() {
+		if _, err := stmt.ExecContext(ctx, snapID, t.Text, t.DF, t.Postings); err != nil {
+			return fmt.Errorf("postings of %q: %w", t.Text, err)
+		}
+	}
+	return nil
+}
+
+// fillWordPostings writes the word postings of the snapshots stored before
+// migration 0006, one snapshot at a time.
+func fillWordPostings(ctx context.Context, tx *sql.Tx) error {
+	var snapshots []int64
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM snapshots ORDER BY id`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		snapshots = append(snapshots, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, snapID := range snapshots {
+		rows, err := tx.QueryContext(ctx, `SELECT id, coalesce(title, ''), coalesce(section_path, ''), coalesce(body, ''), coalesce(anchors, '')
+			FROM sections WHERE snapshot_id = ? ORDER BY id`, snapID)
+		if err != nil {
+			return err
+		}
+		b := wordindex.NewBuilder()
+		var ids []int64
+		for rows.Next() {
+			var id int64
+			var title, path, body, anchors string
+			if err := rows.Scan(&id, &title, &path, &body, &anchors); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+			b.Add(wordColumns(title, path, body, anchors), nil)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if err := writeWordPostings(ctx, tx, snapID, b, ids); err != nil {
+			return fmt.Errorf("snapshot %d: %w", snapID, err)
+		}
+	}
+	return nil
+}
+
+// plainTerms returns the index term of each of e's words when e is a plain
+// list of words (ftsquery.AnyWord) whose every word is one token and no
+// prefix: the expressions wordindex ranks. ok is false otherwise, and FTS5
+// answers.
+func plainTerms(e ftsquery.Expr) (terms []string, ok bool) {
+	words := e.Words()
+	if len(words) == 0 {
+		return nil, false
+	}
+	for _, w := range words {
+		toks := tokenize.Tokenize(w.Text)
+		if w.Prefix || len(toks) != 1 {
+			return nil, false
+		}
+		terms = append(terms, tokenize.Stem(toks[0].Folded))
+	}
+	return terms, true
+}
+
+// parseWeights reads back the weights bm25Weights wrote, so that Go ranks
+// with exactly the numbers FTS5 is given.
+func parseWeights(text string) ([wordindex.Columns]float64, bool) {
+	var w [wordindex.Columns]float64
+	parts := strings.Split(text, ", ")
+	if len(parts) != wordindex.Columns {
+		return w, false
+	}
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return w, false
+		}
+		w[i] = x
+	}
+	return w, true
+}
+
+// rankWords answers Words from word_postings: the same sections, scores
+// and order as bm25() over sections_fts, without reading FTS5's doclists.
+// ok is false when it cannot (an expression or scope only FTS5 serves, a
+// snapshot without postings), and the caller asks FTS5.
+func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText string, limit int) (out []Posting, ok bool, err error) {
+	terms, ok := plainTerms(e)
+	if !ok || s.prefix != "" {
+		return nil, false, nil
+	}
+	weights, ok := parseWeights(weightsText)
+	if !ok {
+		return nil, false, nil
+	}
+	layouts := make(map[int64]*wordindex.Snapshot, len(s.set.byID))
+	for id, info := range s.set.byID {
+		l, err := s.d.layout(ctx, id, info)
+		if err != nil {
+			return nil, false, err
+		}
+		if l == nil {
+			return nil, false, nil
+		}
+		layouts[id] = l
+	}
+	var rows, tokens int64
+	if err := s.queryRow(ctx, `SELECT coalesce(sum(sections), 0), coalesce(sum(tokens), 0) FROM word_layouts`, &rows, &tokens); err != nil {
+		return nil, false, err
+	}
+	if rows == 0 {
+		return nil, true, nil
+	}
+	hits, lists, err := s.postings(ctx, terms)
+	if err != nil {
+		return nil, false, err
+	}
+	q := wordindex.Query{Weights: weights, AvgLen: float64(tokens) / float64(rows), IDF: make([]float64, len(terms))}
+	for i, t := range terms {
+		q.IDF[i] = wordindex.IDF(rows, hits[t])
+	}
+	top := wordindex.NewTop(limit)
+	scorer, _ := s.d.scorers.Get().(*wordindex.Scorer)
+	if scorer == nil {
+		scorer = new(wordindex.Scorer)
+	}
+	defer s.d.scorers.Put(scorer)
+	for id, snap := range layouts {
+		perPhrase := make([][]byte, len(terms))
+		for i, t := range terms {
+			perPhrase[i] = lists[id][t]
+		}
+		if err := scorer.Rank(snap, q, perPhrase, top); err != nil {
+			return nil, false, fmt.Errorf("snapshot %d: %w", id, err)
+		}
+	}
+	for _, h := range top.Hits() {
+		out = append(out, Posting{ID: h.ID, Score: h.Score})
+	}
+	return out, true, nil
+}
+
+// postings reads, for each of terms, the number of sections of the whole
+// table holding it (FTS5's count for bm25's IDF) and its postings in each
+// snapshot of the scope.
+func (s *Scoped) postings(ctx context.Context, terms []string) (map[string]int64, map[int64]map[string][]byte, error) {
+	list, _ := json.Marshal(terms) // []string always marshals
+	rows, err := s.d.query(ctx, `SELECT term, snapshot_id, df,
+			CASE WHEN snapshot_id IN (SELECT value FROM json_each(?1)) THEN postings END
+		FROM word_postings WHERE term IN (SELECT value FROM json_each(?2))`, s.set.json, string(list))
+	if err != nil {
+		return nil, nil, s.d.classify(err, "search")
+	}
+	defer rows.Close()
+	hits := map[string]int64{}
+	lists := map[int64]map[string][]byte{}
+	for rows.Next() {
+		var term string
+		var snapID, df int64
+		var data []byte
+		if err := rows.Scan(&term, &snapID, &df, &data); err != nil {
+			return nil, nil, s.d.classify(err, "search")
+		}
+		hits[term] += df
+		if data != nil {
+			if lists[snapID] == nil {
+				lists[snapID] = map[string][]byte{}
+			}
+			lists[snapID][term] = data
+		}
+	}
+	return hits, lists, s.d.classify(rows.Err(), "search")
+}
+
+// queryRow runs a one-row read query into dest.
+func (s *Scoped) queryRow(ctx context.Context, text string, dest ...any) error {
+	rows, err := s.d.query(ctx, text)
+	if err != nil {
+		return s.d.classify(err, "search")
+	}
+	defer rows.Close()
+	if rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return s.d.classify(err, "search")
+		}
+	}
+	return s.d.classify(rows.Err(), "search")
+}
+
+// layout returns a snapshot's word layout, read once per DB (snapshots
+// never change); nil when the snapshot has none.
+func (d *DB) layout(ctx context.Context, snapshotID int64, info VersionInfo) (*wordindex.Snapshot, error) {
+	return d.layouts.get(snapshotKeys(map[int64]VersionInfo{snapshotID: info}), func() (*wordindex.Snapshot, error) {
+		rows, err := d.query(ctx, `SELECT layout FROM word_layouts WHERE snapshot_id = ?`, snapshotID)
+		if err != nil {
+			return nil, d.classify(err, "search")
+		}
+		defer rows.Close()
+		if !rows.Next() {
+			return nil, d.classify(rows.Err(), "search")
+		}
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			return nil, d.classify(err, "search")
+		}
+		snap, err := wordindex.DecodeLayout(data)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %d: %w", snapshotID, err)
+		}
+		return snap, nil
+	})
+}
