@@ -3,7 +3,9 @@ package db
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"time"
@@ -38,6 +40,7 @@ type ManualNode struct {
 	Body      string
 	Norm      string
 	Loose     string
+	FileName  string // as stored: the file_name field of the indexes (fileName); PutManualFile ignores it
 }
 
 // ManualFiles returns the indexed files of a manual, by path. An unknown
@@ -183,12 +186,12 @@ func (d *DB) DeleteManualFiles(ctx context.Context, manualID string, paths []str
 
 // manualNodeColumns are read by scanManualNode, in this order.
 const manualNodeColumns = `n.id, f.path, n.ord, n.node_id, n.parent_id, n.kind, n.level, n.title,
-	n.line_start, n.line_end, n.own_end, n.body, n.norm, n.loose`
+	n.line_start, n.line_end, n.own_end, n.body, n.norm, n.loose, n.file_name`
 
 func scanManualNode(rows *sql.Rows) (ManualNode, error) {
 	var n ManualNode
 	err := rows.Scan(&n.RowID, &n.Path, &n.Ord, &n.NodeID, &n.ParentID, &n.Kind, &n.Level, &n.Title,
-		&n.LineStart, &n.LineEnd, &n.OwnEnd, &n.Body, &n.Norm, &n.Loose)
+		&n.LineStart, &n.LineEnd, &n.OwnEnd, &n.Body, &n.Norm, &n.Loose, &n.FileName)
 	return n, err
 }
 
@@ -334,9 +337,159 @@ func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsque
 		return nil, nil
 	}
 	rank := "bm25(" + table + ", " + weights + ")"
-	rows, err := m.d.query(ctx, `SELECT `+table+`.rowid, -`+rank+`
-		FROM `+table+` JOIN manual_nodes n ON n.id = `+table+`.rowid JOIN manual_files f ON f.id = n.file_id
-		WHERE `+table+` MATCH ?1 AND f.manual_id = ?2
+	// A row is the manual's when its node's file is: two lookups a row,
+	// a third of a query matching thousands of rows. When no other manual
+	// is indexed every row is the manual's, and they are skipped: that test
+	// is worked out once (two seeks in the files' index), and OR only works
+	// out its right side when its left side is false. The rows, their
+	// scores and their order (rows of equal score by id, as the index lists
+	// them) are the same either way.
+	rows, err := m.d.query(ctx, `SELECT `+table+`.rowid, -`+rank+` FROM `+table+`
+		WHERE `+table+` MATCH ?1 AND (
+			NOT EXISTS (SELECT 1 FROM manual_files WHERE manual_id < ?2) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE manual_id > ?2)
+			OR EXISTS (SELECT 1 FROM manual_nodes n JOIN manual_files f ON f.id = n.file_id WHERE n.id = `+table+`.rowid AND f.manual_id = ?2))
 		ORDER BY `+rank+` LIMIT ?3`, e.String(), m.manualID, limit)
 	return m.d.collectPostings(rows, err)
+}
+
+// TrigramStats is what FTS5's bm25 reads of the whole manual trigram index
+// (every manual's rows, not one manual's) for a query of single trigrams:
+// its rows, its trigrams over all columns, and for each trigram the rows
+// holding it and its idf. With them and a row's own columns the row's bm25
+// can be worked out exactly without the index, which internal/manual/find's
+// fuzzy heading lookup does over a manual snapshot.
+type TrigramStats struct {
+	Rows   int64
+	Tokens int64
+	Docs   []int64 // by trigram, in the order asked
+	// IDF is bm25's idf of each trigram before bm25 raises what is not
+	// above zero to 1e-6: ln((Rows - Docs + 0.5) / (Docs + 0.5)), the
+	// division and logarithm done by SQLite, so that it is the very
+	// double bm25 uses (a logarithm of another library may differ in the
+	// last bit, and reorder rows of nearly equal score).
+	IDF []float64
+}
+
+// ManualTrigramStats returns the manual trigram index's TrigramStats for
+// grams, each a string of three characters. Rows and Tokens are where bm25
+// reads them, the index's averages record (row 1 of its data table: the row
+// count, then the token count of each column, as SQLite varints); ok is
+// false when that record is missing or not as described, and the caller
+// must then rank through the index itself. The record and the counts are
+// read by one statement, so they are of one state of the index.
+func (d *DB) ManualTrigramStats(ctx context.Context, grams []string) (st TrigramStats, ok bool, err error) {
+	if len(grams) == 0 {
+		return st, false, nil
+	}
+	text := `SELECT (SELECT block FROM manual_nodes_trigram_data WHERE id = 1)`
+	args := make([]any, len(grams))
+	for i, g := range grams {
+		text += fmt.Sprintf(`, (SELECT count(*) FROM manual_nodes_trigram WHERE manual_nodes_trigram MATCH ?%d)`, i+1)
+		args[i] = ftsquery.AnyTrigram(g).String()
+	}
+	var rec []byte
+	st.Docs = make([]int64, len(grams))
+	dest := []any{&rec}
+	for i := range st.Docs {
+		dest = append(dest, &st.Docs[i])
+	}
+	if err := d.scanRow(ctx, text, args, dest...); err != nil {
+		return st, false, d.classify(err, "read the manual trigram index of")
+	}
+	var vals []int64
+	for len(rec) > 0 {
+		v, n := sqliteVarint(rec)
+		if n == 0 {
+			return st, false, nil
+		}
+		vals, rec = append(vals, int64(v)), rec[n:]
+	}
+	if len(vals) != 1+len(manualTrigramColumns) || vals[0] <= 0 {
+		return st, false, nil
+	}
+	st.Rows = vals[0]
+	for _, v := range vals[1:] {
+		st.Tokens += v
+	}
+	docs, _ := json.Marshal(st.Docs)
+	rows, err := d.query(ctx, `SELECT ln(((?1 - value) + 0.5) / (value + 0.5)) FROM json_each(?2) ORDER BY key`, st.Rows, string(docs))
+	if err != nil {
+		return st, false, d.classify(err, "work out idf in")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var idf sql.NullFloat64
+		if err := rows.Scan(&idf); err != nil {
+			return st, false, d.classify(err, "work out idf in")
+		}
+		if !idf.Valid {
+			return st, false, nil // more rows hold a trigram than the record counts
+		}
+		st.IDF = append(st.IDF, idf.Float64)
+	}
+	if err := rows.Err(); err != nil {
+		return st, false, d.classify(err, "work out idf in")
+	}
+	return st, len(st.IDF) == len(grams), nil
+}
+
+// scanRow runs a read query through the statement cache and scans its one
+// row.
+func (d *DB) scanRow(ctx context.Context, text string, args []any, dest ...any) error {
+	rows, err := d.query(ctx, text, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return err
+	}
+	return rows.Close()
+}
+
+// manualTrigramColumns are the manual trigram index's columns in order
+// (migration 0003).
+var manualTrigramColumns = []string{"title", "norm", "file_name"}
+
+// sqliteVarint decodes the SQLite varint at the start of b (big-endian,
+// seven bits a byte while the high bit is set, the ninth byte whole) and
+// returns it with its length, 0 when b ends first.
+func sqliteVarint(b []byte) (uint64, int) {
+	var v uint64
+	for i := 0; i < 9 && i < len(b); i++ {
+		if i == 8 {
+			return v<<8 | uint64(b[i]), 9
+		}
+		v = v<<7 | uint64(b[i]&0x7f)
+		if b[i] < 0x80 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}
+
+// ManualTrigramRows returns the rows of the manual trigram index (every
+// manual's) that hold gram, a string of three characters, in any column,
+// by ascending id.
+func (d *DB) ManualTrigramRows(ctx context.Context, gram string) ([]int64, error) {
+	rows, err := d.query(ctx, `SELECT rowid FROM manual_nodes_trigram WHERE manual_nodes_trigram MATCH ?1`, ftsquery.AnyTrigram(gram).String())
+	if err != nil {
+		return nil, d.classify(err, "read the manual trigram index of")
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, d.classify(err, "read the manual trigram index of")
+		}
+		out = append(out, id)
+	}
+	return out, d.classify(rows.Err(), "read the manual trigram index of")
 }

@@ -141,3 +141,42 @@ func TestTopKeepsTheBest(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRank ranks two common words over 50,000 sections, the shape of
+// BenchmarkScaleSearch/common, and reports the cost per posting.
+func BenchmarkRank(b *testing.B) {
+	r := rand.New(rand.NewPCG(7, 8))
+	bld := NewBuilder()
+	words := []string{"type", "value", "other", "text", "more"}
+	ids := make([]int64, 50000)
+	for i := range ids {
+		ids[i] = int64(i + 1)
+		var body []byte
+		for range 20 + r.IntN(200) {
+			body = append(body, words[r.IntN(len(words))]...)
+			body = append(body, ' ')
+		}
+		title := ""
+		if r.IntN(10) == 0 {
+			title = "type"
+		}
+		bld.Add([Columns]string{title, "", string(body), ""}, nil)
+	}
+	snap := must(DecodeLayout(must(bld.Layout(ids))))
+	var lists [][]byte
+	postings := 0
+	for _, t := range bld.Terms() {
+		if t.Text == "type" || t.Text == "valu" {
+			lists = append(lists, t.Postings)
+			postings += t.DF
+		}
+	}
+	q := Query{IDF: []float64{1e-6, 1e-6}, Weights: [Columns]float64{10, 4, 1, 6}, AvgLen: float64(bld.Tokens()) / 50000}
+	var sc Scorer
+	for b.Loop() {
+		if err := sc.Rank(snap, q, lists, NewTop(50)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(postings), "ns/posting")
+}
