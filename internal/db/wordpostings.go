@@ -181,13 +181,13 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 	if rows == 0 {
 		return nil, true, nil
 	}
-	hits, lists, err := s.postings(ctx, terms)
+	idf, lists, err := s.postings(ctx, terms, rows)
 	if err != nil {
 		return nil, false, err
 	}
 	q := wordindex.Query{Weights: weights, AvgLen: float64(tokens) / float64(rows), IDF: make([]float64, len(terms))}
 	for i, t := range terms {
-		q.IDF[i] = wordindex.IDF(rows, hits[t])
+		q.IDF[i] = idf[t] // a term no section holds has no postings: its IDF is never used
 	}
 	top := wordindex.NewTop(limit)
 	scorer, _ := s.d.scorers.Get().(*wordindex.Scorer)
@@ -210,36 +210,51 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 	return out, true, nil
 }
 
-// postings reads, for each of terms, the number of sections of the whole
-// table holding it (FTS5's count for bm25's IDF) and its postings in each
-// snapshot of the scope.
-func (s *Scoped) postings(ctx context.Context, terms []string) (map[string]int64, map[int64]map[string][]byte, error) {
+// postings reads, for each of terms, its IDF over the whole table (FTS5's
+// statistics for bm25) and its postings in each snapshot of the scope. The
+// IDF is worked out by SQLite's ln(), the C library's log that bm25() calls:
+// Go's math.Log may differ from it in the last bit, and scores that differ
+// there can swap two sections.
+func (s *Scoped) postings(ctx context.Context, terms []string, rows int64) (map[string]float64, map[int64]map[string][]byte, error) {
 	list, _ := json.Marshal(terms) // []string always marshals
-	rows, err := s.d.query(ctx, `SELECT term, snapshot_id, df,
-			CASE WHEN snapshot_id IN (SELECT value FROM json_each(?1)) THEN postings END
-		FROM word_postings WHERE term IN (SELECT value FROM json_each(?2))`, s.set.json, string(list))
+	idf := map[string]float64{}
+	counts, err := s.d.query(ctx, `SELECT term, ln((?2 - sum(df) + 0.5) / (sum(df) + 0.5))
+		FROM word_postings WHERE term IN (SELECT value FROM json_each(?1)) GROUP BY term`, string(list), rows)
 	if err != nil {
 		return nil, nil, s.d.classify(err, "search")
 	}
-	defer rows.Close()
-	hits := map[string]int64{}
-	lists := map[int64]map[string][]byte{}
-	for rows.Next() {
+	defer counts.Close()
+	for counts.Next() {
 		var term string
-		var snapID, df int64
-		var data []byte
-		if err := rows.Scan(&term, &snapID, &df, &data); err != nil {
+		var x float64
+		if err := counts.Scan(&term, &x); err != nil {
 			return nil, nil, s.d.classify(err, "search")
 		}
-		hits[term] += df
-		if data != nil {
-			if lists[snapID] == nil {
-				lists[snapID] = map[string][]byte{}
-			}
-			lists[snapID][term] = data
-		}
+		idf[term] = wordindex.FloorIDF(x)
 	}
-	return hits, lists, s.d.classify(rows.Err(), "search")
+	if err := counts.Err(); err != nil {
+		return nil, nil, s.d.classify(err, "search")
+	}
+	lists := map[int64]map[string][]byte{}
+	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, postings FROM word_postings
+		WHERE term IN (SELECT value FROM json_each(?1)) AND snapshot_id IN (SELECT value FROM json_each(?2))`, string(list), s.set.json)
+	if err != nil {
+		return nil, nil, s.d.classify(err, "search")
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var term string
+		var snapID int64
+		var data []byte
+		if err := rs.Scan(&term, &snapID, &data); err != nil {
+			return nil, nil, s.d.classify(err, "search")
+		}
+		if lists[snapID] == nil {
+			lists[snapID] = map[string][]byte{}
+		}
+		lists[snapID][term] = data
+	}
+	return idf, lists, s.d.classify(rs.Err(), "search")
 }
 
 // queryRow runs a one-row read query into dest.

@@ -191,8 +191,7 @@ func (s *Snapshot) lengthNorms(avgLen float64) []float64 {
 	}
 	k := make([]float64, len(s.Lengths))
 	for i, l := range s.Lengths {
-		d := float64(l)
-		k[i] = k1 * (1 - b + b*d/avgLen)
+		k[i] = LengthNorm(float64(l), avgLen)
 	}
 	s.norms.Store(&lengthNorms{avgLen: avgLen, k: k})
 	return k
@@ -223,18 +222,47 @@ func DecodeLayout(data []byte) (*Snapshot, error) {
 	return s, nil
 }
 
-// BM25's constants, as FTS5 fixes them.
-const (
+// BM25's constants, as FTS5 fixes them. Variables, not constants: k1+1
+// and 1-b must be worked out in float64 at run time as FTS5 works them out,
+// not exactly at compile time (2.2 as a constant is not 1.2 + 1.0 in
+// float64).
+var (
 	k1 = 1.2
 	b  = 0.75
 )
 
+// LengthNorm is bm25's length term for a row of length d: k1 · (1 − b +
+// b · d / avgLen), each operation in fts5Bm25Function's order. The
+// conversions keep a compiler from fusing a multiply and an add, which
+// the C code does not.
+func LengthNorm(d, avgLen float64) float64 {
+	return float64(k1 * float64(1-b+float64(b*d)/avgLen))
+}
+
+// TermScore is what one phrase adds to a row's bm25: idf · (freq · (k1 +
+// 1)) / (freq + norm), with norm from LengthNorm.
+func TermScore(idf, freq, norm float64) float64 {
+	return float64(idf * (float64(freq*(k1+1)) / (freq + norm)))
+}
+
+// MaxTermScore is the most one phrase can add to any row's bm25, for
+// pruning: idf · (k1 + 1).
+func MaxTermScore(idf float64) float64 { return idf * (k1 + 1) }
+
 // IDF is FTS5's inverse document frequency of a phrase held by hits of
-// rows rows, with its floor for phrases in more than half of them.
+// rows rows, with its floor for phrases in more than half of them. Go's
+// math.Log can differ from the C library's log in the last bit; a caller
+// that must equal bm25() to the bit takes the logarithm from SQLite's ln()
+// and applies FloorIDF.
 func IDF(rows, hits int64) float64 {
-	idf := math.Log((float64(rows) - float64(hits) + 0.5) / (float64(hits) + 0.5))
+	return FloorIDF(math.Log((float64(rows-hits) + 0.5) / (float64(hits) + 0.5)))
+}
+
+// FloorIDF is FTS5's floor on an IDF: a phrase in more than half the rows
+// still counts for a little.
+func FloorIDF(idf float64) float64 {
 	if idf <= 0 {
-		idf = 1e-6
+		return 1e-6
 	}
 	return idf
 }
@@ -272,9 +300,8 @@ type Scorer struct {
 // The arithmetic follows fts5Bm25Function step for step: a phrase's
 // frequency adds its column's weight once per occurrence in column order,
 // and the phrases' terms are summed in query order (a phrase the section
-// lacks adds zero there, which changes no sum). Scores agree with bm25()'s
-// to about 1e-15 relative; the last bit can differ, because Go's math.Log
-// and the C library's log need not round alike.
+// lacks adds zero there, which changes no sum). With IDFs from SQLite's
+// ln() (see IDF), scores are bm25()'s to the last bit.
 func (sc *Scorer) Rank(snap *Snapshot, q Query, lists [][]byte, top *Top) error {
 	if len(lists) != len(q.IDF) {
 		return errors.New("wordindex: one list per phrase is needed")
@@ -350,7 +377,7 @@ func (sc *Scorer) Rank(snap *Snapshot, q Query, lists [][]byte, top *Top) error 
 				seen[ord/64] |= 1 << (ord % 64)
 				touched = append(touched, int32(ord))
 			}
-			scores[ord] += idf * ((freq * (k1 + 1.0)) / (freq + norms[ord]))
+			scores[ord] += TermScore(idf, freq, norms[ord])
 		}
 	}
 	for _, ord := range touched {

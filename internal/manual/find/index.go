@@ -43,12 +43,14 @@ type manualSnapshot struct {
 	traits  []nodeTraits // by node, in nodes' order
 	skipped []SkippedFile
 
-	treeOnce  sync.Once
-	tree      *nodeTree
-	textOnce  sync.Once
-	text      *textIndex
-	orderOnce sync.Once
-	inOrder   bool
+	treeOnce    sync.Once
+	tree        *nodeTree
+	textOnce    sync.Once
+	text        *textIndex
+	orderOnce   sync.Once
+	inOrder     bool
+	trigramOnce sync.Once
+	trigram     *trigramRows
 }
 
 // nodeTraits are what every search reads of a node that no query changes:

@@ -281,14 +281,14 @@ func (s *search) stageHeadings(ctx context.Context) {
 		if matched[t] || utf8.RuneCountInString(normalize.Normal(t)) < 4 {
 			continue
 		}
-		for _, manual := range s.manualIDs() {
-			hits, err := s.f.Index.store.ManualScope(manual).Literal(ctx, ftsquery.AnyTrigram(normalize.Normal(t)), fuzzyPerTerm)
+		for _, snap := range s.snapshots() {
+			hits, err := s.fuzzyHits(ctx, snap, normalize.Normal(t), fuzzyPerTerm)
 			if err != nil {
 				s.storeFailed(StageHeading, err)
 				return
 			}
 			for _, h := range hits {
-				if p := s.position(manual, h.ID); p >= 0 && trigramOverlap(normalize.Normal(t), s.nodes[p].Norm) >= 0.5 {
+				if p := s.position(snap.manual, h.ID); p >= 0 && trigramOverlap(normalize.Normal(t), s.nodes[p].Norm) >= 0.5 {
 					s.add(s.nodes[p], StageHeading, t, 0.4, "")
 				}
 			}
@@ -302,6 +302,18 @@ func (s *search) manualIDs() []string {
 	for _, g := range s.segs {
 		if g.taken > 0 && !slices.Contains(out, g.snap.manual) {
 			out = append(out, g.snap.manual)
+		}
+	}
+	return out
+}
+
+// snapshots are the snapshots of the nodes searched, one a manual, in
+// manualIDs' order.
+func (s *search) snapshots() []*manualSnapshot {
+	var out []*manualSnapshot
+	for _, g := range s.segs {
+		if g.taken > 0 && !slices.ContainsFunc(out, func(sn *manualSnapshot) bool { return sn.manual == g.snap.manual }) {
+			out = append(out, g.snap)
 		}
 	}
 	return out

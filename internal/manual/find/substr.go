@@ -194,6 +194,34 @@ func (x *gramIndex) posting(k int) posting {
 	return posting{list: x.post[x.start[k]:x.start[k+1]], df: int(x.df[k])}
 }
 
+// keyPostings returns the postings of the keys of needle (three bytes or
+// more, beginning on a rune start), which every text holding it has; false
+// when no text has one of them.
+func (x *gramIndex) keyPostings(needle string) ([]posting, bool) {
+	var ps []posting
+	for p := range len(needle) {
+		k, ok := gramKey(needle, p)
+		if !ok {
+			continue
+		}
+		i, j := x.keyRange(k, k)
+		if i == j {
+			return nil, false
+		}
+		ps = append(ps, x.posting(i))
+	}
+	return ps, true
+}
+
+// has reports whether text i holds the key.
+func (p posting) has(i int32) bool {
+	if p.set != nil {
+		return p.set.has(int(i))
+	}
+	_, ok := slices.BinarySearch(p.list, i)
+	return ok
+}
+
 // keyRange returns the places in keys of the keys from lo to hi, inclusive.
 func (x *gramIndex) keyRange(lo, hi uint32) (int, int) {
 	i, _ := slices.BinarySearch(x.keys, lo)
