@@ -31,11 +31,11 @@ type bridgeTools struct {
 type BridgeCopySectionIn struct {
 	ManualID  string `json:"manual_id" jsonschema:"the manual, a folder name under MANUALS_ROOT"`
 	Path      string `json:"path" jsonschema:"the .md file within the manual"`
-	NodeID    string `json:"node_id,omitempty" jsonschema:"the section to copy (with all its subsections); or give start_line and end_line"`
+	NodeID    string `json:"node_id,omitempty" jsonschema:"the section to copy with its subsections; or start_line and end_line"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line of a range to copy, from 1"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line of the range"`
-	Dest      string `json:"dest,omitempty" jsonschema:"new vault file to write; default drafts/<manual_id>/<path without .md>/<node_id or lines>.md"`
-	TraceID   string `json:"trace_id,omitempty" jsonschema:"the manual_find trace this copy follows; tunes the search's thresholds (no text is recorded)"`
+	Dest      string `json:"dest,omitempty" jsonschema:"new vault file; default drafts/<manual_id>/<path without .md>/<node_id or lines>.md"`
+	TraceID   string `json:"trace_id,omitempty" jsonschema:"the manual_find trace this copy follows (tunes its thresholds; no text is kept)"`
 }
 
 // BridgeCopyFileIn copies a whole manual file.
@@ -56,14 +56,14 @@ type BridgeOut struct {
 
 func bridgeToolset() []Tool {
 	no := false
-	ann := func(title string) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &no, OpenWorldHint: &no}
+	ann := func() *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no}
 	}
 	return needing(func(d *Deps) bool { return d.Vault != nil && d.Manuals != nil && d.Finder != nil }, []Tool{
 		newTool(CategoryBridge, bindBridge, mcp.Tool{
 			Name: "bridge_copy_section", Title: "Copy a manual section into the vault",
-			Description: "Copy a section of a Markdown manual (the heading and everything under it) or a line range into a new vault file, without returning its text. The copy starts with metadata naming its source (source_manual_ids, source, source_lines).",
-			Annotations: ann("Copy a manual section into the vault"),
+			Description: "Copy a Markdown manual section (its heading and all under it) or a line range into a new vault file without returning its text; the copy starts with metadata naming its source.",
+			Annotations: ann(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 			nonEmpty(s, "path", maxVaultPathChars)
@@ -75,8 +75,8 @@ func bridgeToolset() []Tool {
 		}, (*bridgeTools).copySection, renderBridge),
 		newTool(CategoryBridge, bindBridge, mcp.Tool{
 			Name: "bridge_copy_file", Title: "Copy a manual file into the vault",
-			Description: "Copy a whole manual file (.md, or .json wrapped with its source) into a new vault file, without returning its text, so later edits happen in the vault.",
-			Annotations: ann("Copy a manual file into the vault"),
+			Description: "Copy a whole manual file (.md, or .json wrapped with its source) into a new vault file without returning its text.",
+			Annotations: ann(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 			nonEmpty(s, "path", maxVaultPathChars)

@@ -83,10 +83,10 @@ type ManualTocOut struct {
 type ManualReadIn struct {
 	ManualID    string   `json:"manual_id" jsonschema:"manual id from manual_list"`
 	Path        string   `json:"path" jsonschema:"file from manual_ls"`
-	Scope       string   `json:"scope" jsonschema:"snippet (the lines of node_id that match query or the trace's terms), section (node_id with its subsections), sections (node_ids), or file (the whole file; the way to read JSON)"`
-	NodeID      string   `json:"node_id,omitempty" jsonschema:"for scope snippet and section: the node from manual_toc or manual_hits"`
-	Query       string   `json:"query,omitempty" jsonschema:"for scope snippet: the words to show lines for; defaults to the trace's terms"`
-	TraceID     string   `json:"trace_id,omitempty" jsonschema:"the manual_find trace this read follows; tunes the search's thresholds (no text is recorded)"`
+	Scope       string   `json:"scope" jsonschema:"snippet, section, sections or file (see the description)"`
+	NodeID      string   `json:"node_id,omitempty" jsonschema:"scope snippet or section: node from manual_toc or manual_hits"`
+	Query       string   `json:"query,omitempty" jsonschema:"scope snippet: words to show lines for (default: the trace's terms)"`
+	TraceID     string   `json:"trace_id,omitempty" jsonschema:"the manual_find trace this read follows (tunes its thresholds; no text is kept)"`
 	NodeIDs     []string `json:"node_ids,omitempty" jsonschema:"for scope sections: the nodes from manual_toc"`
 	MaxSections int      `json:"max_sections,omitempty" jsonschema:"most sections for scope sections"`
 	MaxChars    int      `json:"max_chars,omitempty" jsonschema:"most characters of text in all"`
@@ -115,7 +115,7 @@ type ManualReadOut struct {
 type ManualExceptsIn struct {
 	ManualID string   `json:"manual_id" jsonschema:"manual id from manual_list"`
 	Paths    []string `json:"paths,omitempty" jsonschema:"files to scan; omit for every file of the manual"`
-	Query    string   `json:"query,omitempty" jsonschema:"only sections about this (normalised match anywhere in the top-level section)"`
+	Query    string   `json:"query,omitempty" jsonschema:"only top-level sections about this"`
 	MaxHits  int      `json:"max_hits,omitempty" jsonschema:"most lines to return"`
 }
 
@@ -124,7 +124,7 @@ func manualToolset() []Tool {
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_list", Title: "List manuals",
 			Description: "List the manual ids (folders under MANUALS_ROOT). Files are listed by manual_ls.",
-			Annotations: readOnly("List manuals"),
+			Annotations: readOnly(),
 		}, nil, (*manualTools).list, func(o ManualListOut) string {
 			if len(o.Manuals) == 0 {
 				return "No manuals: put folders of .md and .json files under MANUALS_ROOT."
@@ -134,22 +134,22 @@ func manualToolset() []Tool {
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_ls", Title: "List a manual's files",
 			Description: "List the .md and .json files of one manual, at any depth.",
-			Annotations: readOnly("List a manual's files"),
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 		}, (*manualTools).ls, func(o ManualLsOut) string { return strings.Join(o.Files, "\n") }),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_toc", Title: "A manual file's table of contents",
-			Description: "The headings of a manual file as nodes (kind, node_id, path, title, level, parent_id, line_start, line_end); a JSON file is one node. A section's lines include its subsections.",
-			Annotations: readOnly("A manual file's table of contents"),
+			Description: "A manual file's headings as nodes (node_id, path, title, level, parent_id, line_start, line_end; a section's lines include its subsections). A JSON file is one node.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 			nonEmpty(s, "path", maxVaultPathChars)
 		}, (*manualTools).toc, renderToc),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_read", Title: "Read manual sections",
-			Description: "Read a manual step by step: scope snippet (only the lines of a node that match query or a manual_find trace's terms), section (one node with its subsections), sections (several nodes, max_sections 20), or file (the whole file; the way to read JSON). All capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading what manual_find found. To copy text into the vault without reading it, use bridge_copy_section.",
-			Annotations: readOnly("Read manual sections"),
+			Description: "Read a manual by scope: snippet (lines of node_id matching query or the trace's terms), section (node_id with its subsections), sections (node_ids, up to 20) or file (the whole file; how JSON is read). Capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading manual_find's finds; bridge_copy_section copies into the vault unread.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 			nonEmpty(s, "path", maxVaultPathChars)
@@ -163,8 +163,8 @@ func manualToolset() []Tool {
 		}, (*manualTools).read, renderManualRead),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_excepts", Title: "Find exceptions in a manual",
-			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, not applicable, …), each with its section's node_id, so conditions a topic search misses are not overlooked. With query, only sections about it.",
-			Annotations: readOnly("Find exceptions in a manual"),
+			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, …) with their node_id, so conditions a topic search misses are not overlooked. With query, only sections about it.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
 			maxLen(s, "query", 1000)

@@ -20,11 +20,11 @@ type ManualFindBudget struct {
 
 // ManualFindIn is a thorough search request.
 type ManualFindIn struct {
-	Query                    string            `json:"query,omitempty" jsonschema:"what to collect, in the user's words (English or Japanese); required unless only_unscanned_from_trace_id is given"`
+	Query                    string            `json:"query,omitempty" jsonschema:"what to collect, in the user's words (English or Japanese); required unless only_unscanned_from_trace_id"`
 	ManualID                 string            `json:"manual_id,omitempty" jsonschema:"manual id from manual_list; omit to search every manual"`
 	Intent                   string            `json:"intent,omitempty" jsonschema:"override the intent read from the query"`
 	Budget                   *ManualFindBudget `json:"budget,omitempty" jsonschema:"time and candidate limits"`
-	OnlyUnscannedFromTraceID string            `json:"only_unscanned_from_trace_id,omitempty" jsonschema:"search only the sections that trace left unscanned; its query is reused when query is omitted"`
+	OnlyUnscannedFromTraceID string            `json:"only_unscanned_from_trace_id,omitempty" jsonschema:"search only what that trace left unscanned (its query unless query is given)"`
 }
 
 // ManualHitsIn pages a trace.
@@ -48,8 +48,8 @@ func findToolset() []Tool {
 	return needing(func(d *Deps) bool { return d.Manuals != nil && d.Finder != nil }, []Tool{
 		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_find", Title: "Collect everything about a topic in the manuals",
-			Description: "Thorough search for \"everything about X\" in the manuals, built not to miss sections: BM25, normalised and separator-free matching (width, case, digit and kanji-numeral forms), the synonym dictionary, exception wording (except, unless, 対象外, ただし…), headings with their subsections, and a widening pass when candidates are few or sit in one file. Returns only a trace_id, metrics and next_actions; page the candidates with manual_hits and read them with manual_read.",
-			Annotations: readOnly("Collect everything about a topic in the manuals"),
+			Description: "Collect everything about a topic in the manuals, built not to miss: BM25, normalised and separator-free matching, synonyms, exception wording (except, 対象外, ただし…), headings with subsections, a widening pass. Returns a trace_id, metrics and next_actions: page candidates with manual_hits, read them with manual_read.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "query", 1000)
 			maxLen(s, "manual_id", maxNameChars)
@@ -61,8 +61,8 @@ func findToolset() []Tool {
 		}, (*findTools).find, renderFind),
 		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_hits", Title: "Page through a manual_find trace",
-			Description: "Page through the candidates (best first, with node_id, lines and a one-line snippet) or the unscanned sections (with the reason) of a manual_find trace. Traces expire after 24 hours.",
-			Annotations: readOnly("Page through a manual_find trace"),
+			Description: "Page through a manual_find trace's candidates (best first: node_id, lines, a snippet) or unscanned sections (with reasons). Traces expire after 24 hours.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "trace_id", 64)
 			s.Properties["kind"].Enum = []any{find.KindCandidates, find.KindUnscanned}

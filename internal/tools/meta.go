@@ -82,7 +82,7 @@ func metaToolset() []Tool {
 	bind := func(d *Deps) *catalog.Catalog { return d.Catalog }
 	getTools := newTool(CategoryMetaTools, bind, mcp.Tool{
 		Name: GetCategoryTools, Title: "Load a category's tool schemas",
-		Annotations: readOnly("Load a category's tool schemas"),
+		Annotations: readOnly(),
 	}, func(s *jsonschema.Schema) {
 		nonEmpty(s, "category", 64)
 		s.Properties["toolNames"].MaxItems = jsonschema.Ptr(200)
@@ -94,7 +94,7 @@ func metaToolset() []Tool {
 		newTool(CategoryMetaTools, bind, mcp.Tool{
 			Name: Batch, Title: "Run several category tools",
 			Description: `Run several category tools in one call. tasks is JSON Lines, one task per line: {"id":"s","category":"spec","tool":"search_spec","params":{"query":"slices"}} then {"id":"r","category":"spec","tool":"get_section","params":{"language":"go","section_id":"${s.results[0].section_id}"},"after":"s","output":true}. Tasks without after run in parallel; only output:true results come back; a failed task skips the tasks after it.`,
-			Annotations: &mcp.ToolAnnotations{Title: "Run several category tools", DestructiveHint: jsonschema.Ptr(true), OpenWorldHint: jsonschema.Ptr(true)},
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true), OpenWorldHint: jsonschema.Ptr(true)},
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "tasks", 1<<20)
 		}, runBatch, renderJSON[BatchOut]),
@@ -114,7 +114,7 @@ func callCategoryTool() Tool {
 		Def: &mcp.Tool{
 			Name: CallCategoryTool, Title: "Run a tool of a category",
 			Description: "Run one tool of a category: 1. load the category's schemas with get-category-tools (once), 2. call this with category, name and args. The tool's result comes back as the tool returned it. batch runs several at once.",
-			Annotations: &mcp.ToolAnnotations{Title: "Run a tool of a category", DestructiveHint: jsonschema.Ptr(true), OpenWorldHint: jsonschema.Ptr(true)},
+			Annotations: &mcp.ToolAnnotations{DestructiveHint: jsonschema.Ptr(true), OpenWorldHint: jsonschema.Ptr(true)},
 			InputSchema: s,
 		},
 		Category: CategoryMetaTools,

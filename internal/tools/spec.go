@@ -54,23 +54,24 @@ type ListVersionsOut struct {
 
 // SearchSpecIn is a search.
 type SearchSpecIn struct {
-	Query             string   `json:"query" jsonschema:"words to find; \"a phrase\" in quotes, prefix* and code such as x.(T) or <-chan also work"`
-	Also              []string `json:"also,omitempty" jsonschema:"up to 4 other phrasings of the same question, in the words a specification would use; ranked together with query"`
+	Query             string   `json:"query" jsonschema:"words; \"a phrase\", prefix* and code such as x.(T) work too"`
+	Also              []string `json:"also,omitempty" jsonschema:"up to 4 rephrasings in a specification's words, ranked with query"`
 	Language          string   `json:"language,omitempty" jsonschema:"language id; omit to search every language"`
-	Version           string   `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
+	Version           string   `json:"version,omitempty" jsonschema:"omit for the latest complete version"`
 	Doc               string   `json:"doc,omitempty" jsonschema:"document within the language; omit for all"`
-	SectionPathPrefix string   `json:"section_path_prefix,omitempty" jsonschema:"only sections whose section_path starts with this, e.g. Expressions"`
+	SectionPathPrefix string   `json:"section_path_prefix,omitempty" jsonschema:"only sections under this path, e.g. Expressions"`
 	Limit             int      `json:"limit,omitempty" jsonschema:"number of results"`
 	SnippetChars      int      `json:"snippet_chars,omitempty" jsonschema:"characters per snippet window"`
 	SnippetsPerHit    int      `json:"snippets_per_hit,omitempty" jsonschema:"snippet windows per result"`
+	Verbose           bool     `json:"verbose,omitempty" jsonschema:"add each result's score and the channels run"`
 }
 
 // GetSectionIn asks for one section, or a page of it.
 type GetSectionIn struct {
 	Language        string `json:"language" jsonschema:"language id, e.g. go"`
-	SectionID       string `json:"section_id" jsonschema:"section_id from search_spec or build_learning_plan; a section title also works"`
-	Version         string `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
-	Doc             string `json:"doc,omitempty" jsonschema:"document within the language; needed only when it has several"`
+	SectionID       string `json:"section_id" jsonschema:"section_id from search_spec or build_learning_plan, or a title"`
+	Version         string `json:"version,omitempty" jsonschema:"omit for the latest complete version"`
+	Doc             string `json:"doc,omitempty" jsonschema:"document, when the language has several"`
 	Offset          int    `json:"offset,omitempty" jsonschema:"first character to return; pass next_offset from the previous page"`
 	MaxChars        int    `json:"max_chars,omitempty" jsonschema:"at most this many characters of text"`
 	WithSubsections bool   `json:"with_subsections,omitempty" jsonschema:"append the text of every subsection, so a chapter reads as a whole"`
@@ -79,8 +80,8 @@ type GetSectionIn struct {
 // BuildLearningPlanIn asks for a reading plan.
 type BuildLearningPlanIn struct {
 	Language   string   `json:"language" jsonschema:"language id, e.g. go"`
-	Version    string   `json:"version,omitempty" jsonschema:"version; omit for the latest complete version"`
-	Doc        string   `json:"doc,omitempty" jsonschema:"document within the language; needed only when it has several"`
+	Version    string   `json:"version,omitempty" jsonschema:"omit for the latest complete version"`
+	Doc        string   `json:"doc,omitempty" jsonschema:"document, when the language has several"`
 	TotalWeeks int      `json:"total_weeks,omitempty" jsonschema:"number of weeks"`
 	FocusAreas []string `json:"focus_areas,omitempty" jsonschema:"section titles (or words in them) to read early, e.g. Types"`
 }
@@ -92,25 +93,24 @@ func specToolset() []Tool {
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:        "list_languages",
 			Title:       "List languages",
-			Description: "List the languages and documents that can be searched, with each document's latest version and section count.",
-			Annotations: readOnly("List languages"),
+			Description: "List the searchable languages and documents, each with its latest version and section count.",
+			Annotations: readOnly(),
 		}, nil, (*specTools).listLanguages, renderLanguages),
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:        "list_versions",
 			Title:       "List versions",
-			Description: "List the stored versions of one language's documents, newest first, with when and where each was fetched and how many sections it has.",
-			Annotations: readOnly("List versions"),
+			Description: "List a language's stored versions, newest first, with when and where each was fetched and its section count.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
 		}, (*specTools).listVersions, renderVersions),
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "search_spec",
 			Title: "Search specifications",
-			Description: "Search language specifications. Returns ranked sections with snippet windows around the matched words, " +
-				"each with a section_id for get_section, a canonical url to cite, and the channels that matched it (title, words, related, " +
-				"typo:WORD, literal, symbol). Words match by stem, misspelt words are corrected, and code such as s[i:j:k] matches code of the same shape. " +
-				"When the question is in your own words, add in also the terms a specification would use (e.g. query \"shut a chan\", also [\"close channel\"]).",
-			Annotations: readOnly("Search specifications"),
+			Description: "Search language specifications: ranked sections, each with a snippet, a section_id for get_section, a url to cite " +
+				"and the channels that matched. Words match by stem, misspellings are corrected, code such as s[i:j:k] matches code of its shape. " +
+				"For a question in your own words, add a specification's terms in also (query \"shut a chan\", also [\"close channel\"]).",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "query", ftsquery.MaxQueryRunes)
 			s.Properties["also"].MaxItems = jsonschema.Ptr(search.MaxAlso)
@@ -120,16 +120,15 @@ func specToolset() []Tool {
 			}
 			maxLen(s, "section_path_prefix", maxPathChars)
 			intRange(s, "limit", 1, search.MaxLimit, search.DefaultLimit)
-			intRange(s, "snippet_chars", snippet.MinChars, snippet.MaxChars, snippet.DefaultChars)
+			intRange(s, "snippet_chars", snippet.MinChars, snippet.MaxChars, searchSnippetChars)
 			intRange(s, "snippets_per_hit", 1, snippet.MaxWindows, defaultSnippets)
 		}, (*specTools).searchSpec, renderSearch),
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "get_section",
 			Title: "Read a section",
-			Description: "Read one section of a specification with its citation and its subsections' ids. Long text comes in pages: " +
-				"pass next_offset as offset to read on. Documents whose licence allows only an excerpt (source_policy excerpt_only) " +
-				"return at most their first " + fmt.Sprint(search.ExcerptChars) + " characters and say so.",
-			Annotations: readOnly("Read a section"),
+			Description: "Read one section with its citation and its subsections' ids, in pages: pass next_offset as offset to read on. " +
+				"A document licensed for excerpts only (source_policy excerpt_only) gives at most its first " + fmt.Sprint(search.ExcerptChars) + " characters and says so.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
 			nonEmpty(s, "section_id", maxPathChars)
@@ -141,9 +140,9 @@ func specToolset() []Tool {
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "build_learning_plan",
 			Title: "Build a reading plan",
-			Description: "Split a specification into weeks of about equal reading time, in document order, with focus areas moved " +
-				"forward right after the introduction. Each section comes with its section_id and url.",
-			Annotations: readOnly("Build a reading plan"),
+			Description: "Split a specification into weeks of equal reading time in document order, focus areas first after " +
+				"the introduction; each section with its section_id and url.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
 			maxLen(s, "version", maxNameChars)
@@ -184,11 +183,14 @@ func (st *specTools) listVersions(ctx context.Context, in ListVersionsIn) (ListV
 	return ListVersionsOut{Language: language, Versions: vs}, err
 }
 
-func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (search.Result, error) {
+func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpecOut, error) {
 	if in.SnippetsPerHit == 0 { // the schema default, for callers that send none
 		in.SnippetsPerHit = defaultSnippets
 	}
-	return search.Search(ctx, st.store, search.Request{
+	if in.SnippetChars == 0 {
+		in.SnippetChars = searchSnippetChars
+	}
+	res, err := search.Search(ctx, st.store, search.Request{
 		Query:      in.Query,
 		Also:       in.Also,
 		Language:   strings.TrimSpace(in.Language),
@@ -198,6 +200,10 @@ func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (search.Re
 		Limit:      in.Limit,
 		Snippet:    snippet.Options{Chars: in.SnippetChars, Windows: in.SnippetsPerHit, Mark: snippet.Markdown},
 	})
+	if err != nil {
+		return SearchSpecOut{}, err
+	}
+	return compactSearch(res, in.Verbose), nil
 }
 
 func (st *specTools) getSection(ctx context.Context, in GetSectionIn) (search.SectionResult, error) {
@@ -258,23 +264,6 @@ func renderVersions(out ListVersionsOut) string {
 		fmt.Fprintf(&b, "%s/%s %s%s: %d sections, fetched %s from %s\n", v.Language, v.Doc, v.Version, state,
 			v.SectionCount, v.FetchedAt.UTC().Format(time.RFC3339), v.SourceURL)
 	}
-	return b.String()
-}
-
-func renderSearch(res search.Result) string {
-	var b strings.Builder
-	for _, c := range res.Corrections {
-		fmt.Fprintf(&b, "(searched %q as %q too)\n", c.Word, c.To)
-	}
-	if len(res.Hits) == 0 {
-		fmt.Fprintf(&b, "No sections match %q. Try other or fewer words, another language, no filters, or add phrasings in also.", res.Query)
-		return b.String()
-	}
-	for i, h := range res.Hits {
-		fmt.Fprintf(&b, "%d. %s [%s/%s %s] section_id=%s matched=%s\n   %s\n   %s\n   %s\n", i+1, h.Title, h.Language, h.Doc, h.Version,
-			h.SectionID, strings.Join(h.Matched, ","), h.SectionPath, h.URL, h.Snippet)
-	}
-	fmt.Fprintf(&b, "%d result(s)", len(res.Hits))
 	return b.String()
 }
 

@@ -9,6 +9,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,6 +72,9 @@ type Tool struct {
 	describe func(*Deps) string // the description as served; nil: Def.Description
 	register func(s *mcp.Server, def *mcp.Tool, d *Deps)
 	out      *jsonschema.Schema // the result's schema, for the docs; nil: the result is passed through
+	// listedIn and listedOut are the schemas as tools/list shows them
+	// (listedSchema); nil: Def's, as they are.
+	listedIn, listedOut json.RawMessage
 }
 
 // Inventory is every tool langspec has, in listing order, unbound.
@@ -101,6 +105,19 @@ func Available(d *Deps) []Tool {
 	return out
 }
 
+// OutputSchemas are the complete output schemas of every tool by name; a
+// listing shows only their top level (listedSchema). For tests that check
+// results (toolstest.Connect).
+func OutputSchemas() map[string]*jsonschema.Schema {
+	out := map[string]*jsonschema.Schema{}
+	for _, t := range inventory() {
+		if t.out != nil {
+			out[t.Def.Name] = t.out
+		}
+	}
+	return out
+}
+
 // Meta is the tools of categories mode, bound to d.Catalog.
 func Meta() []Tool { return metaToolset() }
 
@@ -114,12 +131,20 @@ func (t Tool) Described(d *Deps) *mcp.Tool {
 	return &def
 }
 
-// Register binds t to d and adds it to s. It returns the input schema, for
-// the middleware that explains argument errors.
+// Register binds t to d and adds it to s, listed with its schemas trimmed
+// (listedSchema). It returns the full input schema, for the middleware that
+// explains argument errors.
 func (t Tool) Register(s *mcp.Server, d *Deps) *jsonschema.Schema {
 	def := t.Described(d)
+	full := def.InputSchema.(*jsonschema.Schema)
+	if t.listedIn != nil {
+		def.InputSchema = t.listedIn
+	}
+	if t.listedOut != nil {
+		def.OutputSchema = t.listedOut
+	}
 	t.register(s, def, d)
-	return def.InputSchema.(*jsonschema.Schema)
+	return full
 }
 
 // Register binds each tool of list to d and adds it to s. It returns the
@@ -169,9 +194,11 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 	}
 	def.OutputSchema = out
 	return Tool{
-		Def:      &def,
-		Category: category,
-		out:      out,
+		Def:       &def,
+		Category:  category,
+		out:       out,
+		listedIn:  listedSchema(in, false),
+		listedOut: listedSchema(out, true),
 		register: func(s *mcp.Server, def *mcp.Tool, d *Deps) {
 			r, log := bind(d), d.logger()
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -183,7 +210,7 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 				if err != nil {
 					return ErrorResult(UserError(ctx, log, def.Name, err)), nil
 				}
-				structured, err := json.Marshal(res)
+				structured, err := marshalResult(res)
 				if err != nil {
 					return nil, fmt.Errorf("%s: encoding the result: %w", def.Name, err)
 				}
@@ -194,6 +221,18 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 			})
 		},
 	}
+}
+
+// marshalResult encodes a result as the SDK then sends it: without
+// escaping <, > and & (a section path's " > " is one byte, not six).
+func marshalResult(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // decodeArgs checks a call's arguments against the input schema, fills in
@@ -247,14 +286,14 @@ func ErrorResult(err error) *mcp.CallToolResult {
 // readOnly is the annotation set of every tool that only reads: they read
 // the local store or files, so they are safe to call again and never reach
 // the network.
-func readOnly(title string) *mcp.ToolAnnotations {
+func readOnly() *mcp.ToolAnnotations {
+	// The title is the tool's own, and destructive means nothing for a tool
+	// that only reads (MCP says so), so both are left out.
 	no := false
 	return &mcp.ToolAnnotations{
-		Title:           title,
-		ReadOnlyHint:    true,
-		IdempotentHint:  true,
-		DestructiveHint: &no,
-		OpenWorldHint:   &no,
+		ReadOnlyHint:   true,
+		IdempotentHint: true,
+		OpenWorldHint:  &no,
 	}
 }
 

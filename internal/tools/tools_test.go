@@ -75,7 +75,7 @@ func connectDeps(tb testing.TB, d Deps) (*mcp.ClientSession, *syncBuffer) {
 		tb.Fatal(err)
 	}
 	d.Languages = langs
-	return toolstest.Connect(tb, newServer(&d)), logs
+	return toolstest.Connect(tb, newServer(&d), OutputSchemas()), logs
 }
 
 // newServer is the flat server over d, as package mcpserver builds it: every
@@ -144,17 +144,24 @@ func TestToolDefinitions(t *testing.T) {
 			}
 			a := got.Annotations
 			name := tool.Def.Name
+			// The listing says each fact once: the title at the top, not again
+			// in the annotations; no destructiveHint for a tool that only
+			// reads, where MCP gives it no meaning.
 			switch {
-			case got.Title == "" || a == nil || a.Title == "":
-				t.Error("no title")
+			case got.Title == "" || a == nil:
+				t.Error("no title or annotations")
+			case a.Title != "":
+				t.Errorf("annotations repeat the title %q", a.Title)
 			case a.ReadOnlyHint == writers[name]:
 				t.Errorf("readOnlyHint %v", a.ReadOnlyHint)
 			case !writers[name] && !a.IdempotentHint:
 				t.Error("read-only tools are idempotent")
 			case a.OpenWorldHint == nil || *a.OpenWorldHint:
 				t.Error("openWorldHint must be false: the tools touch only the local store and vault")
-			case a.DestructiveHint == nil || *a.DestructiveHint != destructive[name]:
+			case writers[name] && (a.DestructiveHint == nil || *a.DestructiveHint != destructive[name]):
 				t.Errorf("destructiveHint must be %v", destructive[name])
+			case !writers[name] && a.DestructiveHint != nil:
+				t.Error("a read-only tool lists a destructiveHint")
 			}
 			wantCategory := CategorySpec
 			switch {
@@ -171,10 +178,14 @@ func TestToolDefinitions(t *testing.T) {
 			if tool.Category == CategorySpec && !strings.Contains(got.Description, "Languages stored: go.") {
 				t.Errorf("description does not list the stored languages: %q", got.Description)
 			}
+			// Every argument is described where the model reads it, in the
+			// listing; every result field in the complete output schema,
+			// which the README's tables and the tests take (the listing
+			// names the fields only).
 			for _, sch := range []struct {
 				name   string
 				schema any
-			}{{"input", got.InputSchema}, {"output", got.OutputSchema}} {
+			}{{"input", got.InputSchema}, {"output", tool.out}} {
 				var s jsonschema.Schema
 				remarshal(t, sch.schema, &s)
 				for _, path := range undescribed(&s, sch.name) {
@@ -236,15 +247,16 @@ func TestMetaToolSnapshots(t *testing.T) {
 	d.Catalog = &catalog.Catalog{Categories: BuiltinCategories(Available(&d)), Upstreams: mgr}
 	s := mcp.NewServer(&mcp.Implementation{Name: "langspec", Version: "test"}, nil)
 	Register(s, &d, Meta())
-	cs := toolstest.Connect(t, s)
+	cs := toolstest.Connect(t, s, OutputSchemas())
 	var names []string
 	for tool, err := range cs.Tools(context.Background(), nil) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		names = append(names, tool.Name)
-		if a := tool.Annotations; tool.Title == "" || a == nil || a.Title == "" || a.DestructiveHint == nil || a.OpenWorldHint == nil {
-			t.Errorf("%s: title and annotations (title, destructiveHint, openWorldHint) must be set: %+v", tool.Name, a)
+		a := tool.Annotations
+		if tool.Title == "" || a == nil || a.OpenWorldHint == nil || a.ReadOnlyHint == (a.DestructiveHint != nil) {
+			t.Errorf("%s: a title, openWorldHint and, unless it only reads, destructiveHint must be set: %+v", tool.Name, a)
 		}
 		snapshot(t, tool)
 	}
@@ -353,41 +365,56 @@ func TestSearchSpec(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res := call(t, cs, "search_spec", tt.args)
-			var out search.Result
+			var out SearchSpecOut
 			decode(t, res, &out)
 			switch {
-			case tt.count == -1 && len(out.Hits) != 0:
-				t.Fatalf("want no hits, got %d", len(out.Hits))
+			case tt.count == -1 && len(out.Results) != 0:
+				t.Fatalf("want no hits, got %d", len(out.Results))
 			case tt.count == -1:
 				if !strings.Contains(text(res), `No sections match "zzqqxx"`) {
 					t.Errorf("text: %s", text(res))
 				}
 				return
-			case len(out.Hits) == 0:
+			case len(out.Results) == 0:
 				t.Fatal("no hits")
-			case tt.count > 0 && len(out.Hits) != tt.count:
-				t.Errorf("%d hits, want %d", len(out.Hits), tt.count)
-			case len(out.Hits) > search.DefaultLimit:
-				t.Errorf("%d hits over the default limit", len(out.Hits))
+			case tt.count > 0 && len(out.Results) != tt.count:
+				t.Errorf("%d hits, want %d", len(out.Results), tt.count)
+			case len(out.Results) > search.DefaultLimit:
+				t.Errorf("%d hits over the default limit", len(out.Results))
 			}
-			if tt.wantFirst != "" && out.Hits[0].SectionID != tt.wantFirst {
-				t.Errorf("first hit %s, want %s", out.Hits[0].SectionID, tt.wantFirst)
+			if tt.wantFirst != "" && out.Results[0].SectionID != tt.wantFirst {
+				t.Errorf("first hit %s, want %s", out.Results[0].SectionID, tt.wantFirst)
 			}
-			if tt.matched != "" && !slices.Contains(out.Hits[0].Matched, tt.matched) {
-				t.Errorf("first hit matched %v, want %s among them", out.Hits[0].Matched, tt.matched)
+			if tt.matched != "" && !slices.Contains(out.Results[0].Matched, tt.matched) {
+				t.Errorf("first hit matched %v, want %s among them", out.Results[0].Matched, tt.matched)
 			}
+			docs := map[string]SearchDocument{}
 			var langs []string
-			for _, h := range out.Hits {
-				if !slices.Contains(langs, h.Language) {
-					langs = append(langs, h.Language)
+			for _, d := range out.Documents {
+				docs[d.ID] = d
+				langs = append(langs, d.Language)
+				if d.URL == "" || d.Version == "" || !strings.Contains(text(res), d.ID+" "+d.Version+" "+d.URL) {
+					t.Errorf("document %+v incomplete or not in the text", d)
 				}
-				if p, ok := tt.args["section_path_prefix"].(string); ok && !strings.HasPrefix(h.SectionPath, p) {
-					t.Errorf("hit %s outside prefix %s", h.SectionPath, p)
+			}
+			for _, h := range out.Results {
+				doc := h.Document
+				if doc == "" {
+					if len(out.Documents) != 1 {
+						t.Fatalf("hit %s names no document among %d", h.SectionID, len(out.Documents))
+					}
+					doc = out.Documents[0].ID
 				}
-				if h.URL == "" || h.Snippet == "" || h.Version == "" || len(h.Matched) == 0 {
-					t.Errorf("incomplete citation %+v", h)
+				if _, ok := docs[doc]; !ok {
+					t.Errorf("hit %s names document %q, not among %v", h.SectionID, doc, out.Documents)
 				}
-				if !strings.Contains(text(res), "section_id="+h.SectionID) || !strings.Contains(text(res), h.URL) {
+				if p, ok := tt.args["section_path_prefix"].(string); ok && !strings.HasPrefix(h.Path+" > "+h.Title, p) {
+					t.Errorf("hit %s > %s outside prefix %s", h.Path, h.Title, p)
+				}
+				if len(h.Matched) == 0 || h.Snippet != "" || h.Score != nil {
+					t.Errorf("hit %+v: want matched channels, and no snippet or score without verbose", h)
+				}
+				if !strings.Contains(text(res), ". "+h.SectionID) {
 					t.Errorf("text rendering lacks hit %s", h.SectionID)
 				}
 			}

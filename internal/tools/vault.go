@@ -39,7 +39,7 @@ type vaultTools struct {
 
 // VaultLsIn lists a folder.
 type VaultLsIn struct {
-	Path      string `json:"path,omitempty" jsonschema:"folder relative to the vault root; empty for the root"`
+	Path      string `json:"path,omitempty" jsonschema:"vault folder; empty for the root"`
 	Recursive bool   `json:"recursive,omitempty" jsonschema:"list subfolders too"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"most entries to return"`
 }
@@ -53,7 +53,7 @@ type VaultLsOut struct {
 
 // VaultReadIn reads a line range of a file.
 type VaultReadIn struct {
-	Path      string `json:"path" jsonschema:"file relative to the vault root"`
+	Path      string `json:"path" jsonschema:"vault file"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line to return, from 1"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line to return; default start_line+199"`
 	WholeFile bool   `json:"whole_file,omitempty" jsonschema:"return the whole file (still capped by max_chars)"`
@@ -75,13 +75,13 @@ type VaultReadOut struct {
 type VaultSearchIn struct {
 	Query      string `json:"query" jsonschema:"text to find, case-insensitive, taken literally"`
 	Path       string `json:"path,omitempty" jsonschema:"folder to search; empty for the whole vault"`
-	Glob       string `json:"glob,omitempty" jsonschema:"only files whose path matches, e.g. artifacts/*.md (path.Match syntax per segment)"`
+	Glob       string `json:"glob,omitempty" jsonschema:"only paths matching, e.g. artifacts/*.md (path.Match)"`
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"most matching lines to return"`
 }
 
 // VaultMatch is one matching line.
 type VaultMatch struct {
-	Path string `json:"path" jsonschema:"file relative to the vault root"`
+	Path string `json:"path" jsonschema:"vault file"`
 	Line int    `json:"line" jsonschema:"line number, from 1"`
 	Text string `json:"text" jsonschema:"the line, cut to 200 characters"`
 }
@@ -109,44 +109,44 @@ type VaultFindBudget struct {
 
 // VaultFindIn is a thorough vault search.
 type VaultFindIn struct {
-	Query  string          `json:"query" jsonschema:"words to find; matched after normalising width, case and white space, then again ignoring separators"`
-	Scope  VaultFindScope  `json:"scope,omitzero" jsonschema:"where to look; leave out artifacts/daily/ by naming another folder or a glob"`
+	Query  string          `json:"query" jsonschema:"words to find"`
+	Scope  VaultFindScope  `json:"scope,omitzero" jsonschema:"where to look: a folder or a glob"`
 	Budget VaultFindBudget `json:"budget,omitzero" jsonschema:"limits of the search"`
 }
 
 // VaultScanIn scans a file chunk by chunk.
 type VaultScanIn struct {
-	Path       string `json:"path" jsonschema:"file relative to the vault root"`
+	Path       string `json:"path" jsonschema:"vault file"`
 	Cursor     string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous chunk; omit to start"`
 	ChunkLines int    `json:"chunk_lines,omitempty" jsonschema:"lines per chunk"`
 }
 
 // VaultCoverageIn asks what of a file has been read.
 type VaultCoverageIn struct {
-	Path string `json:"path" jsonschema:"file relative to the vault root"`
+	Path string `json:"path" jsonschema:"vault file"`
 }
 
 // ArtifactAuditIn names the artifacts to audit.
 type ArtifactAuditIn struct {
-	Paths []string `json:"paths,omitempty" jsonschema:"artifacts under artifacts/ to audit; omit for all (the daily log is never audited)"`
+	Paths []string `json:"paths,omitempty" jsonschema:"artifacts to audit; omit for all (never the daily log)"`
 }
 
 // VaultCreateIn creates a file.
 type VaultCreateIn struct {
-	Path    string `json:"path" jsonschema:"new file relative to the vault root; artifacts/ takes .md and .json only, artifacts/daily/ only YYYY-MM-DD.md"`
+	Path    string `json:"path" jsonschema:"new file; artifacts/ takes .md and .json, artifacts/daily/ only YYYY-MM-DD.md"`
 	Content string `json:"content" jsonschema:"the file's content"`
 }
 
 // VaultWriteIn overwrites or appends to an existing file.
 type VaultWriteIn struct {
-	Path    string `json:"path" jsonschema:"existing file relative to the vault root"`
+	Path    string `json:"path" jsonschema:"existing vault file"`
 	Content string `json:"content" jsonschema:"the content to write or append"`
 	Mode    string `json:"mode" jsonschema:"overwrite or append; artifacts/daily/ files take append only"`
 }
 
 // VaultReplaceIn replaces literal text.
 type VaultReplaceIn struct {
-	Path          string `json:"path" jsonschema:"existing file relative to the vault root"`
+	Path          string `json:"path" jsonschema:"existing vault file"`
 	Old           string `json:"old" jsonschema:"literal text to find"`
 	New           string `json:"new" jsonschema:"text to put in its place"`
 	ExpectedCount int    `json:"expected_count,omitempty" jsonschema:"how many times old must occur; the file is left alone otherwise"`
@@ -156,23 +156,25 @@ func vaultToolset() []Tool {
 	no := false
 	// Writes change only the vault; an overwrite or replace destroys what
 	// was there, a create never does.
-	writes := func(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &no}
+	writes := func(destructive, idempotent bool) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{DestructiveHint: &destructive, IdempotentHint: idempotent, OpenWorldHint: &no}
 	}
-	rules := " Paths are relative to the vault; absolute paths, '..' and symbolic links are refused."
+	// The path rule is said where a model writes; a read with a bad path
+	// gets an error that says it.
+	rules := " Paths are vault-relative; '..', absolute paths and symlinks are refused."
 	return needing(func(d *Deps) bool { return d.Vault != nil }, []Tool{
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_ls", Title: "List vault files",
-			Description: "List the files and folders of a vault folder (artifacts/, drafts/, notes/)." + rules,
-			Annotations: readOnly("List vault files"),
+			Description: "List the files and folders of a vault folder (artifacts/, drafts/, notes/).",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "path", maxVaultPathChars)
 			intRange(s, "limit", 1, maxListLimit, defaultListLimit)
 		}, (*vaultTools).ls, renderVaultLs),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_read", Title: "Read vault lines",
-			Description: "Read a line range of a vault file (default 200 lines from start_line). The whole file only with whole_file, and still capped by max_chars; read on with next_line. Lines read count for vault_coverage." + rules,
-			Annotations: readOnly("Read vault lines"),
+			Description: "Read a line range of a vault file (default 200 lines from start_line), or whole_file, capped by max_chars; read on with next_line. Lines read count for vault_coverage.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
 			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
@@ -181,8 +183,8 @@ func vaultToolset() []Tool {
 		}, (*vaultTools).read, renderVaultRead),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_search", Title: "Search vault text",
-			Description: "Find lines containing a text (case-insensitive, literal) in vault files, with file and line numbers. Narrow with path or glob, e.g. to leave out artifacts/daily/." + rules,
-			Annotations: readOnly("Search vault text"),
+			Description: "Find lines holding a text (case-insensitive, literal) in vault files, with file and line numbers; narrow with path or glob.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "query", 1000)
 			maxLen(s, "path", maxVaultPathChars)
@@ -191,8 +193,8 @@ func vaultToolset() []Tool {
 		}, (*vaultTools).search, renderVaultSearch),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_find", Title: "Find in the vault",
-			Description: "Find a topic across vault files so nothing is missed: a normalized match (full/half width, case, white space), then a loose match ignoring separators, then a judgement of the candidates (shortage, bias to one file) with next_actions (fill_gaps, verify_coverage, reduce_file_bias, vault_completed)." + rules,
-			Annotations: readOnly("Find in the vault"),
+			Description: "Find a topic across vault files without misses: a normalised match (width, case, white space), then one ignoring separators, then a judgement of the candidates (too few, one file) with next_actions.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "query", 1000)
 			intRange(s.Properties["budget"], "time_ms", 1, 600_000, vault.DefaultFindTimeMS)
@@ -202,10 +204,10 @@ func vaultToolset() []Tool {
 		}, (*vaultTools).find, renderVaultFind),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_scan", Title: "Scan a vault file",
-			Description: "Read a file chunk by chunk, independent of search words, so nothing is missed: the first pass walks from line 1; once parts are covered, later passes visit only the uncovered ranges. Pass next_cursor to go on; every chunk counts as read for vault_coverage." + rules,
+			Description: "Read a file chunk by chunk, regardless of words, so nothing is missed: the first pass from line 1, later passes only the uncovered ranges. Pass next_cursor to go on; chunks count as read for vault_coverage.",
 			// Read-only for the model: each chunk is only noted in
 			// .system/coverage.json, the server's own bookkeeping.
-			Annotations: readOnly("Scan a vault file"),
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "cursor", 1000)
@@ -213,23 +215,23 @@ func vaultToolset() []Tool {
 		}, (*vaultTools).scan, renderVaultScan),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_coverage", Title: "Vault file coverage",
-			Description: "Which line ranges of a vault file have been read or scanned, which artifacts cite, and which are uncovered, with coverage_ratio and next_actions (vault_scan below 0.9)." + rules,
-			Annotations: readOnly("Vault file coverage"),
+			Description: "Which line ranges of a vault file were read or scanned, which artifacts cite, which are uncovered: coverage_ratio and next_actions (vault_scan below 0.9).",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
 		}, (*vaultTools).coverage, renderVaultCoverage),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "artifact_audit", Title: "Audit artifacts",
-			Description: "Check artifacts (JSON nodes/edges with source_lines, or Mermaid flowcharts with %% source lines; see docs/artifacts.md) for elements without sources, sources that do not exist, orphan branches and one-way references, with next_actions.",
-			Annotations: readOnly("Audit artifacts"),
+			Description: "Check artifacts (JSON nodes/edges with source_lines, or Mermaid with %% source lines; docs/artifacts.md) for elements without or with missing sources, orphan branches and one-way references, with next_actions.",
+			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			s.Properties["paths"].MaxItems = jsonschema.Ptr(200)
 			s.Properties["paths"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxVaultPathChars)}
 		}, (*vaultTools).audit, renderAudit),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_create", Title: "Create a vault file",
-			Description: "Create a new file in the vault (parent folders are made). Never replaces a file: use vault_write for that. artifacts/ takes .md and .json; the daily log is artifacts/daily/YYYY-MM-DD.md, created here and then only appended to." + rules,
-			Annotations: writes("Create a vault file", false, false),
+			Description: "Create a new vault file (folders are made); never replaces one (vault_write does). artifacts/ takes .md and .json; the daily log artifacts/daily/YYYY-MM-DD.md is created here, then only appended to." + rules,
+			Annotations: writes(false, false),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "content", maxContentChars)
@@ -237,7 +239,7 @@ func vaultToolset() []Tool {
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_write", Title: "Write a vault file",
 			Description: "Overwrite or append to an existing vault file (mode is required). Overwrites are atomic; daily logs take append only." + rules,
-			Annotations: writes("Write a vault file", true, false),
+			Annotations: writes(true, false),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "content", maxContentChars)
@@ -245,8 +247,8 @@ func vaultToolset() []Tool {
 		}, (*vaultTools).write, renderVaultWrite),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_replace", Title: "Replace text in a vault file",
-			Description: "Replace literal text in an existing vault file, only when it occurs exactly expected_count times (default 1); otherwise nothing changes and the actual count is reported. Not for daily logs." + rules,
-			Annotations: writes("Replace text in a vault file", true, false),
+			Description: "Replace literal text in a vault file only when it occurs exactly expected_count times (default 1); otherwise nothing changes and the count is reported. Not for daily logs." + rules,
+			Annotations: writes(true, false),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "path", maxVaultPathChars)
 			nonEmpty(s, "old", maxContentChars)

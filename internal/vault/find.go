@@ -52,7 +52,7 @@ type FindRequest struct {
 
 // Candidate is one matching line.
 type Candidate struct {
-	Path  string `json:"path" jsonschema:"file relative to the vault root"`
+	Path  string `json:"path" jsonschema:"vault file"`
 	Line  int    `json:"line" jsonschema:"line number, from 1"`
 	Stage string `json:"stage" jsonschema:"the stage that found it: normalized or loose"`
 	Text  string `json:"text" jsonschema:"the line, cut to 200 characters"`

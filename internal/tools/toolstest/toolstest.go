@@ -85,7 +85,12 @@ func Finder(store *db.DB, lib *manual.Library) *find.Finder {
 // receives is checked against the output schema the tool lists: the server
 // does not validate its results on each call (internal/tools), so the tests
 // do, and a result that breaks its schema fails the call.
-func Connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
+//
+// A tool's listing shows only the top level of its output schema
+// (internal/tools listedSchema); full holds the complete schemas by tool
+// name (tools.OutputSchemas), and a result is checked against its tool's
+// complete schema when full has one, else against the listed one.
+func Connect(tb testing.TB, s *mcp.Server, full ...map[string]*jsonschema.Schema) *mcp.ClientSession {
 	tb.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
@@ -95,6 +100,14 @@ func Connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	outputs := &outputSchemas{}
+	for _, m := range full {
+		for name, schema := range m {
+			if outputs.full == nil {
+				outputs.full = map[string]*jsonschema.Schema{}
+			}
+			outputs.full[name] = schema
+		}
+	}
 	client.AddSendingMiddleware(outputs.check)
 	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
@@ -113,6 +126,7 @@ func Connect(tb testing.TB, s *mcp.Server) *mcp.ClientSession {
 // outputSchemas are the resolved output schemas of a server's tools, by
 // name, read once after connecting.
 type outputSchemas struct {
+	full   map[string]*jsonschema.Schema // complete schemas, preferred to the listed ones
 	mu     sync.Mutex
 	byName map[string]*jsonschema.Resolved
 }
@@ -126,13 +140,16 @@ func (o *outputSchemas) load(ctx context.Context, cs *mcp.ClientSession) error {
 		if t.OutputSchema == nil {
 			continue
 		}
-		var schema jsonschema.Schema
-		b, err := json.Marshal(t.OutputSchema)
-		if err == nil {
-			err = json.Unmarshal(b, &schema)
-		}
-		if err != nil {
-			return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+		schema := o.full[t.Name]
+		if schema == nil {
+			schema = new(jsonschema.Schema)
+			b, err := json.Marshal(t.OutputSchema)
+			if err == nil {
+				err = json.Unmarshal(b, schema)
+			}
+			if err != nil {
+				return fmt.Errorf("tool %s: output schema: %w", t.Name, err)
+			}
 		}
 		r, err := schema.Resolve(nil)
 		if err != nil {
