@@ -16,6 +16,7 @@ type serveOptions struct {
 	f         *factory
 	logLevel  string
 	toolsMode string // flat or categories; "" picks categories when upstream servers are configured
+	toolsets  string // comma-separated toolsets; "" picks them from the workspace (app.Workspace.Toolsets)
 	ws        workspaceFlags
 }
 
@@ -28,8 +29,18 @@ func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *c
 Claude Desktop, Cursor and other MCP clients. stdout carries protocol messages
 only; logs go to stderr, one line per tool call.
 
+Toolsets choose the tool families listed: spec (always there), manual
+(MANUALS_ROOT), vault (VAULT_ROOT) and bridge (manuals into the vault). By
+default spec, manual when the manuals folder exists, vault when a vault is
+configured or its folder exists, and bridge when both are on.
+
+A client that sends a progress token hears notifications/progress during
+batch and manual re-indexing; a client that sets a log level
+(logging/setLevel) gets the log lines at or above it as notifications/message.
+
 It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 		Example: `  claude mcp add langspec -- langspec serve
+  claude mcp add langspec -- langspec serve --toolsets spec
   langspec serve --log-level debug 2>langspec.log`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -38,6 +49,9 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			}
 			if opts.toolsMode != "" && opts.toolsMode != mcpserver.ModeFlat && opts.toolsMode != mcpserver.ModeCategories {
 				return usageErrorf("--tools %q is not a mode; use flat or categories", opts.toolsMode)
+			}
+			if _, err := mcpserver.ParseToolsets(opts.toolsets); err != nil {
+				return usageError{err}
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -54,6 +68,9 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 	opts.ws.addVaultFlags(cmd, f)
 	cmd.Flags().StringVar(&opts.toolsMode, "tools", "",
 		"flat (list every tool) or categories (list get-category-tools, call-category-tool and batch only); default categories when mcpServers are configured, else flat")
+	cmd.Flags().StringVar(&opts.toolsets, "toolsets", f.getenv("LANGSPEC_TOOLSETS"),
+		"tool families to serve, comma-separated: "+strings.Join(mcpserver.ToolsetNames(), ", ")+" or "+mcpserver.ToolsetAll+
+			" (env LANGSPEC_TOOLSETS; default spec, plus manual, vault and bridge when their folders are there)")
 	return cmd
 }
 
@@ -68,9 +85,17 @@ func parseLogLevel(s string) (slog.Level, error) {
 func runServe(ctx context.Context, opts *serveOptions) error {
 	f := opts.f
 	level, _ := parseLogLevel(opts.logLevel) // checked in RunE
-	log := slog.New(slog.NewTextHandler(f.io.ErrOut, &slog.HandlerOptions{Level: level}))
+	// Every record goes to stderr at --log-level, and to the client at the
+	// level it sets, if it sets one.
+	clientLog := mcpserver.NewClientLog()
+	log := slog.New(slog.NewMultiHandler(slog.NewTextHandler(f.io.ErrOut, &slog.HandlerOptions{Level: level}), clientLog.Handler()))
 	tuneGC(f.getenv, log)
 	ws, err := opts.ws.Resolve(true)
+	if err != nil {
+		return err
+	}
+	requested, _ := mcpserver.ParseToolsets(opts.toolsets) // checked in RunE
+	toolsets, err := ws.Toolsets(requested)
 	if err != nil {
 		return err
 	}
@@ -98,10 +123,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 			mode = mcpserver.ModeCategories
 		}
 	}
-	log.Info("serving MCP on stdio", "tools", mode, "db", deps.Store.Path(), "vault", ws.Vault, "manuals", ws.Manuals,
-		"synonyms", ws.Synonyms, "stats", ws.Stats)
+	log.Info("serving MCP on stdio", "tools", mode, "toolsets", strings.Join(toolsets, ","), "db", deps.Store.Path(),
+		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)
 	return mcpserver.Serve(ctx, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
-		Categories: cfg.Categories, Upstreams: upstreams}, readCloser(f.io.In), f.io.Out)
+		Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets, ClientLog: clientLog}, readCloser(f.io.In), f.io.Out)
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

@@ -14,6 +14,10 @@ type Workspace struct {
 	Manuals  string // MANUALS_ROOT: one folder per manual
 	Stats    string // manual_find's statistics file; "" keeps none
 	Synonyms string // manual_find's synonym dictionary
+	// VaultNamed: the user named the vault's place (VAULT_ROOT, or
+	// WORKSPACE_ROOT it defaults into), rather than leaving it to the
+	// working directory, so serving the vault tools is what they asked for.
+	VaultNamed bool
 }
 
 // WorkspaceFlags are the workspace as a user gives it: each folder may be
@@ -38,6 +42,7 @@ func (w WorkspaceFlags) Resolve(stats bool) (Workspace, error) {
 	if ws.Vault, err = w.root(w.Vault, "vault"); err != nil {
 		return ws, err
 	}
+	ws.VaultNamed = w.Vault != "" || w.Root != ""
 	ws.Synonyms = filepath.Join(ws.Manuals, "synonyms.json")
 	if w.Synonyms != "" {
 		if ws.Synonyms, err = filepath.Abs(w.Synonyms); err != nil {

@@ -18,7 +18,7 @@ const module = "github.com/langspec/langspec/"
 // may import only packages of a lower layer. A new package must be placed
 // here, which is the point: its place in the tree is a decision.
 var layers = [][]string{
-	{"internal/apperr", "migrations", "fixtures", "internal/layout"},
+	{"internal/apperr", "migrations", "fixtures", "internal/layout", "internal/progress"},
 	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath", "internal/eval/corpusgen"},
 	{"internal/text/ftsquery", "internal/text/snippet", "internal/db/wordindex"},
 	{"internal/db"},
@@ -29,6 +29,8 @@ var layers = [][]string{
 	{"internal/manual/find"},
 	{"internal/eval", "internal/config"},
 	{"internal/tools", "internal/tools/toolsnaps", "internal/tools/toolstest"},
+	{"internal/completion"},
+	{"internal/resources", "internal/prompts"},
 	{"internal/mcpserver/middleware"},
 	{"internal/mcpserver"},
 	{"internal/app"},

@@ -20,7 +20,10 @@ import (
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog"
 	"github.com/langspec/langspec/internal/catalog/upstream"
+	"github.com/langspec/langspec/internal/completion"
 	"github.com/langspec/langspec/internal/mcpserver/middleware"
+	"github.com/langspec/langspec/internal/prompts"
+	"github.com/langspec/langspec/internal/resources"
 	"github.com/langspec/langspec/internal/tools"
 )
 
@@ -58,16 +61,31 @@ type Options struct {
 	// Build closes them when its ctx ends (see Build); the caller still
 	// closes them too, which waits for that Close to finish.
 	Upstreams *upstream.Manager
+	// Toolsets are the tool families served (ToolsetNames, as ParseToolsets
+	// returns them): in the flat listing, and as langspec's own categories.
+	// nil: every family Deps can serve.
+	Toolsets []string
+	// ClientLog, when set, mirrors the log to the client once it asks for
+	// a level (see ClientLog); Serve attaches it to the session.
+	ClientLog *ClientLog
 }
 
 // NewFlat builds the flat server over d: every tool d can serve that the
 // mask lets through.
 func NewFlat(d *tools.Deps, version string, mask catalog.Mask) *mcp.Server {
-	s := newMCPServer(d, version, instructions)
-	visible := slices.DeleteFunc(tools.Available(d), func(t tools.Tool) bool { return !mask.Visible(t.Category, t.Def.Name) })
+	return newFlat(d, version, mask, nil)
+}
+
+// newFlat is NewFlat over the tools of the toolsets sets (nil: all).
+func newFlat(d *tools.Deps, version string, mask catalog.Mask, sets []string) *mcp.Server {
+	surface := surfaceDeps(d, sets)
+	s := newMCPServer(surface, version, instructions)
+	visible := slices.DeleteFunc(inToolsets(tools.Available(d), sets), func(t tools.Tool) bool { return !mask.Visible(t.Category, t.Def.Name) })
 	schemas := tools.Register(s, d, visible)
 	// Outermost first: the log line shows the rewritten argument errors.
 	s.AddReceivingMiddleware(middleware.LogCalls(logger(d)), middleware.ExplainArgs(schemas))
+	resources.Register(s, surface)
+	prompts.Register(s, surface, prompts.Options{Tools: visible})
 	return s
 }
 
@@ -87,8 +105,12 @@ func newMCPServer(d *tools.Deps, version, instructions string) *mcp.Server {
 	return mcp.NewServer(&mcp.Implementation{Name: "langspec", Title: "langspec", Version: version}, &mcp.ServerOptions{
 		Instructions: instructions,
 		Logger:       d.Logger,
-		// No logging capability: logs go to stderr, never to the client.
-		Capabilities: &mcp.ServerCapabilities{},
+		// Logging: the client may ask for the log (logging/setLevel); it
+		// gets nothing until it does, and stderr keeps every line.
+		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
+		// Completions of the resource templates' and prompts' arguments;
+		// the SDK advertises the capability because the handler is set.
+		CompletionHandler: completion.Handler(completion.New(d), resources.Arguments, prompts.Arguments),
 	})
 }
 
@@ -111,8 +133,11 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	if opts.Mode != ModeFlat && opts.Mode != ModeCategories {
 		return nil, apperr.New(apperr.InvalidArgument, "use flat or categories", "unknown tools mode %q", opts.Mode)
 	}
+	if err := checkToolsets(opts.Toolsets); err != nil {
+		return nil, err
+	}
 	if opts.Mode == ModeFlat && opts.Upstreams == nil {
-		return NewFlat(&d, opts.Version, opts.Mask), nil
+		return newFlat(&d, opts.Version, opts.Mask, opts.Toolsets), nil
 	}
 	if opts.Upstreams == nil {
 		opts.Upstreams = newManager(d.Logger, opts.Version)
@@ -121,12 +146,12 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	context.AfterFunc(ctx, func() { _ = mgr.Close() })
 	// The category layer applies the mask, by category name, so the
 	// in-process server lists every tool.
-	builtin := NewFlat(&d, opts.Version, catalog.Mask{})
+	builtin := newFlat(&d, opts.Version, catalog.Mask{}, opts.Toolsets)
 	if err := opts.Upstreams.AddTransport(catalog.BuiltinServer, "langspec's own tools", InProcess(builtin)); err != nil {
 		return nil, err
 	}
 	cat := &catalog.Catalog{
-		Categories: catalog.WithBuiltin(opts.Categories, tools.BuiltinCategories(tools.Available(&d))),
+		Categories: catalog.WithBuiltin(opts.Categories, tools.BuiltinCategories(inToolsets(tools.Available(&d), opts.Toolsets))),
 		Mask:       opts.Mask,
 		Upstreams:  opts.Upstreams,
 		Log:        d.Logger,
@@ -134,13 +159,16 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	opts.Upstreams.Start(ctx)
 	d.Catalog = cat
 	if opts.Mode == ModeFlat {
-		s := NewFlat(&d, opts.Version, opts.Mask)
+		s := newFlat(&d, opts.Version, opts.Mask, opts.Toolsets)
 		go addUpstreamTools(ctx, s, &d)
 		return s, nil
 	}
-	s := newMCPServer(&d, opts.Version, categoriesInstructions)
+	surface := surfaceDeps(&d, opts.Toolsets)
+	s := newMCPServer(surface, opts.Version, categoriesInstructions)
 	schemas := tools.Register(s, &d, tools.Meta())
 	s.AddReceivingMiddleware(middleware.LogCalls(d.Logger), middleware.ExplainArgs(schemas))
+	resources.Register(s, surface)
+	prompts.Register(s, surface, prompts.Options{Categories: true, Tools: inToolsets(tools.Available(&d), opts.Toolsets)})
 	go refreshWhenSettled(ctx, s, &d)
 	return s, nil
 }
@@ -163,6 +191,12 @@ func Serve(ctx context.Context, d tools.Deps, opts Options, in io.ReadCloser, ou
 	s, err := Build(ctx, d, opts)
 	if err != nil {
 		return err
+	}
+	addNotifications(s, opts.ClientLog)
+	if opts.ClientLog != nil {
+		logCtx, stop := context.WithCancel(ctx)
+		defer stop()
+		go opts.ClientLog.run(logCtx)
 	}
 	return RunStdio(ctx, s, d.Logger, in, out)
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/langspec/langspec/internal/progress"
 )
 
 // Concurrency bounds.
@@ -85,6 +87,10 @@ func Run(ctx context.Context, tasks []Task, run Runner, opts Options) Report {
 		}
 		return summarise(tasks, reports)
 	}
+	// One unit of progress per task: run, failed or skipped.
+	prog := progress.From(ctx)
+	prog.Expect(len(tasks))
+	ran := 0
 	limit := opts.Concurrency
 	if limit <= 0 {
 		limit = DefaultConcurrency
@@ -157,6 +163,8 @@ func Run(ctx context.Context, tasks []Task, run Runner, opts Options) Report {
 		d := <-results
 		running--
 		reports[d.i].DurationMS = float64(d.dur.Microseconds()) / 1000
+		ran++
+		prog.Done(1, "task "+tasks[d.i].ID+" finished")
 		switch {
 		case d.err != nil:
 			fail(d.i, d.err.Error(), nil)
@@ -178,6 +186,9 @@ func Run(ctx context.Context, tasks []Task, run Runner, opts Options) Report {
 			slices.Sort(ready)
 		}
 	}
+	// The tasks that never ran (skipped, or a reference that did not
+	// resolve) are done too.
+	prog.Done(len(tasks)-ran, "tasks that did not run")
 	// Only cancellation leaves tasks unfinished: validation ruled out cycles.
 	for i := range reports {
 		if reports[i].Status == "" {

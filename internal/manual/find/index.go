@@ -17,6 +17,7 @@ import (
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
+	"github.com/langspec/langspec/internal/progress"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
@@ -240,6 +241,14 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 		return refreshState{}, rep, err
 	}
 	rep.Files = len(infos)
+	// A call that re-indexes reports one unit per file it reads (package
+	// progress); a folder that has not changed reports nothing.
+	prog := progress.From(ctx)
+	for _, fi := range infos {
+		if old, ok := stored[fi.Path]; !ok || old.Size != fi.Size || old.MtimeNS != fi.ModTime.UnixNano() {
+			prog.Expect(1)
+		}
+	}
 	var st refreshState
 	fp := sha256.New()
 	seen := make(map[string]bool, len(infos))
@@ -255,6 +264,7 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 			fp.Write([]byte(fi.Path + "\x00" + old.Hash + "\x00"))
 			continue
 		}
+		prog.Done(1, "indexing "+manualID+"/"+fi.Path)
 		b, err := x.lib.Read(manualID, fi.Path)
 		if err != nil {
 			code := apperr.CodeOf(err)

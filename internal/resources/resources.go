@@ -1,0 +1,329 @@
+// Package resources serves langspec's stored documents, manual files and
+// vault notes as MCP resources, which clients attach to a conversation (an
+// "@" mention in Claude Code, "Add context" in VS Code):
+//
+//   - every stored document is a resource langspec://{language}/{doc}, its
+//     text the table of contents in Markdown; resources/list lists these
+//     only, never sections, so it stays small;
+//   - templates read a section (langspec://{language}/{doc}/sections/{section_id},
+//     optionally pinned with /versions/{version} after {doc}), a manual file
+//     (langspec://manuals/{manual_id}/{path}) and a vault note
+//     (langspec://vault/{path}), the last two only when the server has
+//     manuals or a vault.
+//
+// Every read goes through the same code the tools use: search.Section for
+// sections (so source_policy is honoured exactly as get_section does),
+// manual.Library and vault.Vault for files (so their path rules, symbolic
+// links included, apply unchanged). Resources are read-only: reading a vault
+// note records no coverage.
+package resources
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"path"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/completion"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/tools"
+)
+
+// MIME types of what is served.
+const (
+	mimeMarkdown = "text/markdown"
+	mimeJSON     = "application/json"
+	mimeText     = "text/plain"
+)
+
+// MaxChars bounds the text of one read: a file or section larger than this
+// is cut, with a note saying where and which tool reads on. It is the
+// vault_read and get_section page limit, so no resource costs a model more
+// than the largest tool answer.
+const MaxChars = search.MaxPageChars
+
+// listTimeout bounds reading the document list at registration, which runs
+// before the server answers anything.
+const listTimeout = 5 * time.Second
+
+// Register adds the resources and templates d can serve to s: the
+// documents and section templates when d has a store, the manual template
+// when it has manuals, the vault template when it has a vault. The listing
+// is of the documents stored now; one ingested later is still read through
+// the templates. A store that cannot be listed is logged, and the templates
+// are added anyway.
+func Register(s *mcp.Server, d *tools.Deps) {
+	r := &reader{d: d, log: d.Logger}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	s.AddReceivingMiddleware(r.fallback)
+	for _, t := range templates(d) {
+		s.AddResourceTemplate(t, r.read)
+	}
+	if d.Store == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+	defer cancel()
+	langs, err := search.Languages(ctx, d.Store)
+	if err != nil {
+		r.log.Warn("resources: documents not listed; the templates still read them", "err", err)
+		return
+	}
+	for _, l := range langs {
+		for _, doc := range l.Docs {
+			if doc.LatestVersion == "" {
+				continue // nothing complete to read
+			}
+			s.AddResource(&mcp.Resource{
+				URI:         docURI(l.Language, doc.Doc, ""),
+				Name:        l.Language + "/" + doc.Doc,
+				Title:       doc.DisplayName,
+				Description: "Table of contents (section ids and titles) of " + doc.DisplayName + " " + doc.LatestVersion + "; read a section at " + docURI(l.Language, doc.Doc, "") + "/sections/{section_id}",
+				MIMEType:    mimeMarkdown,
+			}, r.read)
+		}
+	}
+}
+
+// templates are the resource templates d can serve, in listing order.
+func templates(d *tools.Deps) []*mcp.ResourceTemplate {
+	var out []*mcp.ResourceTemplate
+	if d.Store != nil {
+		out = append(out,
+			&mcp.ResourceTemplate{URITemplate: tmplDoc, Name: "document", Title: "Document contents",
+				Description: "Table of contents of a stored document (section ids, titles, depth), latest version.", MIMEType: mimeMarkdown},
+			&mcp.ResourceTemplate{URITemplate: tmplSection, Name: "section", Title: "Specification section",
+				Description: "One section as Markdown with its canonical URL and version (latest); excerpt_only documents give an excerpt, as get_section does.", MIMEType: mimeMarkdown},
+			&mcp.ResourceTemplate{URITemplate: tmplVersionDoc, Name: "document-version", Title: "Document contents at a version",
+				Description: "Table of contents of a stored document at one stored version.", MIMEType: mimeMarkdown},
+			&mcp.ResourceTemplate{URITemplate: tmplVersionSection, Name: "section-version", Title: "Specification section at a version",
+				Description: "One section of one stored version as Markdown with its canonical URL.", MIMEType: mimeMarkdown},
+		)
+	}
+	if d.Manuals != nil {
+		out = append(out, &mcp.ResourceTemplate{URITemplate: tmplManual, Name: "manual-file", Title: "Manual file",
+			Description: "A .md or .json file of a manual (MANUALS_ROOT), read-only; path is relative to the manual's folder."})
+	}
+	if d.Vault != nil {
+		out = append(out, &mcp.ResourceTemplate{URITemplate: tmplVault, Name: "vault-note", Title: "Vault note",
+			Description: "A file of the vault, read-only; path is relative to the vault root."})
+	}
+	return out
+}
+
+// Arguments is the completion lookup of the templates: each template's
+// variables with what they complete to. Only the template strings matter,
+// so a reference to a template this server does not offer completes from
+// whatever d has (nothing, for missing manuals or vault).
+func Arguments(ref *mcp.CompleteReference) map[string]completion.Kind {
+	if ref == nil || ref.Type != "ref/resource" {
+		return nil
+	}
+	doc := map[string]completion.Kind{"language": completion.Language, "doc": completion.Doc}
+	with := func(extra map[string]completion.Kind) map[string]completion.Kind {
+		for k, v := range doc {
+			extra[k] = v
+		}
+		return extra
+	}
+	switch ref.URI {
+	case tmplDoc:
+		return doc
+	case tmplSection:
+		return with(map[string]completion.Kind{"section_id": completion.Section})
+	case tmplVersionDoc:
+		return with(map[string]completion.Kind{"version": completion.Version})
+	case tmplVersionSection:
+		return with(map[string]completion.Kind{"version": completion.Version, "section_id": completion.Section})
+	case tmplManual:
+		return map[string]completion.Kind{"manual_id": completion.Manual, "path": completion.ManualPath}
+	case tmplVault:
+		return map[string]completion.Kind{"path": completion.VaultPath}
+	}
+	return nil
+}
+
+// fallback is a receiving middleware around resources/read of langspec
+// URIs. It percent-encodes what a client left raw in the URI (escapeRaw)
+// before the SDK matches it against the templates; and when the URI
+// matches none, so that the SDK could only answer "Resource not found", it
+// lets the reader say what is wrong (a malformed URI, a folder this server
+// lacks) and what exists instead. The reader checks every URI itself, so
+// answering one no template matched opens nothing the templates do not.
+func (r *reader) fallback(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		rr, ok := req.(*mcp.ReadResourceRequest)
+		if !ok || method != "resources/read" || rr.Params == nil || !strings.HasPrefix(rr.Params.URI, Scheme) {
+			return next(ctx, method, req)
+		}
+		rr.Params.URI = escapeRaw(rr.Params.URI)
+		res, err := next(ctx, method, req)
+		if isSDKNotFound(err) {
+			return r.read(ctx, rr)
+		}
+		return res, err
+	}
+}
+
+// isSDKNotFound reports mcp.ResourceNotFoundError itself, which the SDK
+// sends for a URI no resource or template matches. The reader's own
+// not-found errors share its code but always carry a message of their own.
+func isSDKNotFound(err error) bool {
+	e, ok := errors.AsType[*jsonrpc.Error](err)
+	sdk, _ := errors.AsType[*jsonrpc.Error](mcp.ResourceNotFoundError(""))
+	return ok && sdk != nil && e.Code == sdk.Code && e.Message == sdk.Message
+}
+
+// reader reads every langspec URI. All templates share it: it parses the
+// URI itself, so which template the SDK matched does not matter.
+type reader struct {
+	d   *tools.Deps
+	log *slog.Logger
+}
+
+func (r *reader) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	t, err := parse(uri, r.d.Manuals != nil, r.d.Vault != nil)
+	if err != nil {
+		return nil, r.rpcError(ctx, uri, err)
+	}
+	var c *mcp.ResourceContents
+	switch t.kind {
+	case targetDoc:
+		c, err = r.contents(ctx, t)
+	case targetSection:
+		c, err = r.section(ctx, t)
+	case targetManual:
+		c, err = r.manualFile(t)
+	case targetVault:
+		c, err = r.vaultFile(t)
+	}
+	if err != nil {
+		return nil, r.rpcError(ctx, uri, err)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+}
+
+// store is d's store, or the error a URI naming a document gets without
+// one. "manuals" and "vault" without those folders land here too, and are
+// told what is missing rather than that no such language is stored.
+func (r *reader) store(t target) (*db.DB, error) {
+	switch {
+	case t.language == hostManuals && r.d.Manuals == nil:
+		return nil, apperr.New(apperr.NotFound, "set MANUALS_ROOT (or WORKSPACE_ROOT) to a folder of manuals and restart the server", "this server has no manuals folder")
+	case t.language == hostVault && r.d.Vault == nil:
+		return nil, apperr.New(apperr.NotFound, "set VAULT_ROOT (or WORKSPACE_ROOT) and restart the server", "this server has no vault")
+	case r.d.Store == nil:
+		return nil, apperr.New(apperr.NotFound, "", "this server serves no specifications")
+	}
+	return r.d.Store, nil
+}
+
+func (r *reader) contents(ctx context.Context, t target) (*mcp.ResourceContents, error) {
+	store, err := r.store(t)
+	if err != nil {
+		return nil, err
+	}
+	v, rows, err := store.Outline(ctx, db.Scope{Language: t.language, Doc: t.doc, Version: t.version})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ResourceContents{URI: docURI(v.Language, v.Doc, t.version), MIMEType: mimeMarkdown, Text: renderContents(v, rows, t.version != "")}, nil
+}
+
+func (r *reader) section(ctx context.Context, t target) (*mcp.ResourceContents, error) {
+	store, err := r.store(t)
+	if err != nil {
+		return nil, err
+	}
+	// MaxChars as a page bound: search.Section returns what the source
+	// policy allows, and says what it withheld, exactly as get_section.
+	res, err := search.Section(ctx, store, search.SectionRequest{
+		Language: t.language, Doc: t.doc, Version: t.version, SectionID: t.sectionID, MaxChars: MaxChars,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c := res.Citation
+	return &mcp.ResourceContents{URI: sectionURI(c.Language, c.Doc, t.version, c.SectionID), MIMEType: mimeMarkdown,
+		Text: renderSection(res, t.version)}, nil
+}
+
+func (r *reader) manualFile(t target) (*mcp.ResourceContents, error) {
+	f, err := r.d.Manuals.ReadFile(t.manualID, t.path)
+	if err != nil {
+		return nil, err
+	}
+	text, mime := capped(string(f.Text), f.Path, "read on with manual_read (manual_id "+f.ManualID+", path "+f.Path+")")
+	return &mcp.ResourceContents{URI: manualURI(f.ManualID, f.Path), MIMEType: mime, Text: text}, nil
+}
+
+func (r *reader) vaultFile(t target) (*mcp.ResourceContents, error) {
+	data, err := r.d.Vault.ReadFile(t.path)
+	if err != nil {
+		return nil, err
+	}
+	canon, err := r.d.Vault.Clean(t.path)
+	if err != nil {
+		return nil, err
+	}
+	text, mime := capped(string(data), canon, "read on with vault_read (path "+canon+", start_line)")
+	return &mcp.ResourceContents{URI: vaultURI(canon), MIMEType: mime, Text: text}, nil
+}
+
+// capped returns a file's text for a resource, cut at MaxChars at a line
+// end with a note naming the tool that reads on, and its MIME type by
+// extension. JSON that had to be cut is no longer JSON, so it is served as
+// plain text.
+func capped(text, name, readOn string) (string, string) {
+	mime := mimeText
+	switch strings.ToLower(path.Ext(name)) {
+	case ".md", ".markdown":
+		mime = mimeMarkdown
+	case ".json":
+		mime = mimeJSON
+	}
+	total := utf8.RuneCountInString(text)
+	if total <= MaxChars {
+		return text, mime
+	}
+	runes := []rune(text)[:MaxChars]
+	cut := len(runes)
+	for i := len(runes) - 1; i > len(runes)*4/5; i-- {
+		if runes[i] == '\n' {
+			cut = i + 1
+			break
+		}
+	}
+	if mime == mimeJSON {
+		mime = mimeText
+	}
+	return string(runes[:cut]) + "\n\n[langspec: cut at character " + itoa(cut) + " of " + itoa(total) + "; " + readOn + "]\n", mime
+}
+
+// rpcError turns a read's error into the JSON-RPC error the client gets:
+// not found is the SDK's resource-not-found code with the message and hint
+// that say what exists, a bad URI or path is invalid params, and anything
+// else is reported without internals (tools.UserError logs it in full).
+func (r *reader) rpcError(ctx context.Context, uri string, err error) error {
+	err = tools.UserError(ctx, r.log, "resources/read", err)
+	data, _ := json.Marshal(map[string]string{"uri": uri})
+	switch apperr.CodeOf(err) {
+	case apperr.NotFound:
+		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: err.Error(), Data: data}
+	case apperr.Internal, apperr.Unavailable, apperr.CorruptDatabase:
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error(), Data: data}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error(), Data: data}
+}
