@@ -37,6 +37,10 @@ type DB struct {
 	ranges   snapshotCache[*idRange]
 	layouts  snapshotCache[*wordindex.Snapshot]
 	scorers  sync.Pool // *wordindex.Scorer: buffers as large as a snapshot, reused by searches
+	idfs     struct {
+		mu    sync.Mutex
+		byKey map[idfKey]float64
+	}
 }
 
 // dsn builds the connection string. Pragmas go in the DSN rather than one Exec

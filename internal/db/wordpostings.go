@@ -211,50 +211,89 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 }
 
 // postings reads, for each of terms, its IDF over the whole table (FTS5's
-// statistics for bm25) and its postings in each snapshot of the scope. The
-// IDF is worked out by SQLite's ln(), the C library's log that bm25() calls:
-// Go's math.Log may differ from it in the last bit, and scores that differ
-// there can swap two sections.
+// statistics for bm25) and its postings in each snapshot of the scope, in
+// one query.
 func (s *Scoped) postings(ctx context.Context, terms []string, rows int64) (map[string]float64, map[int64]map[string][]byte, error) {
 	list, _ := json.Marshal(terms) // []string always marshals
-	idf := map[string]float64{}
-	counts, err := s.d.query(ctx, `SELECT term, ln((?2 - sum(df) + 0.5) / (sum(df) + 0.5))
-		FROM word_postings WHERE term IN (SELECT value FROM json_each(?1)) GROUP BY term`, string(list), rows)
-	if err != nil {
-		return nil, nil, s.d.classify(err, "search")
-	}
-	defer counts.Close()
-	for counts.Next() {
-		var term string
-		var x float64
-		if err := counts.Scan(&term, &x); err != nil {
-			return nil, nil, s.d.classify(err, "search")
-		}
-		idf[term] = wordindex.FloorIDF(x)
-	}
-	if err := counts.Err(); err != nil {
-		return nil, nil, s.d.classify(err, "search")
-	}
-	lists := map[int64]map[string][]byte{}
-	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, postings FROM word_postings
-		WHERE term IN (SELECT value FROM json_each(?1)) AND snapshot_id IN (SELECT value FROM json_each(?2))`, string(list), s.set.json)
+	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, df,
+			CASE WHEN snapshot_id IN (SELECT value FROM json_each(?2)) THEN postings END
+		FROM word_postings WHERE term IN (SELECT value FROM json_each(?1))`, string(list), s.set.json)
 	if err != nil {
 		return nil, nil, s.d.classify(err, "search")
 	}
 	defer rs.Close()
+	hits := map[string]int64{}
+	lists := map[int64]map[string][]byte{}
 	for rs.Next() {
 		var term string
-		var snapID int64
+		var snapID, df int64
 		var data []byte
-		if err := rs.Scan(&term, &snapID, &data); err != nil {
+		if err := rs.Scan(&term, &snapID, &df, &data); err != nil {
 			return nil, nil, s.d.classify(err, "search")
 		}
-		if lists[snapID] == nil {
-			lists[snapID] = map[string][]byte{}
+		hits[term] += df
+		if data != nil {
+			if lists[snapID] == nil {
+				lists[snapID] = map[string][]byte{}
+			}
+			lists[snapID][term] = data
 		}
-		lists[snapID][term] = data
 	}
-	return idf, lists, s.d.classify(rs.Err(), "search")
+	if err := rs.Err(); err != nil {
+		return nil, nil, s.d.classify(err, "search")
+	}
+	idf := make(map[string]float64, len(hits))
+	for term, n := range hits {
+		x, err := s.d.idf(ctx, rows, n)
+		if err != nil {
+			return nil, nil, err
+		}
+		idf[term] = x
+	}
+	return idf, lists, nil
+}
+
+// idfKey is what an IDF depends on: the table's rows and a term's.
+type idfKey struct{ rows, hits int64 }
+
+// maxCachedIDFs bounds the IDF cache; it is emptied when full (a store
+// changes its row count at every ingest, so old keys die anyway).
+const maxCachedIDFs = 1 << 14
+
+// idf is FTS5's IDF for a term held by hits of rows rows, its logarithm
+// taken by SQLite's ln(), the C library's log that bm25() calls: Go's
+// math.Log may differ from it in the last bit, and scores that differ there
+// can swap two sections. A query for one number costs more than ranking a
+// small document, so each is asked once and kept.
+func (d *DB) idf(ctx context.Context, rows, hits int64) (float64, error) {
+	key := idfKey{rows, hits}
+	d.idfs.mu.Lock()
+	x, ok := d.idfs.byKey[key]
+	d.idfs.mu.Unlock()
+	if ok {
+		return x, nil
+	}
+	r, err := d.query(ctx, `SELECT ln((?1 - ?2 + 0.5) / (?2 + 0.5))`, rows, hits)
+	if err != nil {
+		return 0, d.classify(err, "search")
+	}
+	defer r.Close()
+	if r.Next() {
+		if err := r.Scan(&x); err != nil {
+			return 0, d.classify(err, "search")
+		}
+	}
+	if err := r.Err(); err != nil {
+		return 0, d.classify(err, "search")
+	}
+	x = wordindex.FloorIDF(x)
+	d.idfs.mu.Lock()
+	if d.idfs.byKey == nil || len(d.idfs.byKey) >= maxCachedIDFs {
+		d.idfs.byKey = map[idfKey]float64{}
+	}
+	d.idfs.byKey[key] = x
+	d.idfs.mu.Unlock()
+	return x, nil
 }
 
 // queryRow runs a one-row read query into dest.

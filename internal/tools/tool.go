@@ -73,8 +73,8 @@ type Tool struct {
 	register func(s *mcp.Server, def *mcp.Tool, d *Deps)
 	out      *jsonschema.Schema // the result's schema, for the docs; nil: the result is passed through
 	// listedIn and listedOut are the schemas as tools/list shows them
-	// (listedSchema); nil: Def's, as they are.
-	listedIn, listedOut json.RawMessage
+	// (listedInput, listedOutput); nil: Def's, as they are.
+	listedIn, listedOut *jsonschema.Schema
 }
 
 // Inventory is every tool langspec has, in listing order, unbound.
@@ -106,7 +106,7 @@ func Available(d *Deps) []Tool {
 }
 
 // OutputSchemas are the complete output schemas of every tool by name; a
-// listing shows only their top level (listedSchema). For tests that check
+// listing shows only their top level (listedOutput). For tests that check
 // results (toolstest.Connect).
 func OutputSchemas() map[string]*jsonschema.Schema {
 	out := map[string]*jsonschema.Schema{}
@@ -132,7 +132,7 @@ func (t Tool) Described(d *Deps) *mcp.Tool {
 }
 
 // Register binds t to d and adds it to s, listed with its schemas trimmed
-// (listedSchema). It returns the full input schema, for the middleware that
+// (listedInput, listedOutput). It returns the full input schema, for the middleware that
 // explains argument errors.
 func (t Tool) Register(s *mcp.Server, d *Deps) *jsonschema.Schema {
 	def := t.Described(d)
@@ -197,8 +197,8 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 		Def:       &def,
 		Category:  category,
 		out:       out,
-		listedIn:  listedSchema(in, false),
-		listedOut: listedSchema(out, true),
+		listedIn:  listedInput(in),
+		listedOut: listedOutput(out),
 		register: func(s *mcp.Server, def *mcp.Tool, d *Deps) {
 			r, log := bind(d), d.logger()
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

@@ -87,7 +87,7 @@ func Finder(store *db.DB, lib *manual.Library) *find.Finder {
 // do, and a result that breaks its schema fails the call.
 //
 // A tool's listing shows only the top level of its output schema
-// (internal/tools listedSchema); full holds the complete schemas by tool
+// (internal/tools listedOutput); full holds the complete schemas by tool
 // name (tools.OutputSchemas), and a result is checked against its tool's
 // complete schema when full has one, else against the listed one.
 func Connect(tb testing.TB, s *mcp.Server, full ...map[string]*jsonschema.Schema) *mcp.ClientSession {
