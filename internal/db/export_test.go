@@ -1,7 +1,35 @@
 package db
 
-import "context"
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
 
 // OpenReadOnly opens an existing store read-only, as Open does for a file
 // it cannot write; tests run as root, which can write any file.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) { return open(ctx, path, true) }
+
+// GoSpecHTML is the Go specification as the toolchain ships it, markup and
+// all: real text with the tokenizer's hard cases, for the tests here and in
+// db_test.
+func GoSpecHTML(tb testing.TB) string {
+	tb.Helper()
+	root := runtime.GOROOT()
+	if root == "" {
+		out, err := exec.Command("go", "env", "GOROOT").Output()
+		if err != nil {
+			tb.Fatalf("locating GOROOT: %v", err)
+		}
+		root = string(bytes.TrimSpace(out))
+	}
+	b, err := os.ReadFile(filepath.Join(root, "doc", "go_spec.html"))
+	if err != nil {
+		tb.Fatalf("reading the Go spec: %v", err)
+	}
+	return string(b)
+}

@@ -1,19 +1,17 @@
 package db_test
 
 import (
-	"bytes"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	_ "modernc.org/sqlite"
 
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
@@ -132,25 +130,8 @@ func (c *crosscheckDB) index(docs []string) [][]string {
 	return terms
 }
 
-func goSpecText(t *testing.T) string {
-	t.Helper()
-	root := runtime.GOROOT()
-	if root == "" {
-		out, err := exec.Command("go", "env", "GOROOT").Output()
-		if err != nil {
-			t.Fatalf("locating GOROOT: %v", err)
-		}
-		root = string(bytes.TrimSpace(out))
-	}
-	b, err := os.ReadFile(filepath.Join(root, "doc", "go_spec.html"))
-	if err != nil {
-		t.Fatalf("reading the Go spec: %v", err)
-	}
-	return string(b)
-}
-
 func crosscheckTexts(t *testing.T) []string {
-	texts := []string{goSpecText(t)}
+	texts := []string{db.GoSpecHTML(t)}
 	texts = append(texts, crosscheckWords...)
 	return append(texts, crosscheckInvalidUTF8...)
 }

@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -51,20 +48,8 @@ func genSections(r *rand.Rand, n int, tag string) []Section {
 // sections at its headings: real text with the tokenizer's hard cases.
 func goSpecSections(t *testing.T) []Section {
 	t.Helper()
-	root := runtime.GOROOT()
-	if root == "" {
-		out, err := exec.Command("go", "env", "GOROOT").Output()
-		if err != nil {
-			t.Fatalf("locating GOROOT: %v", err)
-		}
-		root = strings.TrimSpace(string(out))
-	}
-	b, err := os.ReadFile(filepath.Join(root, "doc", "go_spec.html"))
-	if err != nil {
-		t.Fatalf("reading the Go spec: %v", err)
-	}
 	var out []Section
-	for i, part := range strings.Split(string(b), "<h2") {
+	for i, part := range strings.Split(GoSpecHTML(t), "<h2") {
 		title, body, _ := strings.Cut(part, "</h2>")
 		out = append(out, Section{SectionID: fmt.Sprintf("go-%d", i), Level: 2, Title: title, Path: "The Go spec > " + title,
 			URL: "u", Text: body, SourcePolicy: FullText})
