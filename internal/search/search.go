@@ -48,9 +48,9 @@ type Citation struct {
 	Title       string   `json:"title" jsonschema:"the section heading"`
 	SectionPath string   `json:"section_path" jsonschema:"headings from the top of the document, joined by ' > '"`
 	URL         string   `json:"url" jsonschema:"canonical URL of the section, to cite"`
-	Snippet     string   `json:"snippet" jsonschema:"windows of the text around the matched words, marked **like this**, joined by ' … '"`
-	Score       float64  `json:"score" jsonschema:"fused relevance, higher is better; comparable within one answer"`
-	Matched     []string `json:"matched" jsonschema:"channels that found it: words, title, anchors (words others link it with), phrase (query words near each other), typo:WORD (a corrected spelling), literal (code as typed), symbol (code of the same shape)"`
+	Snippet     string   `json:"snippet,omitempty" jsonschema:"windows of the text around the matched words, marked **like this**, joined by ' … ' (search results only)"`
+	Score       float64  `json:"score,omitempty" jsonschema:"fused relevance, higher is better; comparable within one answer (search results only)"`
+	Matched     []string `json:"matched,omitempty" jsonschema:"channels that found it: words, title, anchors (words others link it with), phrase (query words near each other), typo:WORD (a corrected spelling), literal (code as typed), symbol (code of the same shape)"`
 }
 
 // Result is the answer to a Request.

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -33,6 +34,16 @@ type ManualHitsIn struct {
 	Kind    string `json:"kind,omitempty" jsonschema:"candidates (default) or unscanned"`
 	Offset  int    `json:"offset,omitempty" jsonschema:"index of the first item; next_offset of the previous page"`
 	Limit   int    `json:"limit,omitempty" jsonschema:"items per page"`
+	Verbose bool   `json:"verbose,omitempty" jsonschema:"put the snippets in the structured result too"`
+}
+
+// ManualHitsOut is manual_hits' answer: a page of the trace. Each
+// candidate's snippet is in the text content, which clients show the model;
+// the structured copy, which programs read for node ids and lines, has the
+// snippets only with verbose — they were a third of a page, twice.
+type ManualHitsOut struct {
+	find.HitsPage
+	snippets []string // by candidate, for the text content
 }
 
 // findTools serves manual_find and manual_hits over one Finder.
@@ -83,8 +94,22 @@ func (ft *findTools) find(ctx context.Context, in ManualFindIn) (find.Summary, e
 	return ft.finder.Find(ctx, req)
 }
 
-func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (find.HitsPage, error) {
-	return ft.finder.Hits(ctx, find.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
+func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (ManualHitsOut, error) {
+	page, err := ft.finder.Hits(ctx, find.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
+	if err != nil {
+		return ManualHitsOut{}, err
+	}
+	out := ManualHitsOut{HitsPage: page, snippets: make([]string, len(page.Candidates))}
+	if !in.Verbose {
+		out.Candidates = slices.Clone(page.Candidates)
+	}
+	for i := range out.Candidates {
+		out.snippets[i] = out.Candidates[i].Snippet
+		if !in.Verbose {
+			out.Candidates[i].Snippet = ""
+		}
+	}
+	return out, nil
 }
 
 func renderFind(s find.Summary) string {
@@ -104,13 +129,14 @@ func renderFind(s find.Summary) string {
 	return b.String()
 }
 
-func renderHits(p find.HitsPage) string {
+func renderHits(out ManualHitsOut) string {
+	p := out.HitsPage
 	var b strings.Builder
 	for i, c := range p.Candidates {
 		fmt.Fprintf(&b, "%d. %s/%s#%s (lines %d-%d, score %.2f, %s) %s\n", p.Offset+i+1, c.ManualID, c.Path, c.NodeID,
 			c.LineStart, c.LineEnd, c.Score, strings.Join(c.Stages, "+"), c.Title)
-		if c.Snippet != "" {
-			fmt.Fprintf(&b, "   line %d: %s\n", c.SnippetLine, c.Snippet)
+		if out.snippets[i] != "" {
+			fmt.Fprintf(&b, "   line %d: %s\n", c.SnippetLine, out.snippets[i])
 		}
 	}
 	for _, u := range p.Unscanned {

@@ -44,6 +44,16 @@ func TestManualFindFlow(t *testing.T) {
 		t.Fatalf("manual_hits: %s", text(res))
 	}
 	top := page.Candidates[0]
+	// The snippet is in the text; the structured copy has it with verbose only.
+	if top.Snippet != "" || !strings.Contains(text(res), "line ") {
+		t.Fatalf("manual_hits without verbose: structured snippet %q, text %s", top.Snippet, text(res))
+	}
+	verbose := call(t, cs, "manual_hits", map[string]any{"trace_id": sum.TraceID, "limit": 1, "verbose": true})
+	var full find.HitsPage
+	remarshal(t, verbose.StructuredContent, &full)
+	if len(full.Candidates) != 1 || full.Candidates[0].Snippet == "" || !strings.Contains(text(res), full.Candidates[0].Snippet) {
+		t.Fatalf("manual_hits with verbose: %+v; text %s", full.Candidates, text(res))
+	}
 
 	res = call(t, cs, "manual_read", map[string]any{"manual_id": "insurance-ja", "path": top.Path, "scope": "snippet",
 		"node_id": top.NodeID, "trace_id": sum.TraceID})
