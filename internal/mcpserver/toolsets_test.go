@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/tools/toolstest"
@@ -66,13 +68,8 @@ func TestBuildToolsets(t *testing.T) {
 		{name: "categories all", mode: ModeCategories, wantCats: []string{"bridge", "manual", "spec", "vault"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			s, err := Build(ctx, d, Options{Mode: tc.mode, Version: "test", Toolsets: tc.sets})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs := toolstest.Connect(t, s)
+			ctx := context.Background()
+			cs := connectToolsets(t, d, tc.mode, tc.sets)
 			res, err := cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -129,13 +126,8 @@ func TestToolsetsLimitResources(t *testing.T) {
 		{ModeFlat, nil, []string{"manual-file", "vault-note"}},
 	} {
 		t.Run(tc.mode+" "+strings.Join(tc.sets, ","), func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			s, err := Build(ctx, d, Options{Mode: tc.mode, Version: "test", Toolsets: tc.sets})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs := toolstest.Connect(t, s)
+			ctx := context.Background()
+			cs := connectToolsets(t, d, tc.mode, tc.sets)
 			res, err := cs.ListResourceTemplates(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -172,4 +164,17 @@ func TestInToolsets(t *testing.T) {
 	if got := inToolsets(tools.Available(&d), nil); len(got) != len(tools.Available(&d)) {
 		t.Errorf("nil toolsets kept %d of %d tools", len(got), len(tools.Available(&d)))
 	}
+}
+
+// connectToolsets builds a server of mode over d with the toolsets sets and
+// connects a client to it; the server's context ends with the test.
+func connectToolsets(t *testing.T, d tools.Deps, mode string, sets []string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s, err := Build(ctx, d, Options{Mode: mode, Version: "test", Toolsets: sets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toolstest.Connect(t, s)
 }

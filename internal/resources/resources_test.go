@@ -163,18 +163,7 @@ func TestReadSpec(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tt.uri})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := res.Contents[0]
-			wantURI := tt.uri
-			if tt.wantURI != "" {
-				wantURI = tt.wantURI
-			}
-			if c.URI != wantURI || c.MIMEType != "text/markdown" {
-				t.Errorf("uri %q mime %q, want %q text/markdown", c.URI, c.MIMEType, wantURI)
-			}
+			c := readOne(t, cs, tt.uri, tt.wantURI, "text/markdown")
 			for _, w := range tt.want {
 				if !strings.Contains(c.Text, w) {
 					t.Errorf("text lacks %q:\n%s", w, head(c.Text))
@@ -193,7 +182,6 @@ func TestReadSpec(t *testing.T) {
 }
 
 func TestReadFiles(t *testing.T) {
-	ctx := context.Background()
 	d := fullDeps(t)
 	if _, err := d.Vault.Create("notes/plan.md", []byte("# Plan\nread the spec\n")); err != nil {
 		t.Fatal(err)
@@ -215,17 +203,9 @@ func TestReadFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.uri, func(t *testing.T) {
-			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tt.uri})
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := res.Contents[0]
-			wantURI := tt.uri
-			if tt.wantURI != "" {
-				wantURI = tt.wantURI
-			}
-			if c.URI != wantURI || c.MIMEType != tt.mime || !strings.Contains(c.Text, tt.want) {
-				t.Errorf("uri %q mime %q text %q; want %q %q containing %q", c.URI, c.MIMEType, head(c.Text), wantURI, tt.mime, tt.want)
+			c := readOne(t, cs, tt.uri, tt.wantURI, tt.mime)
+			if !strings.Contains(c.Text, tt.want) {
+				t.Errorf("text %q; want it to contain %q", head(c.Text), tt.want)
 			}
 		})
 	}
@@ -309,4 +289,22 @@ func head(s string) string {
 		return s[:600] + "…"
 	}
 	return s
+}
+
+// readOne reads uri and checks the content's URI (wantURI, or uri itself
+// when empty) and MIME type.
+func readOne(t *testing.T, cs *mcp.ClientSession, uri, wantURI, mime string) *mcp.ResourceContents {
+	t.Helper()
+	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := res.Contents[0]
+	if wantURI == "" {
+		wantURI = uri
+	}
+	if c.URI != wantURI || c.MIMEType != mime {
+		t.Errorf("uri %q mime %q, want %q %s", c.URI, c.MIMEType, wantURI, mime)
+	}
+	return c
 }
