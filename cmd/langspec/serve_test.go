@@ -122,6 +122,20 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
+// waitFor waits up to hangLimit for the child to have written s: its stderr
+// reaches the test through a pipe of its own, which can lag behind the
+// protocol messages on stdout.
+func (l *lockedBuffer) waitFor(s string) bool {
+	deadline := time.Now().Add(hangLimit)
+	for !strings.Contains(l.String(), s) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
 // traceFromFind in validCalls stands for the trace_id the manual_find call
 // returned.
 const traceFromFind = "$TRACE"

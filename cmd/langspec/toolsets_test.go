@@ -75,7 +75,7 @@ func TestServeToolsets(t *testing.T) {
 			if got := listedNames(t, cs); !slices.Equal(got, want) {
 				t.Errorf("tools %v\nwant %v", got, want)
 			}
-			if tc.wantLog != "" && !strings.Contains(stderr.String(), tc.wantLog) {
+			if tc.wantLog != "" && !stderr.waitFor(tc.wantLog) {
 				t.Errorf("start-up log does not name the toolsets (%q):\n%s", tc.wantLog, stderr)
 			}
 		})
@@ -252,8 +252,13 @@ func TestServeClientLogging(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if n := strings.Count(stderr.String(), `msg="tool call"`); n != 2 {
-		t.Errorf("stderr has %d tool call lines, want 2:\n%s", n, stderr)
+	// stderr reaches the test through another pipe than the notification,
+	// and may come later.
+	for n := 0; n != 2; n = strings.Count(stderr.String(), `msg="tool call"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stderr has %d tool call lines, want 2:\n%s", n, stderr)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
