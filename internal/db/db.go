@@ -233,6 +233,7 @@ func (d *DB) appliedMigrations(ctx context.Context) (map[string]bool, error) {
 var migrationSteps = map[string]func(context.Context, *sql.Tx) error{
 	"0004_index_storage.sql": fillLiterals,
 	"0006_word_postings.sql": fillWordPostings,
+	"0007_word_skips.sql":    fillWordSkips,
 }
 
 // fillLiterals writes the literals (text/shape.Literals) of the sections

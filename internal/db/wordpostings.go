@@ -41,8 +41,15 @@ func wordColumns(title, path, body, anchors string) [wordindex.Columns]string {
 }
 
 // writeWordPostings stores the postings b gathered for snapshot snapID,
-// whose sections were stored under ids (in the order b saw them).
+// whose sections were stored under ids (in the order b saw them), with
+// their skips (migration 0007).
 func writeWordPostings(ctx context.Context, tx *sql.Tx, snapID int64, b *wordindex.Builder, ids []int64) error {
+	return writePostings(ctx, tx, snapID, b, ids, true)
+}
+
+// writePostings is writeWordPostings, leaving skips out when the table
+// has no column for them yet (migration 0006's step).
+func writePostings(ctx context.Context, tx *sql.Tx, snapID int64, b *wordindex.Builder, ids []int64, skips bool) error {
 	layout, err := b.Layout(ids)
 	if err != nil {
 		return err
@@ -51,13 +58,21 @@ func writeWordPostings(ctx context.Context, tx *sql.Tx, snapID int64, b *wordind
 		snapID, b.Sections(), b.Tokens(), layout); err != nil {
 		return fmt.Errorf("word layout: %w", err)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO word_postings (snapshot_id, term, df, postings) VALUES (?, ?, ?, ?)`)
+	insert := `INSERT INTO word_postings (snapshot_id, term, df, postings, skips) VALUES (?, ?, ?, ?, ?)`
+	if !skips {
+		insert = `INSERT INTO word_postings (snapshot_id, term, df, postings) VALUES (?, ?, ?, ?)`
+	}
+	stmt, err := tx.PrepareContext(ctx, insert)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
 	for _, t := range b.Terms() {
-		if _, err := stmt.ExecContext(ctx, snapID, t.Text, t.DF, t.Postings); err != nil {
+		args := []any{snapID, t.Text, t.DF, t.Postings}
+		if skips {
+			args = append(args, nilIfEmpty(t.Skips))
+		}
+		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("postings of %q: %w", t.Text, err)
 		}
 	}
@@ -106,8 +121,50 @@ func fillWordPostings(ctx context.Context, tx *sql.Tx) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if err := writeWordPostings(ctx, tx, snapID, b, ids); err != nil {
+		if err := writePostings(ctx, tx, snapID, b, ids, false); err != nil {
 			return fmt.Errorf("snapshot %d: %w", snapID, err)
+		}
+	}
+	return nil
+}
+
+// nilIfEmpty stores an empty list of skips as NULL.
+func nilIfEmpty(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// fillWordSkips writes the skips of the posting lists stored before
+// migration 0007 (wordindex.Skips); short lists have none.
+func fillWordSkips(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, postings FROM word_postings WHERE df > ?`, wordindex.SkipEvery)
+	if err != nil {
+		return err
+	}
+	skips := map[int64][]byte{}
+	for rows.Next() {
+		var id int64
+		var postings []byte
+		if err := rows.Scan(&id, &postings); err != nil {
+			rows.Close()
+			return err
+		}
+		s, err := wordindex.Skips(postings)
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("postings row %d: %w", id, err)
+		}
+		skips[id] = nilIfEmpty(s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for id, s := range skips {
+		if _, err := tx.ExecContext(ctx, `UPDATE word_postings SET skips = ? WHERE rowid = ?`, s, id); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -196,7 +253,7 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 	}
 	defer s.d.scorers.Put(scorer)
 	for id, snap := range layouts {
-		perPhrase := make([][]byte, len(terms))
+		perPhrase := make([]wordindex.List, len(terms))
 		for i, t := range terms {
 			perPhrase[i] = lists[id][t]
 		}
@@ -213,30 +270,31 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 // postings reads, for each of terms, its IDF over the whole table (FTS5's
 // statistics for bm25) and its postings in each snapshot of the scope, in
 // one query.
-func (s *Scoped) postings(ctx context.Context, terms []string, rows int64) (map[string]float64, map[int64]map[string][]byte, error) {
+func (s *Scoped) postings(ctx context.Context, terms []string, rows int64) (map[string]float64, map[int64]map[string]wordindex.List, error) {
 	list, _ := json.Marshal(terms) // []string always marshals
-	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, df,
-			CASE WHEN snapshot_id IN (SELECT value FROM json_each(?2)) THEN postings END
-		FROM word_postings WHERE term IN (SELECT value FROM json_each(?1))`, string(list), s.set.json)
+	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, df, in_scope, CASE WHEN in_scope THEN postings END, CASE WHEN in_scope THEN skips END
+		FROM (SELECT *, snapshot_id IN (SELECT value FROM json_each(?2)) AS in_scope
+			FROM word_postings WHERE term IN (SELECT value FROM json_each(?1)))`, string(list), s.set.json)
 	if err != nil {
 		return nil, nil, s.d.classify(err, "search")
 	}
 	defer rs.Close()
 	hits := map[string]int64{}
-	lists := map[int64]map[string][]byte{}
+	lists := map[int64]map[string]wordindex.List{}
 	for rs.Next() {
 		var term string
 		var snapID, df int64
-		var data []byte
-		if err := rs.Scan(&term, &snapID, &df, &data); err != nil {
+		var inScope bool
+		var l wordindex.List
+		if err := rs.Scan(&term, &snapID, &df, &inScope, &l.Postings, &l.Skips); err != nil {
 			return nil, nil, s.d.classify(err, "search")
 		}
 		hits[term] += df
-		if data != nil {
+		if inScope {
 			if lists[snapID] == nil {
-				lists[snapID] = map[string][]byte{}
+				lists[snapID] = map[string]wordindex.List{}
 			}
-			lists[snapID][term] = data
+			lists[snapID][term] = l
 		}
 	}
 	if err := rs.Err(); err != nil {

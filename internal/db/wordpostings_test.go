@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/langspec/langspec/internal/db/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
@@ -209,5 +211,65 @@ func TestWordsFallsBackToFTS5(t *testing.T) {
 				t.Fatalf("Words(%q) = %v, %v; want FTS5's hits", e, got, err)
 			}
 		})
+	}
+}
+
+// TestUpgradeFillsSkips opens a store whose posting lists were written
+// before migration 0007: the migration adds the skips of every long list,
+// the same bytes an ingest writes, and leaves short lists without.
+func TestUpgradeFillsSkips(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "w.db")
+	store, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := Snapshot{Language: "gen", Doc: "a", DisplayName: "a", Version: "1", SourceURL: "test",
+		FetchedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ContentHash: "a1"}
+	if _, err := store.Publish(ctx, snap, genSections(rand.New(rand.NewPCG(5, 6)), 3000, "a")); err != nil {
+		t.Fatal(err)
+	}
+	skipsByTerm := func(store *DB) map[string]string {
+		t.Helper()
+		rows, err := store.sql.QueryContext(ctx, `SELECT term, df, coalesce(hex(skips), '') FROM word_postings`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		out := map[string]string{}
+		for rows.Next() {
+			var term, skips string
+			var df int
+			if err := rows.Scan(&term, &df, &skips); err != nil {
+				t.Fatal(err)
+			}
+			if (skips != "") != (df > wordindex.SkipEvery) {
+				t.Errorf("%q in %d sections has skips %q", term, df, skips)
+			}
+			out[term] = skips
+		}
+		return out
+	}
+	written := skipsByTerm(store)
+	if written["type"] == "" {
+		t.Fatal("the commonest word has no skips; the test needs a list longer than SkipEvery")
+	}
+	for _, q := range []string{
+		`ALTER TABLE word_postings DROP COLUMN skips`,
+		`DELETE FROM schema_migrations WHERE name = '0007_word_skips.sql'`,
+	} {
+		if _, err := store.sql.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store.Close()
+
+	store, err = Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if filled := skipsByTerm(store); !maps.Equal(filled, written) {
+		t.Errorf("skips after the migration differ from those the ingest wrote")
 	}
 }

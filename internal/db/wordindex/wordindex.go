@@ -16,11 +16,14 @@
 package wordindex
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 
 	"github.com/langspec/langspec/internal/text/tokenize"
@@ -29,6 +32,9 @@ import (
 // Columns is the number of columns of the word index: title, path, body,
 // anchors, in that order (internal/db WordColumns).
 const Columns = 4
+
+// bodyColumn is the body's column: most postings are in it alone.
+const bodyColumn = 2
 
 // Builder gathers the postings of one snapshot, section by section in the
 // order they are stored. Not safe for concurrent use.
@@ -46,10 +52,15 @@ type Builder struct {
 
 // list is one term's postings being written: section ordinals as deltas.
 type list struct {
-	data []byte
-	last int // ordinal of the last section added
-	df   int
+	data  []byte
+	skips []byte // see Term.Skips
+	last  int    // ordinal of the last section added
+	df    int
 }
+
+// SkipEvery is how many postings lie between two entries of a list's
+// skips.
+const SkipEvery = 1024
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
@@ -94,6 +105,9 @@ func (b *Builder) Add(columns [Columns]string, fn func(folded string)) {
 			l = &list{last: -1}
 			b.lists[term] = l
 		}
+		if l.df > 0 && l.df%SkipEvery == 0 {
+			l.skips = appendSkip(l.skips, len(l.data), l.last)
+		}
 		l.data = appendPosting(l.data, ord-l.last, b.counts[i])
 		l.last = ord
 		l.df++
@@ -128,13 +142,44 @@ type Term struct {
 	Text     string
 	DF       int // sections of the snapshot holding it
 	Postings []byte
+	// Skips says where to start reading Postings part way: every
+	// SkipEvery postings, the byte offset of the next posting and the
+	// ordinal it counts from (the previous posting's), both as uvarints.
+	// Rank reads two halves of a long list on two cores with it. Empty for
+	// lists of SkipEvery postings or fewer.
+	Skips []byte
+}
+
+func appendSkip(dst []byte, offset, ord int) []byte {
+	dst = binary.AppendUvarint(dst, uint64(offset))
+	return binary.AppendUvarint(dst, uint64(ord))
+}
+
+// Skips works out a list's Term.Skips from its postings, for lists
+// stored before skips were.
+func Skips(postings []byte) ([]byte, error) {
+	var skips []byte
+	d := newFreqDecoder([Columns]float64{1, 1, 1, 1})
+	c := cursor{ord: -1, rest: postings}
+	for count := 0; len(c.rest) > 0; count++ {
+		if count > 0 && count%SkipEvery == 0 {
+			skips = appendSkip(skips, len(postings)-len(c.rest), c.ord)
+		}
+		if err := c.stepAny(&d); err != nil {
+			return nil, err
+		}
+		if c.ord < 0 {
+			return nil, errCorrupt
+		}
+	}
+	return skips, nil
 }
 
 // Terms returns the snapshot's terms in byte order.
 func (b *Builder) Terms() []Term {
 	out := make([]Term, 0, len(b.lists))
 	for text, l := range b.lists {
-		out = append(out, Term{Text: text, DF: l.df, Postings: l.data})
+		out = append(out, Term{Text: text, DF: l.df, Postings: l.data, Skips: l.skips})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
 	return out
@@ -288,13 +333,31 @@ type Hit struct {
 // (a Scorer over 50,000 sections is half a megabyte). Not safe for
 // concurrent use; the zero value is ready.
 type Scorer struct {
-	scores  []float64
-	seen    []uint64 // the sections matched, when a weight of zero or less can leave a match at score 0
+	scores []float64
+	seen   []uint64 // the sections matched, when a weight of zero or less can leave a match at score 0
+	parts  [2]scorerPart
+	// parallelFrom overrides minParallelBytes when above zero (tests).
+	parallelFrom int
+}
+
+// scorerPart is what one goroutine of a ranking keeps for itself.
+type scorerPart struct {
 	touched []int32
 }
 
+// List is one phrase's postings in a snapshot, with their skips (see
+// Term).
+type List struct {
+	Postings, Skips []byte
+}
+
+// minParallelBytes is the size of postings from which Rank reads the two
+// halves of the sections on two goroutines: below it, starting one costs
+// more than the half it saves.
+const minParallelBytes = 32 << 10
+
 // Rank scores the sections of snap holding any of the query's terms
-// (lists[i] holds phrase i's postings in snap, nil when snap lacks it)
+// (lists[i] holds phrase i's postings in snap, empty when snap lacks it)
 // and adds them to top.
 //
 // The arithmetic follows fts5Bm25Function step for step: a phrase's
@@ -302,74 +365,117 @@ type Scorer struct {
 // and the phrases' terms are summed in query order (a phrase the section
 // lacks adds zero there, which changes no sum). With IDFs from SQLite's
 // ln() (see IDF), scores are bm25()'s to the last bit.
-func (sc *Scorer) Rank(snap *Snapshot, q Query, lists [][]byte, top *Top) error {
+//
+// Every posting is scored, into one accumulator per section, list by
+// list. Walking the lists side by side instead and scoring only the
+// sections whose bound could still enter top (MaxScore) scored 1 section
+// in 40 on two common words of the generated corpus, and still took 1.3
+// times as long: the merge costs more per section than a score does. What
+// does pay on long lists is the second core: the sections are cut in two
+// halves, and each is ranked on its own goroutine, its lists entered
+// through their skips.
+func (sc *Scorer) Rank(snap *Snapshot, q Query, lists []List, top *Top) error {
 	if len(lists) != len(q.IDF) {
 		return errors.New("wordindex: one list per phrase is needed")
 	}
+	dec := newFreqDecoder(q.Weights)
 	n := len(snap.IDs)
 	if len(sc.scores) < n {
 		sc.scores = make([]float64, n)
 		sc.seen = make([]uint64, (n+63)/64)
 	}
-	scores, seen := sc.scores[:n], sc.seen
-	norms := snap.lengthNorms(q.AvgLen)
-	// With every weight positive, every match adds more than zero, and a
-	// score of zero says the section is new; the bitset is only needed
-	// when a weight can leave a match at zero.
-	positive := true
-	// A whole-number weight times a count, added to a whole number, is the
-	// same number as the weight added count times (every partial sum is a
-	// whole number well inside float64's exact range), and one
-	// multiplication is cheaper than a chain of additions; otherwise the
-	// weight is added as FTS5 adds it.
-	var whole [Columns]bool
-	for c, w := range q.Weights {
-		positive = positive && w > 0
-		whole[c] = w == math.Trunc(w) && math.Abs(w) < 1<<20
+	r := ranking{scores: sc.scores[:n], seen: sc.seen, norms: snap.lengthNorms(q.AvgLen), ids: snap.IDs, q: &q, dec: &dec, lists: lists}
+	size := 0
+	for _, l := range lists {
+		size += len(l.Postings)
 	}
-	touched := sc.touched[:0]
+	// The halves meet on a multiple of 64, so that no word of the seen
+	// bitset is shared.
+	half := n / 2 &^ 63
+	if size < cmp.Or(sc.parallelFrom, minParallelBytes) || half == 0 || runtime.GOMAXPROCS(0) < 2 {
+		return r.part(&sc.parts[0], 0, n, top)
+	}
+	second := NewTop(top.k)
+	var err error
+	var wg sync.WaitGroup
+	wg.Go(func() { err = r.part(&sc.parts[1], half, n, second) })
+	firstErr := r.part(&sc.parts[0], 0, half, top)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err != nil {
+		return err
+	}
+	for _, h := range second.heap {
+		top.Push(h)
+	}
+	return nil
+}
+
+// ranking is one call of Rank: what its parts share. Each part writes
+// only the accumulators of its own sections.
+type ranking struct {
+	scores []float64
+	seen   []uint64
+	norms  []float64
+	ids    []int64
+	q      *Query
+	dec    *freqDecoder
+	lists  []List
+}
+
+// part ranks the sections of ordinals lo to hi (excluded) into top.
+func (r *ranking) part(p *scorerPart, lo, hi int, top *Top) error {
+	n := len(r.scores)
+	scores, seen, norms, dec := r.scores, r.seen, r.norms, r.dec
+	touched := p.touched[:0]
 	// Every used entry is cleared on the way out, so the next ranking
 	// starts from zeros without clearing the whole buffer.
 	defer func() {
-		for _, ord := range touched {
-			scores[ord] = 0
-			seen[ord/64] = 0
+		// Past an eighth of the sections, clearing all of them at memory
+		// speed beats clearing each one touched.
+		if len(touched) > (hi-lo)/8 {
+			clear(scores[lo:hi])
+		} else {
+			for _, ord := range touched {
+				scores[ord] = 0
+			}
 		}
-		sc.touched = touched[:0]
+		if !dec.positive {
+			clear(seen[lo/64 : (hi+63)/64])
+		}
+		p.touched = touched[:0]
 	}()
-	for i, data := range lists {
-		idf := q.IDF[i]
-		ord := -1
-		for len(data) > 0 {
-			head, rest, ok := uvarint(data)
-			if !ok {
+	body := r.q.Weights[bodyColumn]
+	for i, l := range r.lists {
+		idf := r.q.IDF[i]
+		c, err := seek(l, lo)
+		if err != nil {
+			return err
+		}
+		for len(c.rest) > 0 {
+			// cursor.step, written out: a call per posting costs a fifth
+			// of a ranking.
+			if !dec.wholeBody || !c.stepBody(body) {
+				if err := c.stepAny(dec); err != nil {
+					return err
+				}
+			}
+			ord := c.ord
+			if uint(ord) >= uint(n) {
 				return errCorrupt
 			}
-			data = rest
-			ord += int(head >> Columns)
-			if ord < 0 || ord >= n {
-				return errCorrupt
+			if ord < lo {
+				continue
 			}
-			freq := 0.0
-			for c := range Columns {
-				if head&(1<<c) == 0 {
-					continue
-				}
-				count, rest, ok := uvarint(data)
-				if !ok {
-					return errCorrupt
-				}
-				data = rest
-				w := q.Weights[c]
-				if whole[c] && count < 1<<20 && freq == math.Trunc(freq) {
-					freq += w * float64(count)
-					continue
-				}
-				for range count {
-					freq += w
-				}
+			if ord >= hi {
+				break
 			}
-			if positive {
+			// With every weight positive, a score of zero says the section
+			// is new; the bitset is only needed when a weight can leave a
+			// match at zero.
+			if dec.positive {
 				if scores[ord] == 0 {
 					touched = append(touched, int32(ord))
 				}
@@ -377,12 +483,159 @@ func (sc *Scorer) Rank(snap *Snapshot, q Query, lists [][]byte, top *Top) error 
 				seen[ord/64] |= 1 << (ord % 64)
 				touched = append(touched, int32(ord))
 			}
-			scores[ord] += TermScore(idf, freq, norms[ord])
+			scores[ord] += TermScore(idf, c.freq, norms[ord])
 		}
 	}
+	// Most sections score below the worst hit top keeps, and comparing
+	// here costs less than offering each.
+	worst, full := top.Worst()
 	for _, ord := range touched {
-		top.Push(Hit{ID: snap.IDs[ord], Score: scores[ord]})
+		if full && scores[ord] < worst.Score {
+			continue
+		}
+		top.Push(Hit{ID: r.ids[ord], Score: scores[ord]})
+		worst, full = top.Worst()
 	}
+	return nil
+}
+
+// seek returns a cursor on l before its first posting of an ordinal lo or
+// more, as far as l's skips lead (at its start without them).
+func seek(l List, lo int) (cursor, error) {
+	c := cursor{ord: -1, rest: l.Postings}
+	for skips := l.Skips; len(skips) > 0; {
+		offset, rest, ok := uvarint(skips)
+		if !ok {
+			return c, errCorrupt
+		}
+		ord, rest, ok := uvarint(rest)
+		if !ok || offset > uint64(len(l.Postings)) || ord > math.MaxInt32 {
+			return c, errCorrupt
+		}
+		skips = rest
+		if int(ord) >= lo {
+			break
+		}
+		c = cursor{ord: int(ord), rest: l.Postings[offset:]}
+	}
+	return c, nil
+}
+
+// freqDecoder turns a posting's counts into bm25's weighted frequency.
+type freqDecoder struct {
+	weights [Columns]float64
+	// whole says a column's weight is a whole number: a whole weight
+	// times a count, added to a whole number, is the same number as the
+	// weight added count times (every partial sum is a whole number well
+	// inside float64's exact range), and one multiplication is cheaper
+	// than a chain of additions; otherwise the weight is added as FTS5
+	// adds it.
+	whole     [Columns]bool
+	wholeBody bool // whole[bodyColumn], for cursor.stepBody
+	allWhole  bool // every weight whole, for cursor.stepSmall
+	// positive says every weight is above zero, so every match adds more
+	// than zero to a score.
+	positive bool
+}
+
+func newFreqDecoder(weights [Columns]float64) freqDecoder {
+	d := freqDecoder{weights: weights, positive: true}
+	for c, w := range weights {
+		d.positive = d.positive && w > 0
+		d.whole[c] = w == math.Trunc(w) && math.Abs(w) < 1<<20
+	}
+	d.wholeBody = d.whole[bodyColumn]
+	d.allWhole = !slices.Contains(d.whole[:], false)
+	return d
+}
+
+// cursor is a position in one phrase's postings: the posting at hand
+// (ordinal and weighted frequency) and the bytes after it.
+type cursor struct {
+	ord  int
+	freq float64
+	rest []byte
+}
+
+// stepBody moves c to its next posting when that posting is one count
+// below 0x80 in the body column alone, weighed by body, and says whether
+// it did. Most postings of a common word are, and decoding them here,
+// small enough to be inlined, skips the loop over columns, whose branches
+// the processor cannot predict: a third of a ranking.
+func (c *cursor) stepBody(body float64) bool {
+	r := c.rest
+	if len(r) < 2 || r[0]&(0x80|1<<Columns-1) != 1<<bodyColumn || r[1] >= 0x80 {
+		return false
+	}
+	c.ord += int(r[0] >> Columns)
+	c.freq, c.rest = body*float64(r[1]), r[2:]
+	return true
+}
+
+// stepAny moves c to its next posting, whatever its shape.
+func (c *cursor) stepAny(d *freqDecoder) error {
+	if d.allWhole {
+		if c.stepSmall(&d.weights) {
+			return nil
+		}
+	}
+	return c.stepVarint(d)
+}
+
+// stepSmall moves c to its next posting when its head and counts are
+// one byte each and every weight is whole, and says whether it did: the
+// frequency is then the sum of weight times count in column order, as
+// stepVarint works it out, without its varint decoding.
+func (c *cursor) stepSmall(weights *[Columns]float64) bool {
+	r := c.rest
+	if len(r) == 0 || r[0] >= 0x80 {
+		return false
+	}
+	head := r[0]
+	k := 1
+	freq := 0.0
+	for col := range Columns {
+		if head&(1<<col) == 0 {
+			continue
+		}
+		if k >= len(r) || r[k] >= 0x80 {
+			return false
+		}
+		freq += weights[col] * float64(r[k])
+		k++
+	}
+	c.ord += int(head >> Columns)
+	c.freq, c.rest = freq, r[k:]
+	return true
+}
+
+// stepVarint moves c to its next posting, decoding it in full.
+func (c *cursor) stepVarint(d *freqDecoder) error {
+	head, data, ok := uvarint(c.rest)
+	if !ok || head>>Columns > math.MaxInt32 {
+		return errCorrupt
+	}
+	freq := 0.0
+	for col := range Columns {
+		if head&(1<<col) == 0 {
+			continue
+		}
+		count, rest, ok := uvarint(data)
+		if !ok {
+			return errCorrupt
+		}
+		data = rest
+		w := d.weights[col]
+		if d.whole[col] && count < 1<<20 && freq == math.Trunc(freq) {
+			freq += w * float64(count)
+			continue
+		}
+		for range count {
+			freq += w
+		}
+	}
+	c.ord += int(head >> Columns)
+	c.freq, c.rest = freq, data
 	return nil
 }
 
@@ -467,3 +720,14 @@ func (t *Top) Hits() []Hit {
 	})
 	return out
 }
+
+// Worst returns the worst hit kept and whether t is full: a hit must
+// beat it to be kept.
+func (t *Top) Worst() (Hit, bool) {
+	if t.k <= 0 || len(t.heap) < t.k {
+		return Hit{}, false
+	}
+	return t.heap[0], true
+}
+
+var scoredCount int

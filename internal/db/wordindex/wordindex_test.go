@@ -1,6 +1,8 @@
 package wordindex
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -73,7 +75,7 @@ func TestRankCountsEveryColumn(t *testing.T) {
 	top := NewTop(10)
 	q := Query{IDF: []float64{IDF(3, 2)}, Weights: [Columns]float64{10, 4, 1, 6}, AvgLen: 12.0 / 3}
 	var sc Scorer
-	if err := sc.Rank(snap, q, [][]byte{list}, top); err != nil {
+	if err := sc.Rank(snap, q, []List{{Postings: list}}, top); err != nil {
 		t.Fatal(err)
 	}
 	hits := top.Hits()
@@ -82,7 +84,7 @@ func TestRankCountsEveryColumn(t *testing.T) {
 	}
 	// The scorer's buffers are clean for the next query.
 	top = NewTop(10)
-	if err := sc.Rank(snap, q, [][]byte{nil}, top); err != nil || len(top.Hits()) != 0 {
+	if err := sc.Rank(snap, q, []List{{}}, top); err != nil || len(top.Hits()) != 0 {
 		t.Fatalf("an empty list ranked %+v, %v", top.Hits(), err)
 	}
 }
@@ -106,10 +108,12 @@ func TestRankRejectsCorruptLists(t *testing.T) {
 		{"ordinal past the end", []byte{5<<Columns | 1, 1}},
 		{"count missing", []byte{1<<Columns | 1}},
 		{"varint cut", []byte{0xff}},
+		{"ordinal before the first", []byte{0<<Columns | 1<<bodyColumn, 1}},
+		{"body count cut", []byte{1<<Columns | 1<<bodyColumn}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var sc Scorer
-			if err := sc.Rank(snap, q, [][]byte{tc.data}, NewTop(5)); err != errCorrupt {
+			if err := sc.Rank(snap, q, []List{{Postings: tc.data}}, NewTop(5)); err != errCorrupt {
 				t.Errorf("Rank = %v, want errCorrupt", err)
 			}
 		})
@@ -117,6 +121,141 @@ func TestRankRejectsCorruptLists(t *testing.T) {
 	if _, err := DecodeLayout([]byte{0x80}); err != errCorrupt {
 		t.Errorf("DecodeLayout of a cut varint = %v, want errCorrupt", err)
 	}
+}
+
+// TestRankMatchesReference holds Rank's fast paths (one-byte postings,
+// whole weights, the clearing of its buffers, the skipping of sections
+// below top's worst) to a reference that reads every posting the slow way
+// and adds each weight once per occurrence, as fts5Bm25Function does: the
+// same sections with the same scores to the bit, over weights whole and
+// fractional, zero and negative, counts of one byte and more, and
+// sections near and far apart.
+func TestRankMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	const sections = 6000
+	words := []string{"alpha", "beta", "gamma", "delta"}
+	b := NewBuilder()
+	ids := make([]int64, sections)
+	for i := range ids {
+		ids[i] = int64(2*i + 1)
+		var cols [Columns]string
+		for c := range cols {
+			for range r.IntN(3) {
+				w := words[r.IntN(len(words))]
+				// A few sections hold a word hundreds of times: counts
+				// past one byte.
+				n := 1 + r.IntN(3)
+				if r.IntN(100) == 0 {
+					n = 130 + r.IntN(200)
+				}
+				for range n {
+					cols[c] += w + " "
+				}
+			}
+		}
+		// Rare words leave sections far apart in their lists.
+		if r.IntN(40) == 0 {
+			cols[bodyColumn] += "rare "
+		}
+		b.Add(cols, nil)
+	}
+	snap := must(DecodeLayout(must(b.Layout(ids))))
+	lists := map[string]List{}
+	for _, term := range b.Terms() {
+		lists[term.Text] = List{Postings: term.Postings, Skips: term.Skips}
+		if skips := must(Skips(term.Postings)); !bytes.Equal(skips, term.Skips) {
+			t.Fatalf("Skips(%q) = %x, the builder wrote %x", term.Text, skips, term.Skips)
+		}
+	}
+	if len(lists["alpha"].Skips) == 0 {
+		t.Fatal("no skips in a list of most sections; the test would not enter a list part way")
+	}
+	avgLen := float64(b.Tokens()) / sections
+	// One Scorer for every query, so its buffers must come back clean; every
+	// other query on two goroutines, however short its lists.
+	var sc Scorer
+	for i := range 300 {
+		sc.parallelFrom = []int{0, 1}[i%2]
+		var q Query
+		var phrases []List
+		for range 1 + r.IntN(4) {
+			w := append(words, "rare")[r.IntN(len(words)+1)]
+			l := lists[w]
+			if r.IntN(3) == 0 {
+				l.Skips = nil // stored before skips were: read from the start
+			}
+			phrases = append(phrases, l)
+			q.IDF = append(q.IDF, 0.1+r.Float64())
+		}
+		q.AvgLen = avgLen
+		for c := range q.Weights {
+			switch i % 4 {
+			case 0:
+				q.Weights[c] = float64(1 + r.IntN(10))
+			case 1:
+				q.Weights[c] = r.Float64() * 8
+			case 2:
+				q.Weights[c] = float64(r.IntN(5) - 2) // zero and negative
+			default:
+				q.Weights[c] = []float64{10, 4, 1, 6}[c]
+			}
+		}
+		k := []int{1, 10, 50, sections}[r.IntN(4)]
+		top := NewTop(k)
+		if err := sc.Rank(snap, q, phrases, top); err != nil {
+			t.Fatal(err)
+		}
+		want := NewTop(k)
+		for _, h := range referenceRank(t, snap, q, phrases) {
+			want.Push(h)
+		}
+		got, exp := top.Hits(), want.Hits()
+		if !slices.Equal(got, exp) {
+			t.Fatalf("query %d (weights %v, k %d): Rank gave %d hits, the reference %d; first difference at %d",
+				i, q.Weights, k, len(got), len(exp), firstDiff(got, exp))
+		}
+	}
+}
+
+// referenceRank scores every section holding a phrase the plain way.
+func referenceRank(t *testing.T, snap *Snapshot, q Query, lists []List) []Hit {
+	t.Helper()
+	scores := map[int]float64{}
+	for i, l := range lists {
+		data := l.Postings
+		ord := -1
+		for len(data) > 0 {
+			head, n := binary.Uvarint(data)
+			data = data[n:]
+			ord += int(head >> Columns)
+			freq := 0.0
+			for c := range Columns {
+				if head&(1<<c) == 0 {
+					continue
+				}
+				count, n := binary.Uvarint(data)
+				data = data[n:]
+				for range count {
+					freq += q.Weights[c]
+				}
+			}
+			scores[ord] += TermScore(q.IDF[i], freq, LengthNorm(float64(snap.Lengths[ord]), q.AvgLen))
+		}
+	}
+	var out []Hit
+	for ord, s := range scores {
+		out = append(out, Hit{ID: snap.IDs[ord], Score: s})
+	}
+	return out
+}
+
+func firstDiff(a, b []Hit) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
 
 // TestTopKeepsTheBest compares Top with sorting everything.
@@ -163,11 +302,11 @@ func BenchmarkRank(b *testing.B) {
 		bld.Add([Columns]string{title, "", string(body), ""}, nil)
 	}
 	snap := must(DecodeLayout(must(bld.Layout(ids))))
-	var lists [][]byte
+	var lists []List
 	postings := 0
 	for _, t := range bld.Terms() {
 		if t.Text == "type" || t.Text == "valu" {
-			lists = append(lists, t.Postings)
+			lists = append(lists, List{Postings: t.Postings, Skips: t.Skips})
 			postings += t.DF
 		}
 	}
