@@ -52,7 +52,7 @@ func TestCLI(t *testing.T) {
 		{name: "unknown language", args: []string{"search", "x", "--lang", "cobol"}, code: 1,
 			err: []string{`not_found: unknown language "cobol"; hint: available languages: go`}},
 		{name: "limit out of range", args: []string{"search", "x", "--limit", "0"}, code: 2, err: []string{"--limit 0 is out of range; use 1 to 50"}},
-		{name: "unknown command", args: []string{"token"}, code: 2, err: []string{`unknown command "token" for "langspec"`, "--help"}},
+		{name: "unknown command", args: []string{"frobnicate"}, code: 2, err: []string{`unknown command "frobnicate" for "langspec"`, "--help"}},
 		{name: "misspelt command", args: []string{"serach", "x"}, code: 2, err: []string{`did you mean search?`}},
 		{name: "unknown subcommand", args: []string{"eval", "nope"}, code: 2, err: []string{`unknown command "nope" for "langspec eval"`}},
 		{name: "bad flag", args: []string{"search", "x", "--nope"}, code: 2, err: []string{"unknown flag: --nope", "--help"}},

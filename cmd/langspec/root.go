@@ -159,6 +159,7 @@ with no set-up and no network.`,
 		newCmdConfig(f),
 		newCmdEval(f, nil),
 		newCmdDocs(f, nil),
+		newCmdToken(f),
 	)
 	return root
 }

@@ -18,6 +18,13 @@ type serveOptions struct {
 	toolsMode string // flat or categories; "" picks categories when upstream servers are configured
 	toolsets  string // comma-separated toolsets; "" picks them from the workspace (app.Workspace.Toolsets)
 	ws        workspaceFlags
+
+	// The team server (--http).
+	http           string
+	insecureNoAuth bool
+	readOnly       bool
+	allowOrigins   []string
+	rate           float64
 }
 
 func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
@@ -53,6 +60,12 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if _, err := mcpserver.ParseToolsets(opts.toolsets); err != nil {
 				return usageError{err}
 			}
+			if opts.http == "" && (opts.insecureNoAuth || len(opts.allowOrigins) > 0 || cmd.Flags().Changed("rate")) {
+				return usageErrorf("--insecure-no-auth, --allow-origin and --rate go with --http ADDR")
+			}
+			if opts.rate <= 0 {
+				return usageErrorf("--rate %g: give a positive number of requests a second", opts.rate)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -68,6 +81,11 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 	opts.ws.addVaultFlags(cmd, f)
 	cmd.Flags().StringVar(&opts.toolsMode, "tools", "",
 		"flat (list every tool) or categories (list get-category-tools, call-category-tool and batch only); default categories when mcpServers are configured, else flat")
+	cmd.Flags().StringVar(&opts.http, "http", "", "serve streamable HTTP on ADDR (host:port, e.g. 127.0.0.1:8080) at /mcp instead of stdio")
+	cmd.Flags().BoolVar(&opts.insecureNoAuth, "insecure-no-auth", false, "with --http: serve a non-loopback address although no token exists (anyone who can reach it may use it)")
+	cmd.Flags().BoolVar(&opts.readOnly, "read-only", false, "serve no tool that writes (the vault's writing tools and the bridge)")
+	cmd.Flags().StringArrayVar(&opts.allowOrigins, "allow-origin", nil, "with --http: a browser origin allowed to call, e.g. http://localhost:6274 (repeat); others get 403")
+	cmd.Flags().Float64Var(&opts.rate, "rate", mcpserver.DefaultRatePerSecond, "with --http: requests a second each subject may send (bursts of twice that)")
 	cmd.Flags().StringVar(&opts.toolsets, "toolsets", f.getenv("LANGSPEC_TOOLSETS"),
 		"tool families to serve, comma-separated: "+strings.Join(mcpserver.ToolsetNames(), ", ")+" or "+mcpserver.ToolsetAll+
 			" (env LANGSPEC_TOOLSETS; default spec, plus manual, vault and bridge when their folders are there)")
@@ -115,6 +133,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	deps.ReadOnly = opts.readOnly
 	cfg := a.Config()
 	mode := opts.toolsMode
 	if mode == "" {
@@ -122,6 +141,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		if upstreams != nil {
 			mode = mcpserver.ModeCategories
 		}
+	}
+	if opts.http != "" {
+		return serveHTTP(ctx, opts, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
+			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws.Vault, log)
 	}
 	log.Info("serving MCP on stdio", "tools", mode, "toolsets", strings.Join(toolsets, ","), "db", deps.Store.Path(),
 		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)

@@ -53,6 +53,15 @@ type Override struct {
 type Mask struct {
 	Allow []string `json:"allow,omitempty" jsonschema:"globs over category/tool; when set, only matching tools are visible"`
 	Deny  []string `json:"deny,omitempty" jsonschema:"globs over category/tool that are never listed nor run, such as */execute_shell_command"`
+	// and are further masks a tool must pass too (Both).
+	and []Mask
+}
+
+// Both returns a mask that lets a tool through only when m and other both
+// do: a team server subject's own tools over the configured mask.
+func (m Mask) Both(other Mask) Mask {
+	m.and = append(slices.Clone(m.and), other)
+	return m
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -119,7 +128,15 @@ func (m Mask) Visible(category, tool string) bool {
 	match := func(pats []string) bool {
 		return slices.ContainsFunc(pats, func(p string) bool { ok, _ := path.Match(p, name); return ok })
 	}
-	return (len(m.Allow) == 0 || match(m.Allow)) && !match(m.Deny)
+	if (len(m.Allow) > 0 && !match(m.Allow)) || match(m.Deny) {
+		return false
+	}
+	for _, o := range m.and {
+		if !o.Visible(category, tool) {
+			return false
+		}
+	}
+	return true
 }
 
 // Selects reports whether the category's selection takes tool, before
@@ -192,7 +209,7 @@ func Check(name string, c Config, tool string, mask Mask) error {
 			"category %q has no tool %q", name, tool)
 	}
 	if !c.Enabled(tool) || !mask.Visible(name, tool) {
-		return apperr.New(apperr.ToolDisabled, "the configuration disables it; use another tool",
+		return apperr.New(apperr.ToolDisabled, "the configuration or your token's tools leave it out; use another tool",
 			"tool %q of category %q is disabled", tool, name)
 	}
 	return nil

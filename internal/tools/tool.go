@@ -44,6 +44,9 @@ type Deps struct {
 	// at call time, so a language ingested later works too.
 	Languages []string
 	Logger    *slog.Logger
+	// ReadOnly leaves out every tool that writes (one without the
+	// read-only annotation): `serve --http --read-only`.
+	ReadOnly bool
 }
 
 func (d *Deps) logger() *slog.Logger {
@@ -98,11 +101,16 @@ var inventory = sync.OnceValue(func() []Tool {
 func Available(d *Deps) []Tool {
 	var out []Tool
 	for _, t := range Inventory() {
-		if t.Category != CategoryMetaTools && t.needs(d) {
+		if t.Category != CategoryMetaTools && t.needs(d) && (!d.ReadOnly || t.readOnly()) {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// readOnly says whether t is annotated as not changing anything.
+func (t Tool) readOnly() bool {
+	return t.Def.Annotations != nil && t.Def.Annotations.ReadOnlyHint
 }
 
 // OutputSchemas are the complete output schemas of every tool by name; a

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestTokenCommands makes, lists and revokes tokens through the CLI: a
+// token is printed once and never stored (only its SHA-256 is in the
+// database file), names and --tools are checked.
+func TestTokenCommands(t *testing.T) {
+	dbPath := filepath.Join(t.TempDir(), "t.db")
+	code, out, errOut := run(t, nil, "--db", dbPath, "token", "create", "alice", "--tools", "search_spec,get_section", "--json")
+	if code != 0 {
+		t.Fatalf("create: %d %s", code, errOut)
+	}
+	var made struct{ Name, Token string }
+	if err := json.Unmarshal([]byte(out), &made); err != nil || made.Name != "alice" || !strings.HasPrefix(made.Token, "lsp_") {
+		t.Fatalf("create --json printed %q (%v)", out, err)
+	}
+	raw, err := os.ReadFile(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(made.Token)) || bytes.Contains(raw, []byte(strings.TrimPrefix(made.Token, "lsp_"))) {
+		t.Error("the token itself is in the database file")
+	}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"token", "create", "alice"}, 1, "already_exists"},
+		{[]string{"token", "create", "../bob"}, 2, "not a token name"},
+		{[]string{"token", "create", "bob", "--tools", "rm_rf"}, 2, `"rm_rf" is not a tool`},
+		{[]string{"token", "revoke", "zed"}, 1, `no token named "zed"`},
+		{[]string{"token", "revoke", "alice"}, 0, "revoked"},
+	} {
+		code, _, errOut := run(t, nil, append([]string{"--db", dbPath}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: code %d, stderr %q; want code %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+	_, out, _ = run(t, nil, "--db", dbPath, "token", "list", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0]["revoked_at"] == nil ||
+		strings.Contains(out, made.Token) {
+		t.Errorf("token list --json = %s (%v)", out, err)
+	}
+}
+
+// teamServer is a running `langspec serve --http` child.
+type teamServer struct {
+	url    string // http://127.0.0.1:port
+	stderr *lockedBuffer
+}
+
+// startTeamServer starts `langspec serve --http 127.0.0.1:0 args...` on
+// dbPath, with a vault under the database's folder, and waits until it
+// listens.
+func startTeamServer(t *testing.T, dbPath string, args ...string) *teamServer {
+	t.Helper()
+	bin := langspecBinary(t)
+	cmd := exec.Command(bin, append([]string{"--db", dbPath, "serve", "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = []string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info", "VAULT_ROOT=" + filepath.Join(filepath.Dir(dbPath), "vault")}
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(hangLimit):
+			cmd.Process.Kill()
+			t.Errorf("the team server did not stop within %s of SIGINT", hangLimit)
+		}
+	})
+	if !stderr.waitFor("serving MCP over HTTP") {
+		t.Fatalf("no listening line; stderr:\n%s", stderr)
+	}
+	m := regexp.MustCompile(`url=(http://[^ ]+)/mcp`).FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no url in stderr:\n%s", stderr)
+	}
+	return &teamServer{url: m[1], stderr: stderr}
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connect opens an MCP session to s as the holder of token ("" for none).
+func (s *teamServer) connect(t *testing.T, token string) (*mcp.ClientSession, error) {
+	t.Helper()
+	client := &http.Client{Transport: bearer{token, http.DefaultTransport}, Timeout: hangLimit}
+	if token == "" {
+		client = &http.Client{Timeout: hangLimit}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: client, MaxRetries: -1}, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+// makeToken makes a token with the CLI and returns it.
+func makeToken(t *testing.T, dbPath, name string, extra ...string) string {
+	t.Helper()
+	code, out, errOut := run(t, nil, append([]string{"--db", dbPath, "token", "create", name}, extra...)...)
+	if code != 0 {
+		t.Fatalf("token create %s: %s", name, errOut)
+	}
+	return strings.TrimSpace(out)
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func callText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return err.Error(), true
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// TestTeamServerAuth: a request without a token, with a made-up one or a
+// revoked one gets 401 and a pointer to the protected resource metadata;
+// each subject lists and calls only its tools, and writes only into its
+// own vault folder.
+func TestTeamServerAuth(t *testing.T) {
+	dbPath := seededDB(t)
+	alice := makeToken(t, dbPath, "alice", "--tools", "search_spec,vault_create,vault_read")
+	bob := makeToken(t, dbPath, "bob")
+	gone := makeToken(t, dbPath, "gone")
+	if code, _, errOut := run(t, nil, "--db", dbPath, "token", "revoke", "gone"); code != 0 {
+		t.Fatal(errOut)
+	}
+	s := startTeamServer(t, dbPath)
+
+	for name, token := range map[string]string{"no token": "", "made up": "lsp_nope", "revoked": gone} {
+		req, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+s.url+`/.well-known/oauth-protected-resource"`) {
+			t.Errorf("%s: %d, WWW-Authenticate %q", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+		if _, err := s.connect(t, token); err == nil {
+			t.Errorf("%s: an MCP client connected", name)
+		}
+	}
+	resp, err := http.Get(s.url + "/.well-known/oauth-protected-resource")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta map[string]any
+	json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if meta["resource"] != s.url+"/mcp" {
+		t.Errorf("metadata = %v", meta)
+	}
+
+	as, err := s.connect(t, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(t, as); !slices.Equal(got, []string{"search_spec", "vault_create", "vault_read"}) {
+		t.Errorf("alice lists %v", got)
+	}
+	if text, isErr := callText(t, as, "list_languages", nil); !isErr {
+		t.Errorf("alice called list_languages: %s", text)
+	}
+	if text, isErr := callText(t, as, "search_spec", map[string]any{"query": "slice expressions", "limit": 1}); isErr || !strings.Contains(text, "Slice") {
+		t.Errorf("alice's search: %s", text)
+	}
+	bs, err := s.connect(t, bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(t, bs); !slices.Contains(got, "list_languages") || !slices.Contains(got, "vault_write") {
+		t.Errorf("bob (every tool) lists %v", got)
+	}
+
+	// Vaults: alice's note is hers alone.
+	if text, isErr := callText(t, as, "vault_create", map[string]any{"path": "notes/secret.md", "content": "alice only"}); isErr {
+		t.Fatalf("alice's write: %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(dbPath), "vault", "alice", "notes", "secret.md")); err != nil {
+		t.Errorf("alice's note is not under VAULT_ROOT/alice: %v", err)
+	}
+	if text, isErr := callText(t, bs, "vault_read", map[string]any{"path": "notes/secret.md"}); !isErr || strings.Contains(text, "alice only") {
+		t.Errorf("bob read alice's note: %s", text)
+	}
+	if text, isErr := callText(t, bs, "vault_read", map[string]any{"path": "../alice/notes/secret.md"}); !isErr || strings.Contains(text, "alice only") {
+		t.Errorf("bob read alice's note through ..: %s", text)
+	}
+	if text, _ := callText(t, bs, "vault_ls", map[string]any{"path": "notes"}); strings.Contains(text, "secret") {
+		t.Errorf("bob's listing shows alice's note: %s", text)
+	}
+}
+
+// TestTeamServerGuards: what the team server refuses before any tool runs
+// (a foreign Origin, a body over the limit, a subject over its rate, a
+// public address without tokens), what it serves anyway (/health), and
+// masks through the meta tools of categories mode.
+func TestTeamServerGuards(t *testing.T) {
+	dbPath := seededDB(t)
+	alice := makeToken(t, dbPath, "alice", "--tools", "search_spec")
+	s := startTeamServer(t, dbPath, "--tools", "categories", "--allow-origin", "http://localhost:6274")
+
+	post := func(s *teamServer, body string, header ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+alice)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	if code := post(s, ping, "Origin", "http://evil.example").StatusCode; code != http.StatusForbidden {
+		t.Errorf("foreign Origin: %d, want 403", code)
+	}
+	if code := post(s, ping, "Origin", "http://localhost:6274").StatusCode; code == http.StatusForbidden {
+		t.Errorf("allowed Origin: %d", code)
+	}
+	if code := post(s, `{"x":"`+strings.Repeat("a", 2<<20)+`"}`).StatusCode; code != http.StatusRequestEntityTooLarge {
+		t.Errorf("2 MB body: %d, want 413", code)
+	}
+	resp, err := http.Get(s.url + "/health")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("/health: %v %v", resp, err)
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+
+	// Masks through categories: alice may run search_spec only.
+	cs, err := s.connect(t, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"batch", "call-category-tool", "get-category-tools"}) {
+		t.Errorf("categories mode lists %v", got)
+	}
+	if text, isErr := callText(t, cs, "call-category-tool", map[string]any{"category": "spec", "name": "list_languages", "args": map[string]any{}}); !isErr || !strings.Contains(text, "tool_disabled") {
+		t.Errorf("call-category-tool ran a masked tool: %s", text)
+	}
+	if text, _ := callText(t, cs, "batch", map[string]any{"tasks": `{"id":"a","category":"spec","tool":"list_languages","params":{},"output":true}`}); !strings.Contains(text, `"failed":1`) || !strings.Contains(text, "tool_disabled") {
+		t.Errorf("batch ran a masked tool: %s", text)
+	}
+	if text, isErr := callText(t, cs, "call-category-tool", map[string]any{"category": "spec", "name": "search_spec", "args": map[string]any{"query": "defer", "limit": 1}}); isErr {
+		t.Errorf("call-category-tool refused an allowed tool: %s", text)
+	}
+
+	// Rate: at --rate 1, a burst of 2; ten at once cannot all pass.
+	slow := startTeamServer(t, dbPath, "--rate", "1")
+	limited := 0
+	for range 10 {
+		if post(slow, ping).StatusCode == http.StatusTooManyRequests {
+			limited++
+		}
+	}
+	if limited == 0 {
+		t.Error("ten requests at once at --rate 1: none got 429")
+	}
+}
+
+// TestTeamServerRefusesPublicWithoutAuth: a non-loopback address with no
+// token is refused, with what to do.
+func TestTeamServerRefusesPublicWithoutAuth(t *testing.T) {
+	dbPath := seededDB(t)
+	code, _, errOut := run(t, nil, "--db", dbPath, "serve", "--http", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(errOut, "token create") {
+		t.Errorf("serve --http 0.0.0.0:0 without tokens: code %d, %q", code, errOut)
+	}
+}
+
+// TestServeReadOnly lists no writing tool with --read-only.
+func TestServeReadOnly(t *testing.T) {
+	dbPath := seededDB(t)
+	s := startTeamServer(t, dbPath, "--read-only")
+	cs, err := s.connect(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolNames(t, cs)
+	if !slices.Contains(got, "vault_read") || !slices.Contains(got, "search_spec") {
+		t.Errorf("--read-only lost reading tools: %v", got)
+	}
+	for _, w := range []string{"vault_write", "vault_create", "vault_replace", "bridge_copy_file", "bridge_copy_section"} {
+		if slices.Contains(got, w) {
+			t.Errorf("--read-only lists %s", w)
+		}
+	}
+}

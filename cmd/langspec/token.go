@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/teamauth"
+	"github.com/langspec/langspec/internal/tools"
+)
+
+func newCmdToken(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Create, list and revoke the bearer tokens of the team server",
+		Long: `The team server (langspec serve --http) asks every request for a bearer
+token once any token exists. A token names its holder (the subject: the
+name in logs, and the folder of their vault under VAULT_ROOT) and may limit
+the tools they can list and call. The database keeps only each token's
+SHA-256: a token is shown once, when it is made.`,
+	}
+	asGroup(cmd)
+	cmd.AddCommand(newCmdTokenCreate(f), newCmdTokenList(f), newCmdTokenRevoke(f))
+	return cmd
+}
+
+func newCmdTokenCreate(f *factory) *cobra.Command {
+	var toolsFlag string
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "create NAME",
+		Short: "Make a token and print it once",
+		Example: `  langspec token create alice
+  langspec token create ci --tools search_spec,get_section --json`,
+		Args: exactArgs(1, "the token's NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			if err := teamauth.CheckName(name); err != nil {
+				return usageError{err}
+			}
+			allowed, err := parseToolList(toolsFlag, cmd.Flags().Changed("tools"))
+			if err != nil {
+				return usageError{err}
+			}
+			store, closeStore, err := tokenStore(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			token, hash := teamauth.NewToken()
+			if err := store.CreateToken(cmd.Context(), name, hash, allowed, f.now()); err != nil {
+				return err
+			}
+			if jsonOut {
+				return writeJSON(f.io.Out, map[string]any{"name": name, "token": token})
+			}
+			fmt.Fprintln(f.io.Out, token)
+			fmt.Fprintf(f.io.ErrOut, "langspec: token %q made; it is shown once, keep it now\n", name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&toolsFlag, "tools", "", "the only tools its holder may list and call, comma-separated (default: every tool)")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"name": …, "token": …}`)
+	return cmd
+}
+
+// parseToolList reads --tools: langspec's own tool names, or an upstream
+// tool as category__tool.
+func parseToolList(s string, given bool) ([]string, error) {
+	if !given {
+		return nil, nil
+	}
+	known := map[string]bool{}
+	for _, t := range append(tools.Inventory(), tools.Meta()...) {
+		known[t.Def.Name] = true
+	}
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if !known[name] && !strings.Contains(name, "__") {
+			return nil, apperr.New(apperr.InvalidArgument,
+				"use langspec's tool names ("+strings.Join(slices.Sorted(maps.Keys(known)), ", ")+") or category__tool for an upstream tool",
+				"--tools: %q is not a tool", name)
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	if len(out) == 0 {
+		return nil, apperr.New(apperr.InvalidArgument, "name at least one tool, or leave --tools out for every tool", "--tools is empty")
+	}
+	return out, nil
+}
+
+func newCmdTokenList(f *factory) *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the tokens: names, tools and dates, never the tokens",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, closeStore, err := tokenStore(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			list, err := store.Tokens(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				type row struct {
+					Name      string   `json:"name"`
+					Tools     []string `json:"tools,omitempty"`
+					CreatedAt string   `json:"created_at"`
+					RevokedAt string   `json:"revoked_at,omitempty"`
+				}
+				out := []row{}
+				for _, t := range list {
+					r := row{Name: t.Name, Tools: t.Tools, CreatedAt: t.CreatedAt.Format(time.RFC3339)}
+					if !t.RevokedAt.IsZero() {
+						r.RevokedAt = t.RevokedAt.Format(time.RFC3339)
+					}
+					out = append(out, r)
+				}
+				return writeJSON(f.io.Out, out)
+			}
+			tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tTOOLS\tCREATED\tREVOKED")
+			for _, t := range list {
+				toolsText, revoked := "all", ""
+				if t.Tools != nil {
+					toolsText = strings.Join(t.Tools, ",")
+				}
+				if !t.RevokedAt.IsZero() {
+					revoked = t.RevokedAt.Format(time.DateTime)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, toolsText, t.CreatedAt.Format(time.DateTime), revoked)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	return cmd
+}
+
+func newCmdTokenRevoke(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke NAME",
+		Short: "Revoke a token: the next request with it gets 401",
+		Args:  exactArgs(1, "the token's NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, closeStore, err := tokenStore(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			if err := store.RevokeToken(cmd.Context(), args[0], f.now()); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.io.ErrOut, "langspec: token %q revoked\n", args[0])
+			return nil
+		},
+	}
+}
+
+// tokenStore opens the database the tokens live in.
+func tokenStore(ctx context.Context, f *factory) (*db.DB, func(), error) {
+	a := f.specApp()
+	store, err := a.Store(ctx)
+	if err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return store, func() { a.Close() }, nil
+}

@@ -1,0 +1,127 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/langspec/langspec/internal/apperr"
+)
+
+// APIToken is a bearer token of the team server as stored: its name, the
+// tools its holder may use (nil: every tool), and its dates. The token
+// itself is never stored, only its SHA-256.
+type APIToken struct {
+	Name      string
+	Tools     []string
+	CreatedAt time.Time
+	RevokedAt time.Time // zero while the token is valid
+}
+
+// CreateToken stores a token's hash under name. Errors: already_exists when
+// the name is taken, by a valid or a revoked token.
+func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []string, now time.Time) error {
+	var toolsJSON any
+	if tools != nil {
+		b, _ := json.Marshal(tools) // []string always marshals
+		toolsJSON = string(b)
+	}
+	var exists int
+	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ?`, name).Scan(&exists)
+	if err != nil {
+		return d.classify(err, "create a token")
+	}
+	if exists > 0 {
+		return apperr.New(apperr.AlreadyExists, "choose another name; `langspec token list` shows the names in use",
+			"a token named %q exists already (names of revoked tokens are not reused)", name)
+	}
+	_, err = d.sql.ExecContext(ctx, `INSERT INTO api_tokens (name, sha256, tools, created_at) VALUES (?, ?, ?, ?)`,
+		name, sha256Hex, toolsJSON, now.UTC().Format(time.RFC3339))
+	return d.classify(err, "create a token")
+}
+
+// RevokeToken marks the token named name revoked from now on. Errors:
+// not_found when no token has that name; revoking a revoked token is not
+// an error.
+func (d *DB) RevokeToken(ctx context.Context, name string, now time.Time) error {
+	res, err := d.sql.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE name = ?`,
+		now.UTC().Format(time.RFC3339), name)
+	if err != nil {
+		return d.classify(err, "revoke a token")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return apperr.New(apperr.NotFound, "`langspec token list` shows the names", "no token named %q", name)
+	}
+	return nil
+}
+
+// Tokens lists every token, valid and revoked, by name.
+func (d *DB) Tokens(ctx context.Context) ([]APIToken, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, created_at, revoked_at FROM api_tokens ORDER BY name`)
+	if err != nil {
+		return nil, d.classify(err, "list tokens")
+	}
+	defer rows.Close()
+	var out []APIToken
+	for rows.Next() {
+		t, err := scanToken(rows)
+		if err != nil {
+			return nil, d.classify(err, "list tokens")
+		}
+		out = append(out, t)
+	}
+	return out, d.classify(rows.Err(), "list tokens")
+}
+
+// TokenByHash returns the valid token whose SHA-256 is sha256Hex; ok is
+// false when there is none or it was revoked.
+func (d *DB) TokenByHash(ctx context.Context, sha256Hex string) (t APIToken, ok bool, err error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, created_at, revoked_at FROM api_tokens WHERE sha256 = ? AND revoked_at IS NULL`, sha256Hex)
+	if err != nil {
+		return t, false, d.classify(err, "check a token")
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return t, false, d.classify(rows.Err(), "check a token")
+	}
+	t, err = scanToken(rows)
+	return t, err == nil, d.classify(err, "check a token")
+}
+
+// HasTokens says whether any token is valid: whether the team server must
+// ask for one.
+func (d *DB) HasTokens(ctx context.Context) (bool, error) {
+	var n int
+	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL`).Scan(&n)
+	return n > 0, d.classify(err, "count tokens")
+}
+
+func scanToken(rows *sql.Rows) (APIToken, error) {
+	var t APIToken
+	var tools, revoked sql.NullString
+	var created string
+	if err := rows.Scan(&t.Name, &tools, &created, &revoked); err != nil {
+		return t, err
+	}
+	if tools.Valid {
+		if err := json.Unmarshal([]byte(tools.String), &t.Tools); err != nil {
+			return t, errors.New("a token's tools are not a JSON list")
+		}
+		if t.Tools == nil {
+			t.Tools = []string{}
+		}
+	}
+	t.CreatedAt, _ = time.Parse(time.RFC3339, created)
+	if revoked.Valid {
+		t.RevokedAt, _ = time.Parse(time.RFC3339, revoked.String)
+	}
+	return t, nil
+}
+
+// Ping checks that the database answers: the team server's health.
+func (d *DB) Ping(ctx context.Context) error {
+	var one int
+	return d.classify(d.sql.QueryRowContext(ctx, `SELECT 1`).Scan(&one), "ping the database")
+}

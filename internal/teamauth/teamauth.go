@@ -1,0 +1,121 @@
+// Package teamauth decides who is calling the team server (`langspec serve
+// --http`) and what they may do: bearer tokens made by `langspec token
+// create`, stored as their SHA-256 only, each naming a subject and the
+// tools its holder may use.
+package teamauth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/db"
+)
+
+// tokenPrefix starts every token, so that one pasted into a log or a
+// repository is recognisable (and secret scanners can be taught it).
+const tokenPrefix = "lsp_"
+
+// namePattern is what a token's name (its subject) may be: it names the
+// subject's vault folder too, so no path characters.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// CheckName says whether name can name a token. Errors: invalid_argument.
+func CheckName(name string) error {
+	if !namePattern.MatchString(name) {
+		return apperr.New(apperr.InvalidArgument, "use letters, digits, - and _ (at most 64), starting with a letter or digit",
+			"%q is not a token name", name)
+	}
+	return nil
+}
+
+// NewToken returns a fresh random token (256 bits) and its hash as stored.
+func NewToken() (token, hash string) {
+	b := make([]byte, 32)
+	rand.Read(b) // never fails (crypto/rand)
+	token = tokenPrefix + base64.RawURLEncoding.EncodeToString(b)
+	return token, Hash(token)
+}
+
+// Hash is the SHA-256 of token in hex: what the store keeps. A token has
+// 256 random bits, so a fast hash is enough; no salt or slow hash is
+// needed against guessing.
+func Hash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// Subject is who a request comes from, and what it may use.
+type Subject struct {
+	Name string
+	// Tools are the tool names the subject may list and call; nil: all.
+	Tools []string
+}
+
+// Mask is the subject's tools as a catalog mask: a tool of langspec by
+// its name in any category, an upstream tool named category__tool as
+// category/tool. The zero Mask (every tool) when Tools is nil.
+func (s Subject) Mask() catalog.Mask {
+	if s.Tools == nil {
+		return catalog.Mask{}
+	}
+	m := catalog.Mask{Allow: []string{}}
+	for _, t := range s.Tools {
+		if category, tool, ok := strings.Cut(t, "__"); ok {
+			m.Allow = append(m.Allow, category+"/"+tool)
+		} else {
+			m.Allow = append(m.Allow, "*/"+t)
+		}
+	}
+	if len(m.Allow) == 0 {
+		m.Deny = []string{"*/*"} // an empty list allows nothing
+	}
+	return m
+}
+
+// staticExpiry stands in for the expiry of a static token, which has
+// none; the SDK's middleware wants one.
+const staticExpiry = 24 * time.Hour
+
+// subjectKey carries a Subject in TokenInfo.Extra.
+const subjectKey = "langspec.subject"
+
+// Verifier checks bearer tokens against the tokens of store: a token that
+// is unknown or revoked is refused with auth.ErrInvalidToken (401). The
+// store is asked on every request, so a revoked token stops working at
+// once.
+func Verifier(store *db.DB) auth.TokenVerifier {
+	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		t, ok, err := store.TokenByHash(ctx, Hash(token))
+		if err != nil {
+			return nil, fmt.Errorf("checking the token: %w", err)
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown or revoked token", auth.ErrInvalidToken)
+		}
+		s := Subject{Name: t.Name, Tools: t.Tools}
+		return &auth.TokenInfo{UserID: t.Name, Expiration: time.Now().Add(staticExpiry), Extra: map[string]any{subjectKey: s}}, nil
+	}
+}
+
+// FromContext returns the subject the auth middleware put in ctx; ok is
+// false on a server without auth.
+func FromContext(ctx context.Context) (Subject, bool) {
+	info := auth.TokenInfoFromContext(ctx)
+	if info == nil {
+		return Subject{}, false
+	}
+	s, ok := info.Extra[subjectKey].(Subject)
+	return s, ok
+}

@@ -1,0 +1,104 @@
+package teamauth
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/db"
+)
+
+func TestCheckName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"alice", true}, {"ci-bot_2", true}, {"", false}, {"../x", false}, {".hidden", false},
+		{"a/b", false}, {"-dash", false}, {strings.Repeat("a", 64), true}, {strings.Repeat("a", 65), false}, {"名前", false},
+	} {
+		if err := CheckName(tc.name); (err == nil) != tc.ok {
+			t.Errorf("CheckName(%q) = %v, want ok %v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+func TestNewTokenIsRandomAndHashed(t *testing.T) {
+	a, ha := NewToken()
+	b, hb := NewToken()
+	if a == b || ha == hb || !strings.HasPrefix(a, tokenPrefix) || len(a) < 40 {
+		t.Fatalf("tokens %q %q", a, b)
+	}
+	if Hash(a) != ha || strings.Contains(ha, a) || len(ha) != 64 {
+		t.Errorf("Hash(%q) = %q, NewToken said %q", a, Hash(a), ha)
+	}
+}
+
+func TestSubjectMask(t *testing.T) {
+	for _, tc := range []struct {
+		tools          []string
+		category, tool string
+		visible        bool
+	}{
+		{nil, "spec", "search_spec", true},
+		{[]string{"search_spec"}, "spec", "search_spec", true},
+		{[]string{"search_spec"}, "spec", "get_section", false},
+		{[]string{"docs__fetch"}, "docs", "fetch", true},
+		{[]string{"docs__fetch"}, "docs", "delete", false},
+		{[]string{}, "spec", "search_spec", false},
+	} {
+		m := Subject{Name: "s", Tools: tc.tools}.Mask()
+		if got := m.Visible(tc.category, tc.tool); got != tc.visible {
+			t.Errorf("tools %v: %s/%s visible = %v, want %v", tc.tools, tc.category, tc.tool, got, tc.visible)
+		}
+	}
+	// Over a configured mask: both must let the tool through.
+	configured := catalog.Mask{Deny: []string{"*/get_section"}}
+	m := configured.Both(Subject{Tools: []string{"get_section", "search_spec"}}.Mask())
+	if m.Visible("spec", "get_section") || !m.Visible("spec", "search_spec") || m.Visible("spec", "list_languages") {
+		t.Error("Both does not require both masks")
+	}
+}
+
+// TestVerifier holds tokens against a real store: a made token passes
+// with its subject and tools, a made-up or revoked one is ErrInvalidToken.
+func TestVerifier(t *testing.T) {
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	token, hash := NewToken()
+	if err := store.CreateToken(ctx, "alice", hash, []string{"search_spec"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	verify := Verifier(store)
+	info, err := verify(ctx, token, nil)
+	if err != nil || info.UserID != "alice" {
+		t.Fatalf("verify = %+v, %v", info, err)
+	}
+	sub, ok := FromContext(context.WithValue(ctx, struct{}{}, nil))
+	if ok {
+		t.Errorf("a context without auth has subject %+v", sub)
+	}
+	if s, _ := info.Extra[subjectKey].(Subject); s.Name != "alice" || len(s.Tools) != 1 {
+		t.Errorf("subject = %+v", s)
+	}
+	for _, bad := range []string{"lsp_nope", "", token + "x"} {
+		if _, err := verify(ctx, bad, nil); !errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("verify(%q) = %v, want ErrInvalidToken", bad, err)
+		}
+	}
+	if err := store.RevokeToken(ctx, "alice", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verify(ctx, token, nil); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("a revoked token: %v", err)
+	}
+}
