@@ -144,7 +144,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	}
 	if opts.http != "" {
 		return serveHTTP(ctx, opts, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
-			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws.Vault, log)
+			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws.Vault, cfg.Auth, log)
 	}
 	log.Info("serving MCP on stdio", "tools", mode, "toolsets", strings.Join(toolsets, ","), "db", deps.Store.Path(),
 		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)

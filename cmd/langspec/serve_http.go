@@ -4,9 +4,13 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"slices"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/mcpserver"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
@@ -17,22 +21,33 @@ import (
 const shutdownGrace = 10 * time.Second
 
 // serveHTTP runs the team server on opts.http until ctx ends. Auth is on
-// when any token exists at start (tokens are checked on every request, so
-// a revoked one stops at once; the first one needs a restart). Without
-// tokens, only a loopback address is served, unless --insecure-no-auth.
-func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcpserver.Options, vaultRoot string, log *slog.Logger) error {
+// when any token exists at start or langspec.json names an identity
+// provider (auth.jwt); tokens are checked on every request, so a revoked
+// one stops at once (the first token of a server started without any
+// needs a restart). Without auth, only a loopback address is served,
+// unless --insecure-no-auth.
+func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcpserver.Options, vaultRoot string, ac config.Auth, log *slog.Logger) error {
 	hasTokens, err := deps.Store.HasTokens(ctx)
 	if err != nil {
 		return err
 	}
-	if !hasTokens && !opts.insecureNoAuth && !isLoopback(opts.http) {
+	authOn := hasTokens || ac.JWT != nil
+	if !authOn && !opts.insecureNoAuth && !isLoopback(opts.http) {
 		return usageError{apperr.New(apperr.InvalidArgument,
 			"create a token first (langspec token create NAME), bind a loopback address such as 127.0.0.1:8080, or pass --insecure-no-auth",
 			"refusing to serve %s without auth: no token exists", opts.http)}
 	}
-	h := mcpserver.HTTPOptions{AllowedOrigins: opts.allowOrigins, RatePerSecond: opts.rate, RateBurst: int(2 * opts.rate)}
-	if hasTokens {
-		h.Verifier = teamauth.Verifier(deps.Store)
+	h := mcpserver.HTTPOptions{AllowedOrigins: append(slices.Clone(opts.allowOrigins), ac.AllowedOrigins...),
+		RatePerSecond: opts.rate, RateBurst: int(2 * opts.rate)}
+	if authOn {
+		var jwtv auth.TokenVerifier
+		if j := ac.JWT; j != nil {
+			if jwtv, err = jwtVerifier(ctx, opts.f, *j, ac.Subjects, log); err != nil {
+				return err
+			}
+			h.AuthorizationServers = []string{j.Issuer}
+		}
+		h.Verifier = teamauth.Either(teamauth.Verifier(deps.Store), jwtv)
 		h.VaultRoot = vaultRoot // each subject in a folder of its own
 	}
 	ln, err := net.Listen("tcp", opts.http)
@@ -45,7 +60,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 		ln.Close()
 		return err
 	}
-	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "auth", hasTokens, "read_only", deps.ReadOnly,
+	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "auth", authOn, "read_only", deps.ReadOnly,
 		"tools", mo.Mode, "db", deps.Store.Path())
 	return mcpserver.ListenAndServeHTTP(ctx, ln, handler, shutdownGrace, log)
 }
@@ -61,4 +76,24 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// jwtVerifier is the verifier of the identity provider j; the HS256 secret
+// is read from the variable j names, and never printed.
+func jwtVerifier(ctx context.Context, f *factory, j config.JWT, subjects map[string]config.AuthSubject, log *slog.Logger) (auth.TokenVerifier, error) {
+	o := teamauth.JWTOptions{Issuer: j.Issuer, Audience: j.Audience, JWKSURL: j.JWKSURL, Tools: map[string][]string{}, Logger: log}
+	for sub, s := range subjects {
+		if s.Tools != nil {
+			o.Tools[sub] = s.Tools
+		}
+	}
+	if v := j.SecretVar(); v != "" {
+		secret := f.getenv(v)
+		if secret == "" {
+			return nil, apperr.New(apperr.InvalidArgument, "export "+v+" before starting the server",
+				"auth.jwt.hs256_secret names %s, which is not set", v)
+		}
+		o.Secret = []byte(secret)
+	}
+	return teamauth.JWTVerifier(ctx, o)
 }

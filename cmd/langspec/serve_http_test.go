@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -72,9 +73,15 @@ type teamServer struct {
 // listens.
 func startTeamServer(t *testing.T, dbPath string, args ...string) *teamServer {
 	t.Helper()
+	return startTeamServerEnv(t, dbPath, nil, args...)
+}
+
+// startTeamServerEnv is startTeamServer with more environment variables.
+func startTeamServerEnv(t *testing.T, dbPath string, env []string, args ...string) *teamServer {
+	t.Helper()
 	bin := langspecBinary(t)
 	cmd := exec.Command(bin, append([]string{"--db", dbPath, "serve", "--http", "127.0.0.1:0"}, args...)...)
-	cmd.Env = []string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info", "VAULT_ROOT=" + filepath.Join(filepath.Dir(dbPath), "vault")}
+	cmd.Env = append([]string{"HOME=" + filepath.Dir(dbPath), "LANGSPEC_LOG=info", "VAULT_ROOT=" + filepath.Join(filepath.Dir(dbPath), "vault")}, env...)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -351,5 +358,70 @@ func TestServeReadOnly(t *testing.T) {
 		if slices.Contains(got, w) {
 			t.Errorf("--read-only lists %s", w)
 		}
+	}
+}
+
+// TestTeamServerJWT: with auth.jwt in langspec.json, an HS256 token of the
+// identity provider is a subject with the tools the configuration gives
+// it, a token of the wrong audience or past its expiry is 401, and the
+// metadata names the issuer; langspec's own tokens keep working.
+func TestTeamServerJWT(t *testing.T) {
+	dbPath := seededDB(t)
+	dir := filepath.Dir(dbPath)
+	cfg := filepath.Join(dir, "langspec.json")
+	os.WriteFile(cfg, []byte(`{"auth": {"jwt": {"issuer": "https://id.example", "audience": "langspec-team", "hs256_secret": "${JWT_SECRET}"},
+		"subjects": {"carol": {"tools": ["search_spec", "list_languages"]}}, "allowed_origins": ["http://localhost:6274"]}}`), 0o600)
+	secret := "correct horse battery staple, long enough"
+	own := makeToken(t, dbPath, "dave", "--tools", "get_section")
+	s := startTeamServerEnv(t, dbPath, []string{"JWT_SECRET=" + secret}, "--config", cfg)
+	if strings.Contains(s.stderr.String(), secret) {
+		t.Error("the secret is in the log")
+	}
+	mint := func(aud string, exp time.Duration) string {
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"iss": "https://id.example", "aud": aud, "sub": "carol",
+			"exp": time.Now().Add(exp).Unix()}).SignedString([]byte(secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	cs, err := s.connect(t, mint("langspec-team", time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(t, cs); !slices.Equal(got, []string{"list_languages", "search_spec"}) {
+		t.Errorf("carol lists %v", got)
+	}
+	for name, tok := range map[string]string{"wrong audience": mint("other", time.Hour), "expired": mint("langspec-team", -time.Hour)} {
+		if _, err := s.connect(t, tok); err == nil {
+			t.Errorf("%s: connected", name)
+		}
+	}
+	ds, err := s.connect(t, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(t, ds); !slices.Equal(got, []string{"get_section"}) {
+		t.Errorf("dave's own token lists %v", got)
+	}
+	resp, err := http.Get(s.url + "/.well-known/oauth-protected-resource")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	json.NewDecoder(resp.Body).Decode(&meta)
+	resp.Body.Close()
+	if !slices.Equal(meta.AuthorizationServers, []string{"https://id.example"}) {
+		t.Errorf("metadata names %v", meta.AuthorizationServers)
+	}
+	// The configured origin is allowed.
+	req, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(`{}`))
+	req.Header.Set("Origin", "http://localhost:6274")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode == http.StatusForbidden {
+		t.Errorf("configured origin: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
 	}
 }

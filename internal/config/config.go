@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -39,6 +40,39 @@ type Config struct {
 	ToolMask   catalog.Mask                     `json:"toolMask,omitzero" jsonschema:"tools hidden from listing and execution, as category/tool globs"`
 	// Manuals holds settings per manual (a folder under MANUALS_ROOT).
 	Manuals map[string]Manual `json:"manuals,omitempty" jsonschema:"settings per manual id (a folder under MANUALS_ROOT)"`
+	// Auth configures the team server (serve --http).
+	Auth Auth `json:"auth,omitzero" jsonschema:"the team server (serve --http): identity provider tokens, subjects' tools, browser origins"`
+}
+
+// Auth is who may call the team server, besides langspec's own tokens.
+type Auth struct {
+	AllowedOrigins []string               `json:"allowed_origins,omitempty" jsonschema:"browser origins (scheme://host[:port]) allowed to call; requests from other origins get 403"`
+	JWT            *JWT                   `json:"jwt,omitempty" jsonschema:"accept JWTs of an identity provider"`
+	Subjects       map[string]AuthSubject `json:"subjects,omitempty" jsonschema:"settings per JWT subject (its sub claim)"`
+}
+
+// JWT is an identity provider whose tokens the team server accepts.
+type JWT struct {
+	Issuer      string `json:"issuer" jsonschema:"the iss a token must carry; named as the authorization server in the protected resource metadata"`
+	Audience    string `json:"audience" jsonschema:"the aud a token must carry: this server"`
+	HS256Secret string `json:"hs256_secret,omitempty" jsonschema:"for HS256 tokens: the shared secret as ${VAR}, read from the environment (the secret itself never in the file)"`
+	JWKSURL     string `json:"jwks_url,omitempty" jsonschema:"for RS256 and ES256 tokens: the issuer's JWK Set, fetched at start and refreshed"`
+}
+
+// AuthSubject is the settings of one JWT subject.
+type AuthSubject struct {
+	Tools []string `json:"tools,omitempty" jsonschema:"the only tools the subject may list and call (an upstream tool as category__tool); all when left out"`
+}
+
+// secretRef matches hs256_secret: one ${VAR}.
+var secretRef = regexp.MustCompile(`^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$`)
+
+// SecretVar is the environment variable hs256_secret names.
+func (j JWT) SecretVar() string {
+	if m := secretRef.FindStringSubmatch(j.HS256Secret); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // Manual is the settings of one manual.
@@ -237,6 +271,23 @@ func (c Config) validate() error {
 			return fmt.Errorf("%s: %s is already defined at $.sources[%d]", p, key, j)
 		}
 		seen[key] = i
+	}
+	if j := c.Auth.JWT; j != nil {
+		switch {
+		case j.Issuer == "" || j.Audience == "":
+			return fmt.Errorf("$.auth.jwt: issuer and audience are required: a token must name both")
+		case (j.HS256Secret == "") == (j.JWKSURL == ""):
+			return fmt.Errorf("$.auth.jwt: give hs256_secret or jwks_url, one of them")
+		case j.HS256Secret != "" && j.SecretVar() == "":
+			return fmt.Errorf("$.auth.jwt.hs256_secret: write it as ${VAR} and export VAR; the secret itself does not belong in the file")
+		case j.JWKSURL != "" && !strings.HasPrefix(j.JWKSURL, "https://") && !strings.HasPrefix(j.JWKSURL, "http://"):
+			return fmt.Errorf("$.auth.jwt.jwks_url %q: want an http(s) URL", j.JWKSURL)
+		}
+	}
+	for i, o := range c.Auth.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return fmt.Errorf("$.auth.allowed_origins[%d] %q: want scheme://host[:port], as a browser sends it", i, o)
+		}
 	}
 	servers := slices.Sorted(maps.Keys(c.MCPServers))
 	for _, name := range servers {

@@ -45,11 +45,14 @@ type HTTPOptions struct {
 	// against DNS rebinding. Requests without an Origin (MCP clients that
 	// are not browsers) are served.
 	AllowedOrigins []string
-	MaxBodyBytes   int64         // per request; 0 is DefaultMaxBodyBytes
-	RatePerSecond  float64       // sustained requests per subject; 0 is DefaultRatePerSecond
-	RateBurst      int           // requests a subject may send at once; 0 is DefaultRateBurst
-	VaultRoot      string        // each subject's vault is VaultRoot/<subject>; "" keeps Deps.Vault for everyone
-	Now            func() time.Time
+	// AuthorizationServers are the issuers named in the protected resource
+	// metadata, where clients log in.
+	AuthorizationServers []string
+	MaxBodyBytes         int64   // per request; 0 is DefaultMaxBodyBytes
+	RatePerSecond        float64 // sustained requests per subject; 0 is DefaultRatePerSecond
+	RateBurst            int     // requests a subject may send at once; 0 is DefaultRateBurst
+	VaultRoot            string  // each subject's vault is VaultRoot/<subject>; "" keeps Deps.Vault for everyone
+	Now                  func() time.Time
 }
 
 // Defaults of HTTPOptions.
@@ -104,6 +107,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	})
 	mux.Handle(PathMetadata, auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 		Resource:               h.BaseURL + PathMCP,
+		AuthorizationServers:   h.AuthorizationServers,
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           "langspec",
 	}))
