@@ -34,6 +34,12 @@ type factory struct {
 // and the workspace ws: the one preamble of every command that needs more
 // than its flags. log nil is the factory's logger.
 func (f *factory) newApp(ws app.Workspace, log *slog.Logger) (*app.App, error) {
+	return f.newAppReadOnly(ws, log, false)
+}
+
+// newAppReadOnly is newApp, with the database opened read-only when
+// readOnly (app.Options.ReadOnly).
+func (f *factory) newAppReadOnly(ws app.Workspace, log *slog.Logger, readOnly bool) (*app.App, error) {
 	if log == nil {
 		log = f.logger
 	}
@@ -42,7 +48,7 @@ func (f *factory) newApp(ws app.Workspace, log *slog.Logger) (*app.App, error) {
 		return nil, err
 	}
 	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeded: f.toldSeeded,
-		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion()}), nil
+		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly}), nil
 }
 
 // specApp is the app for the commands that read the store only (search,

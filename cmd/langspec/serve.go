@@ -117,7 +117,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := f.newApp(ws, log)
+	// --read-only opens the database read-only too: nothing is written to
+	// it (not even the manuals' index), so it can be an index built
+	// elsewhere and replaced under the server (serve --http follows it).
+	a, err := f.newAppReadOnly(ws, log, opts.readOnly)
 	if err != nil {
 		return err
 	}
@@ -126,8 +129,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := a.RefreshManualsInBackground(ctx); err != nil {
-		return err
+	if !opts.readOnly {
+		if err := a.RefreshManualsInBackground(ctx); err != nil {
+			return err
+		}
 	}
 	upstreams, err := a.Upstreams()
 	if err != nil {
@@ -144,7 +149,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	}
 	if opts.http != "" {
 		return serveHTTP(ctx, opts, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
-			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws.Vault, cfg.Auth, log)
+			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws, cfg.Auth, log)
 	}
 	log.Info("serving MCP on stdio", "tools", mode, "toolsets", strings.Join(toolsets, ","), "db", deps.Store.Path(),
 		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)

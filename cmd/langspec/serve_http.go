@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/mcpserver"
@@ -25,8 +26,10 @@ const shutdownGrace = 10 * time.Second
 // provider (auth.jwt); tokens are checked on every request, so a revoked
 // one stops at once (the first token of a server started without any
 // needs a restart). Without auth, only a loopback address is served,
-// unless --insecure-no-auth.
-func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcpserver.Options, vaultRoot string, ac config.Auth, log *slog.Logger) error {
+// unless --insecure-no-auth. With --read-only, the server follows the
+// database file: when a newer index replaces it, new requests go to the
+// new one (mcpserver.Watch).
+func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcpserver.Options, ws app.Workspace, ac config.Auth, log *slog.Logger) error {
 	hasTokens, err := deps.Store.HasTokens(ctx)
 	if err != nil {
 		return err
@@ -48,7 +51,23 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 			h.AuthorizationServers = []string{j.Issuer}
 		}
 		h.Verifier = teamauth.Either(teamauth.Verifier(deps.Store), jwtv)
-		h.VaultRoot = vaultRoot // each subject in a folder of its own
+		h.VaultRoot = ws.Vault // each subject in a folder of its own
+	}
+	if opts.readOnly {
+		// A replica: follow the index file when a newer one replaces it.
+		h.Watch = &mcpserver.Watch{Path: deps.Store.Path(), Open: func(ctx context.Context) (tools.Deps, func() error, error) {
+			a, err := opts.f.newAppReadOnly(ws, log, true)
+			if err != nil {
+				return tools.Deps{}, nil, err
+			}
+			d, err := a.ToolDeps(ctx)
+			if err != nil {
+				a.Close()
+				return tools.Deps{}, nil, err
+			}
+			d.ReadOnly = true
+			return d, a.Close, nil
+		}}
 	}
 	ln, err := net.Listen("tcp", opts.http)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +17,9 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
 )
 
 // TestTokenCommands makes, lists and revokes tokens through the CLI: a
@@ -424,4 +428,97 @@ func TestTeamServerJWT(t *testing.T) {
 	} else {
 		resp.Body.Close()
 	}
+}
+
+// TestTeamServerSwapsIndex runs a read-only replica under load from four
+// clients while a newer index replaces its database file (built beside
+// it, then renamed over it, as a sync tool does): every request succeeds,
+// and the new index answers within seconds.
+func TestTeamServerSwapsIndex(t *testing.T) {
+	dbPath := seededDB(t)
+	s := startTeamServer(t, dbPath, "--read-only", "--rate", "100000")
+
+	// The newer index: the Go spec and a document with a word the old one
+	// lacks.
+	next := filepath.Join(filepath.Dir(dbPath), "next.db")
+	store, err := db.Open(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ingest.EnsureDefault(context.Background(), store, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	snap := db.Snapshot{Language: "swap", Doc: "notes", DisplayName: "Swap notes", Version: "1", SourceURL: "test",
+		FetchedAt: time.Now(), ContentHash: "s1"}
+	if _, err := store.Publish(context.Background(), snap, []db.Section{{SectionID: "Zebrafish", Level: 2, Title: "Zebrafish",
+		Path: "Zebrafish", URL: "https://swap.example/#Zebrafish", Text: "The zebrafishword is only in the new index.", SourcePolicy: db.FullText}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, stop := context.WithCancel(context.Background())
+	type result struct {
+		calls, failures int
+		first           string
+	}
+	results := make(chan result, 4)
+	for i := range 4 {
+		cs, err := s.connect(t, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			var r result
+			for ctx.Err() == nil {
+				q := []string{"slice expressions", "defer statements", "zebrafishword"}[(r.calls+i)%3]
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_spec", Arguments: map[string]any{"query": q, "limit": 3}})
+				r.calls++
+				if err != nil || res.IsError {
+					r.failures++
+					if r.first == "" {
+						r.first = fmt.Sprint(err, res)
+					}
+				}
+			}
+			results <- r
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	if err := os.Rename(next, dbPath); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := s.connect(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	swapped := false
+	for deadline := time.Now().Add(hangLimit); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if text, isErr := callText(t, cs, "search_spec", map[string]any{"query": "zebrafishword", "language": "swap"}); !isErr && strings.Contains(text, "Zebrafish") {
+			swapped = true
+			break
+		}
+	}
+	time.Sleep(300 * time.Millisecond) // load on the new index, and the old one closing
+	stop()
+	total := result{}
+	for range 4 {
+		r := <-results
+		total.calls += r.calls
+		total.failures += r.failures
+		if total.first == "" {
+			total.first = r.first
+		}
+	}
+	if !swapped {
+		t.Errorf("the new index never answered; stderr:\n%s", s.stderr)
+	}
+	if total.failures > 0 || total.calls < 20 {
+		t.Errorf("%d of %d calls failed during the swap (first: %s)", total.failures, total.calls, total.first)
+	}
+	if !strings.Contains(s.stderr.String(), "switched to the replaced index") {
+		t.Errorf("no switch in the log:\n%s", s.stderr)
+	}
+	t.Logf("%d calls, none failed, across the swap", total.calls)
 }

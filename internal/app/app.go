@@ -42,6 +42,9 @@ type Options struct {
 	// Seeded is told when the Go specification built into langspec was
 	// loaded into an empty database (a first run); nil tells no one.
 	Seeded func(dbPath string)
+	// ReadOnly opens the database read-only (db.OpenReadOnly): it must
+	// exist, and nothing is written to it, not even the built-in Go spec.
+	ReadOnly bool
 }
 
 // App is langspec's parts, opened on first use.
@@ -90,7 +93,11 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 	if a.store != nil {
 		return a.store, nil
 	}
-	store, err := db.Open(ctx, a.opts.DBPath)
+	open := db.Open
+	if a.opts.ReadOnly {
+		open = db.OpenReadOnly
+	}
+	store, err := open(ctx, a.opts.DBPath)
 	if err != nil {
 		return nil, err
 	}
@@ -104,8 +111,8 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 // set-up. loaded reports that it was.
 func (a *App) SeededStore(ctx context.Context) (store *db.DB, loaded bool, err error) {
 	store, err = a.Store(ctx)
-	if err != nil {
-		return nil, false, err
+	if err != nil || store.ReadOnly() {
+		return store, false, err
 	}
 	loaded, err = ingest.EnsureDefault(ctx, store, a.opts.Now())
 	return store, loaded, err

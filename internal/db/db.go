@@ -97,6 +97,22 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	return open(ctx, abs, !writable(abs))
 }
 
+// OpenReadOnly opens the existing store at path read-only, whatever its
+// permissions: nothing is ever written to it, not even migrations (a store
+// older than this langspec is refused). For a server that reads an index
+// built elsewhere. Errors: those of Open, and not_found when path does not
+// exist.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.Unavailable, "pass --db with an absolute path", "cannot resolve database path %s", path)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, apperr.Wrap(err, apperr.NotFound, "build the index first (langspec ingest …), or point --db at it", "no database at %s", abs)
+	}
+	return open(ctx, abs, true)
+}
+
 // open opens the store at an absolute path, read-only or not.
 func open(ctx context.Context, path string, readOnly bool) (*DB, error) {
 	if !readOnly {

@@ -2,17 +2,12 @@ package db
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"testing"
 )
-
-// OpenReadOnly opens an existing store read-only, as Open does for a file
-// it cannot write; tests run as root, which can write any file.
-func OpenReadOnly(ctx context.Context, path string) (*DB, error) { return open(ctx, path, true) }
 
 // GoSpecHTML is the Go specification as the toolchain ships it, markup and
 // all: real text with the tokenizer's hard cases, for the tests here and in

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -52,7 +53,24 @@ type HTTPOptions struct {
 	RatePerSecond        float64 // sustained requests per subject; 0 is DefaultRatePerSecond
 	RateBurst            int     // requests a subject may send at once; 0 is DefaultRateBurst
 	VaultRoot            string  // each subject's vault is VaultRoot/<subject>; "" keeps Deps.Vault for everyone
-	Now                  func() time.Time
+	// Watch, when set, follows a database file that is replaced by a newer
+	// one (read-only replicas): see Watch.
+	Watch *Watch
+}
+
+// Watch makes the team server switch to a database file that was replaced
+// (renamed over, as rsync, rclone or Litestream's restore do) by a newer
+// index, without dropping a request: requests that started on the old one
+// finish on it, new ones go to the new one, and the old one is closed when
+// the last of its requests ends. Sessions are stateless then (each request
+// stands alone), so that no session holds an old index open, and any
+// replica behind a load balancer can answer any request.
+type Watch struct {
+	Path     string
+	Interval time.Duration // how often the file is looked at; 0 is a second
+	// Open opens the file as it is now: the tools' parts over it, and what
+	// closes them.
+	Open func(ctx context.Context) (tools.Deps, func() error, error)
 }
 
 // Defaults of HTTPOptions.
@@ -76,17 +94,25 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	h.MaxBodyBytes = cmpOr(h.MaxBodyBytes, DefaultMaxBodyBytes)
 	h.RatePerSecond = cmpOr(h.RatePerSecond, DefaultRatePerSecond)
 	h.RateBurst = cmpOr(h.RateBurst, DefaultRateBurst)
-	subjects := &subjectServers{ctx: ctx, deps: d, opts: opts, vaultRoot: h.VaultRoot, servers: map[string]*mcp.Server{}}
+	vaults := &subjectVaults{ctx: ctx, root: h.VaultRoot, log: d.Logger, open: map[string]*vault.Vault{}}
+	gens := &generations{}
+	gens.cur = newGeneration(ctx, d, opts, vaults, nil)
 	stream := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		s, err := subjects.get(subjectOf(r))
+		s, err := generationOf(r).subjects.get(subjectOf(r))
 		if err != nil {
 			d.Logger.Error("building a subject's server", "err", err)
 			return nil // the SDK answers 400
 		}
 		return s
-	}, &mcp.StreamableHTTPOptions{Logger: d.Logger})
+	}, &mcp.StreamableHTTPOptions{Logger: d.Logger, Stateless: h.Watch != nil})
+	if h.Watch != nil {
+		go gens.watch(ctx, *h.Watch, func(d tools.Deps, closeDeps func() error) *generation {
+			d.Logger = logger(&d)
+			return newGeneration(ctx, d, opts, vaults, closeDeps)
+		}, d.Logger)
+	}
 
-	var mcpHandler http.Handler = stream
+	var mcpHandler http.Handler = gens.serve(stream)
 	mcpHandler = rateLimit(mcpHandler, h.RatePerSecond, h.RateBurst)
 	metadataURL := h.BaseURL + PathMetadata
 	if h.Verifier != nil {
@@ -98,7 +124,9 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	mux := http.NewServeMux()
 	mux.Handle(PathMCP, mcpHandler)
 	mux.HandleFunc("GET "+PathHealth, func(w http.ResponseWriter, r *http.Request) {
-		if err := d.Store.Ping(r.Context()); err != nil {
+		g := gens.acquire()
+		defer g.release()
+		if err := g.deps.Store.Ping(r.Context()); err != nil {
 			http.Error(w, `{"status":"unavailable"}`, http.StatusServiceUnavailable)
 			return
 		}
@@ -129,12 +157,13 @@ func subjectOf(r *http.Request) teamauth.Subject {
 	return s
 }
 
-// subjectServers builds and keeps one MCP server per subject.
+// subjectServers builds and keeps one MCP server per subject, over one
+// generation's parts.
 type subjectServers struct {
-	ctx       context.Context
-	deps      tools.Deps
-	opts      Options
-	vaultRoot string
+	ctx    context.Context
+	deps   tools.Deps
+	opts   Options
+	vaults *subjectVaults
 
 	mu      sync.Mutex
 	servers map[string]*mcp.Server
@@ -147,19 +176,14 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 		return s, nil
 	}
 	d := ss.deps
-	if ss.vaultRoot != "" && d.Vault != nil {
-		name := sub.Name
-		if name == "" {
-			name = "anonymous"
-		}
-		// The name passed teamauth.CheckName: no separators, no dots
-		// first, so the folder is always inside vaultRoot.
-		v, err := vault.Open(filepath.Join(ss.vaultRoot, name), vault.Options{Logger: d.Logger})
+	if d.Vault != nil {
+		v, err := ss.vaults.get(sub.Name)
 		if err != nil {
 			return nil, err
 		}
-		context.AfterFunc(ss.ctx, func() { v.Close() })
-		d.Vault = v
+		if v != nil {
+			d.Vault = v
+		}
 	}
 	opts := ss.opts
 	opts.Mask = opts.Mask.Both(sub.Mask())
@@ -177,6 +201,135 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 	addNotifications(s, nil) // progress; the client log is stdio's
 	ss.servers[sub.Name] = s
 	return s, nil
+}
+
+// subjectVaults opens each subject's vault folder once, for every
+// generation: two Vaults over one folder would not share their locks.
+type subjectVaults struct {
+	ctx  context.Context
+	root string // "" keeps Deps.Vault for everyone
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	open map[string]*vault.Vault
+}
+
+// get returns the vault of subject name; nil when every subject shares
+// Deps.Vault.
+func (sv *subjectVaults) get(name string) (*vault.Vault, error) {
+	if sv.root == "" {
+		return nil, nil
+	}
+	if name == "" {
+		name = "anonymous"
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if v := sv.open[name]; v != nil {
+		return v, nil
+	}
+	// The name passed teamauth.CheckName (or is a digest): no separators,
+	// no dot first, so the folder is always inside root.
+	v, err := vault.Open(filepath.Join(sv.root, name), vault.Options{Logger: sv.log})
+	if err != nil {
+		return nil, err
+	}
+	context.AfterFunc(sv.ctx, func() { v.Close() })
+	sv.open[name] = v
+	return v, nil
+}
+
+// generation is the servers over one database file: a new one starts when
+// a watched file is replaced.
+type generation struct {
+	deps     tools.Deps
+	subjects *subjectServers
+	inflight sync.WaitGroup
+	close    func() error // nil for the first generation, which the caller owns
+}
+
+func newGeneration(ctx context.Context, d tools.Deps, opts Options, vaults *subjectVaults, closeDeps func() error) *generation {
+	return &generation{deps: d, close: closeDeps,
+		subjects: &subjectServers{ctx: ctx, deps: d, opts: opts, vaults: vaults, servers: map[string]*mcp.Server{}}}
+}
+
+func (g *generation) release() { g.inflight.Done() }
+
+// generations hands each request the current generation.
+type generations struct {
+	mu  sync.Mutex
+	cur *generation
+}
+
+// acquire returns the current generation, counted in flight until its
+// release.
+func (gs *generations) acquire() *generation {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	gs.cur.inflight.Add(1)
+	return gs.cur
+}
+
+type generationKey struct{}
+
+// serve runs each request on the generation current when it arrived.
+func (gs *generations) serve(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g := gs.acquire()
+		defer g.release()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), generationKey{}, g)))
+	})
+}
+
+func generationOf(r *http.Request) *generation {
+	return r.Context().Value(generationKey{}).(*generation)
+}
+
+// swap makes next current; the old generation is closed once its last
+// request ends.
+func (gs *generations) swap(next *generation, log *slog.Logger) {
+	gs.mu.Lock()
+	old := gs.cur
+	gs.cur = next
+	gs.mu.Unlock()
+	go func() {
+		old.inflight.Wait()
+		if old.close != nil {
+			if err := old.close(); err != nil {
+				log.Warn("closing the replaced index", "err", err)
+			}
+		}
+	}()
+}
+
+// watch looks at w.Path every w.Interval until ctx ends, and when the file
+// was replaced (another file, size or time), opens it and swaps. A file
+// that does not open (cut short, not an index) is logged and tried again
+// at the next look; the old one serves meanwhile.
+func (gs *generations) watch(ctx context.Context, w Watch, build func(tools.Deps, func() error) *generation, log *slog.Logger) {
+	interval := cmpOr(w.Interval, time.Second)
+	last, _ := os.Stat(w.Path)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fi, err := os.Stat(w.Path)
+		if err != nil || (last != nil && os.SameFile(fi, last) && fi.Size() == last.Size() && fi.ModTime().Equal(last.ModTime())) {
+			continue
+		}
+		d, closeDeps, err := w.Open(ctx)
+		if err != nil {
+			log.Warn("the index file changed but does not open; serving the previous one", "path", w.Path, "err", err)
+			continue
+		}
+		last = fi
+		gs.swap(build(d, closeDeps), log)
+		log.Info("switched to the replaced index", "path", w.Path, "size", fi.Size(), "modified", fi.ModTime())
+	}
 }
 
 // checkOrigin refuses (403) a request whose Origin is not allowed: a web
