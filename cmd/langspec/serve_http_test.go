@@ -522,3 +522,36 @@ func TestTeamServerSwapsIndex(t *testing.T) {
 	}
 	t.Logf("%d calls, none failed, across the swap", total.calls)
 }
+
+// TestTeamServerUpstream serves the real @modelcontextprotocol/server-
+// everything through the team server's categories: two subjects reach it
+// (one process for both), and alice's token lets her run only its echo.
+func TestTeamServerUpstream(t *testing.T) {
+	command, args := everythingCommand(t)
+	cfg := writeCategoriesConfig(t, command, args)
+	dbPath := seededDB(t)
+	alice := makeToken(t, dbPath, "alice", "--tools", "demo__echo")
+	bob := makeToken(t, dbPath, "bob")
+	s := startTeamServerEnv(t, dbPath, []string{"PATH=" + os.Getenv("PATH"), "LANGSPEC_TEST_MARK=x"}, "--config", cfg, "--tools", "categories")
+	echo := map[string]any{"category": "demo", "name": "echo", "args": map[string]any{"message": "hello team"}}
+	for name, token := range map[string]string{"alice": alice, "bob": bob} {
+		cs, err := s.connect(t, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text, isErr := callText(t, cs, "call-category-tool", echo); isErr || !strings.Contains(text, "hello team") {
+			t.Errorf("%s's echo: %s", name, text)
+		}
+		sum := map[string]any{"category": "demo", "name": "get-sum", "args": map[string]any{"a": 1, "b": 2}}
+		text, isErr := callText(t, cs, "call-category-tool", sum)
+		if name == "alice" && (!isErr || !strings.Contains(text, "tool_disabled")) {
+			t.Errorf("alice ran get-sum: %s", text)
+		}
+		if name == "bob" && (isErr || !strings.Contains(text, "3")) {
+			t.Errorf("bob's get-sum: %s", text)
+		}
+	}
+	if n := strings.Count(s.stderr.String(), `msg="upstream ready" server=everything`); n != 1 {
+		t.Errorf("the upstream was started %d times for two subjects, want once", n)
+	}
+}

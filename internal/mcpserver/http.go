@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/time/rate"
 
-	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
@@ -83,12 +82,13 @@ const (
 // NewHTTPHandler serves d over streamable HTTP at PathMCP, with PathHealth
 // and the protected resource metadata. Each subject gets a server of its
 // own, built on its first request: the tools its token allows (over
-// opts.Mask), and its own vault folder. Categories are served as on stdio;
-// upstream servers (opts.Upstreams) are not served over HTTP yet.
+// opts.Mask), and its own vault folder. Categories and upstream servers
+// are served as on stdio, each upstream started once for everyone.
 func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptions) (http.Handler, error) {
+	// Upstream servers run once for everyone: each subject's server gets
+	// a fork of the Manager, with the subject's own langspec tools in it.
 	if opts.Upstreams != nil {
-		return nil, apperr.New(apperr.InvalidArgument, "serve mcpServers over stdio, or leave them out of the configuration the team server reads",
-			"serve --http does not serve upstream MCP servers yet")
+		opts.Upstreams.Start(ctx)
 	}
 	d.Logger = logger(&d)
 	h.MaxBodyBytes = cmpOr(h.MaxBodyBytes, DefaultMaxBodyBytes)
@@ -187,12 +187,18 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 	}
 	opts := ss.opts
 	opts.Mask = opts.Mask.Both(sub.Mask())
-	if opts.Mode == ModeCategories {
+	switch {
+	case opts.Upstreams != nil:
+		// The configured upstreams, shared; the subject's langspec tools
+		// are added to its fork by Build.
+		opts.Upstreams = opts.Upstreams.Fork()
+	case opts.Mode == ModeCategories:
 		// A Manager of the subject's own: it serves the subject's
-		// langspec tools in process (no children without upstreams).
-		mgr := newManager(d.Logger, opts.Version)
+		// langspec tools in process.
+		opts.Upstreams = newManager(d.Logger, opts.Version)
+	}
+	if mgr := opts.Upstreams; mgr != nil {
 		context.AfterFunc(ss.ctx, func() { _ = mgr.Close() })
-		opts.Upstreams = mgr
 	}
 	s, err := Build(ss.ctx, d, opts)
 	if err != nil {

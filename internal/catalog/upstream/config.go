@@ -38,6 +38,8 @@ type ServerConfig struct {
 	InheritEnv  bool              `json:"inheritEnv,omitempty" jsonschema:"stdio: pass langspec's whole environment to the child (then env is added on top); by default the child gets only the variables env describes"`
 	URL         string            `json:"url,omitempty" jsonschema:"http and sse: the server's endpoint; may use ${VAR}"`
 	Headers     map[string]string `json:"headers,omitempty" jsonschema:"http and sse: headers sent with every request, such as Authorization; values may use ${VAR} and are never logged"`
+	Retry       *RetryPolicy      `json:"retry,omitempty" jsonschema:"how failed calls are tried again (attempts, exponential backoff with jitter); default: no retry"`
+	Cache       *CachePolicy      `json:"cache,omitempty" jsonschema:"keep results of the server's read-only and idempotent tools, by tool and arguments; default: off"`
 }
 
 // transport returns the type with the default filled in.
@@ -76,6 +78,12 @@ func (c ServerConfig) validateShape(name string) error {
 	}
 	if strings.TrimSpace(c.Description) == "" {
 		return bad("description", "say in a sentence what the server offers; the model reads it", "missing")
+	}
+	if err := c.Retry.validate(field); err != nil {
+		return err
+	}
+	if err := c.Cache.validate(field); err != nil {
+		return err
 	}
 	switch c.transport() {
 	case TypeStdio:

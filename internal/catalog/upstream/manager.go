@@ -156,6 +156,20 @@ func NewManager(opts Options) *Manager {
 		closeDone: make(chan struct{}), spawn: newSpawner()}
 }
 
+// Fork returns a Manager that serves m's servers, sharing their
+// connections, and the servers added to it later, which are its own: the
+// team server gives each subject a fork with that subject's langspec tools
+// in it, while every subject shares one process per upstream. The shared
+// servers stay m's — Fork's Close ends only its own — and a server added
+// to m after Fork is not in the fork.
+func (m *Manager) Fork() *Manager {
+	f := NewManager(m.opts)
+	m.mu.Lock()
+	maps.Copy(f.servers, m.servers)
+	m.mu.Unlock()
+	return f
+}
+
 // Add validates cfg, expands its ${VAR}s with Options.Getenv and adds the
 // server under name. It does not connect: Start or the first Tools or Call
 // does.
@@ -193,7 +207,9 @@ func (m *Manager) Add(name string, cfg ServerConfig) error {
 	default:
 		dial = httpDial(exp)
 	}
-	return m.add(newServer(m, name, exp.Description, exp.transport(), dial, red))
+	s := newServer(m, name, exp.Description, exp.transport(), dial, red)
+	s.caller = newCaller(exp.Retry, exp.Cache, m.opts.Now)
+	return m.add(s)
 }
 
 // addUnavailable adds a server whose config could not be completed, with
@@ -292,7 +308,7 @@ func (m *Manager) Call(ctx context.Context, server, tool string, args map[string
 		return nil, err
 	}
 	start := time.Now()
-	res, err := s.call(ctx, tool, args)
+	res, err := s.callWithPolicy(ctx, tool, args)
 	outcome := "ok"
 	switch {
 	case err != nil:
@@ -347,6 +363,9 @@ func (m *Manager) Close() error {
 	m.cancel() // ends requests in flight, so no session waits for them
 	var wg sync.WaitGroup
 	for _, s := range m.list() {
+		if s.m != m {
+			continue // a server shared by Fork: its own Manager ends it
+		}
 		s.mu.Lock()
 		c := s.conn
 		s.conn = nil

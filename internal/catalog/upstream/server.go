@@ -68,6 +68,7 @@ type server struct {
 	red       redactor
 	log       *slog.Logger
 	client    *mcp.Client
+	caller    *caller // the configured retry, cache and argument checks; nil for AddTransport's servers
 
 	listSem chan struct{} // holds one tools/list at a time, so a cold cache costs one listing
 
@@ -508,6 +509,31 @@ func (s *server) call(ctx context.Context, tool string, args map[string]any) (*m
 		return nil, s.requestError(ctx, rctx, c, err, apperr.UpstreamCallError, fmt.Sprintf("the call of %q", tool))
 	}
 	return res, nil
+}
+
+// callWithPolicy is call under the server's caller: the arguments checked
+// against the tool's listed input schema first (when the listing can be
+// had; else the server judges them), the result of a safe tool cached,
+// and a failed call tried again as the retry policy says.
+func (s *server) callWithPolicy(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	if s.caller == nil {
+		return s.call(ctx, tool, args)
+	}
+	var listed *mcp.Tool
+	if list, err := s.toolList(ctx); err == nil {
+		for _, t := range list.Tools {
+			if t.Name == tool {
+				listed = t
+				break
+			}
+		}
+		if err := s.caller.checkArgs(list, listed, args); err != nil {
+			return nil, err
+		}
+	}
+	return s.caller.do(ctx, s.name, listed, tool, args, func(ctx context.Context) (*mcp.CallToolResult, error) {
+		return s.call(ctx, tool, args)
+	})
 }
 
 // toolsChanged drops the cached listing: the server said it changed.
