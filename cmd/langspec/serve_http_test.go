@@ -236,6 +236,12 @@ func TestTeamServerAuth(t *testing.T) {
 	if text, isErr := callText(t, as, "search_spec", map[string]any{"query": "slice expressions", "limit": 1}); isErr || !strings.Contains(text, "Slice") {
 		t.Errorf("alice's search: %s", text)
 	}
+	if !s.stderr.waitFor(`tool=search_spec`) || !strings.Contains(s.stderr.String(), "subject=alice") {
+		t.Errorf("the call's log line does not name its subject:\n%s", s.stderr)
+	}
+	if strings.Contains(s.stderr.String(), alice) {
+		t.Error("a token is in the log")
+	}
 	bs, err := s.connect(t, bob)
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,10 @@ func LogCalls(log *slog.Logger) mcp.Middleware {
 			start := time.Now()
 			res, err := next(ctx, method, req)
 			attrs := []any{"tool", toolName(req), "ms", float64(time.Since(start).Microseconds()) / 1000}
+			// Over HTTP with auth, who called (the team server's subject).
+			if extra := req.GetExtra(); extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+				attrs = append(attrs, "subject", extra.TokenInfo.UserID)
+			}
 			level := slog.LevelInfo
 			switch r, _ := res.(*mcp.CallToolResult); {
 			case err != nil:
