@@ -166,6 +166,7 @@ with no set-up and no network.`,
 		newCmdEval(f, nil),
 		newCmdDocs(f, nil),
 		newCmdToken(f),
+		newCmdSecret(f),
 	)
 	return root
 }

@@ -12,9 +12,12 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"os"
 	"slices"
+	"sync"
 	"time"
 
+	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
@@ -23,6 +26,7 @@ import (
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/secrets"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
 )
@@ -232,6 +236,43 @@ func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
 	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log}, nil
 }
 
+// secretLookup reads ${secret:NAME} from the store's secrets
+// (internal/secrets) for the upstream manager; the key is loaded on the
+// first lookup, and a store without a key has no secrets.
+func (a *App) secretLookup() func(name, subject string) (string, bool, error) {
+	var once sync.Once
+	var store *secrets.Store
+	var loadErr error
+	return func(name, subject string) (string, bool, error) {
+		ctx := context.Background()
+		once.Do(func() {
+			getenv := a.opts.Getenv
+			if getenv == nil {
+				getenv = os.Getenv
+			}
+			key, err := secrets.LoadKey(getenv, secrets.DefaultKeyFile(getenv), false)
+			if apperr.CodeOf(err) == apperr.NotFound {
+				return // no key: nothing was ever stored
+			}
+			if err != nil {
+				loadErr = err
+				return
+			}
+			d, err := a.Store(ctx)
+			if err != nil {
+				loadErr = err
+				return
+			}
+			store = &secrets.Store{DB: d, Key: key}
+		})
+		if loadErr != nil || store == nil {
+			return "", false, loadErr
+		}
+		v, own, _, err := store.Lookup(ctx, name, subject)
+		return v, own, err
+	}
+}
+
 // Upstreams is a manager over the configuration's mcpServers, not started;
 // nil when there are none. A server whose ${VAR} is not set is added
 // unavailable, naming the variable, and the others serve (see
@@ -242,7 +283,8 @@ func (a *App) Upstreams() (*upstream.Manager, error) {
 	if len(servers) == 0 {
 		return nil, nil
 	}
-	mgr := upstream.NewManager(upstream.Options{Logger: a.log, Stderr: a.opts.Stderr, Getenv: a.opts.Getenv, Version: a.opts.Version})
+	mgr := upstream.NewManager(upstream.Options{Logger: a.log, Stderr: a.opts.Stderr, Getenv: a.opts.Getenv, Version: a.opts.Version,
+		Secrets: a.secretLookup()})
 	a.onClose(mgr.Close)
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		if err := mgr.Add(name, servers[name]); err != nil {

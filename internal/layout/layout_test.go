@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"internal/ingest"},
 	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream"},
 	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog"},
-	{"internal/manual/find", "internal/teamauth"},
+	{"internal/manual/find", "internal/teamauth", "internal/secrets"},
 	{"internal/eval", "internal/config"},
 	{"internal/tools", "internal/tools/toolsnaps", "internal/tools/toolstest"},
 	{"internal/completion"},

@@ -189,9 +189,14 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 	opts.Mask = opts.Mask.Both(sub.Mask())
 	switch {
 	case opts.Upstreams != nil:
-		// The configured upstreams, shared; the subject's langspec tools
-		// are added to its fork by Build.
-		opts.Upstreams = opts.Upstreams.Fork()
+		// The configured upstreams, shared — but for those the subject
+		// has secrets of its own for; the subject's langspec tools are
+		// added to its fork by Build.
+		fork, err := opts.Upstreams.ForkFor(sub.Name)
+		if err != nil {
+			return nil, err
+		}
+		opts.Upstreams = fork
 	case opts.Mode == ModeCategories:
 		// A Manager of the subject's own: it serves the subject's
 		// langspec tools in process.

@@ -260,10 +260,14 @@ func expandString(s string, getenv func(string) string) (string, []string, *expa
 				return "", nil, &expandError{"unclosed ${", "close it with }, or write $$ for a literal $"}
 			}
 			v := s[i+2 : i+2+end]
-			if !validVarName(v) {
-				return "", nil, &expandError{fmt.Sprintf("bad variable name %q", v), "use ${NAME} with letters, digits and _, or $$ for a literal $"}
+			secret, isSecret := strings.CutPrefix(v, SecretPrefix)
+			if isSecret && !validSecretName(secret) || !isSecret && !validVarName(v) {
+				return "", nil, &expandError{fmt.Sprintf("bad variable name %q", v), "use ${NAME} with letters, digits and _, ${secret:NAME} for a stored secret, or $$ for a literal $"}
 			}
 			val := getenv(v)
+			if val == "" && isSecret {
+				return "", nil, &expandError{fmt.Sprintf("secret %s is not stored", secret), "store it with: langspec secret set " + secret}
+			}
 			if val == "" {
 				return "", nil, &expandError{fmt.Sprintf("environment variable %s is not set", v), "export " + v + " before starting langspec, or write $$ for a literal $"}
 			}
@@ -275,6 +279,48 @@ func expandString(s string, getenv func(string) string) (string, []string, *expa
 		}
 	}
 	return b.String(), used, nil
+}
+
+// secretRefs are the names of the secrets c's args, env, url and headers
+// name as ${secret:NAME}.
+func (c ServerConfig) secretRefs() []string {
+	var out []string
+	texts := slices.Concat(c.Args, slices.Collect(maps.Values(c.Env)), slices.Collect(maps.Values(c.Headers)), []string{c.URL})
+	for _, t := range texts {
+		for {
+			i := strings.Index(t, "${"+SecretPrefix)
+			if i < 0 {
+				break
+			}
+			t = t[i+2+len(SecretPrefix):]
+			end := strings.IndexByte(t, '}')
+			if end < 0 {
+				break
+			}
+			if name := t[:end]; !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+			t = t[end:]
+		}
+	}
+	return out
+}
+
+// SecretPrefix marks a stored secret in ${…}: ${secret:NAME} is the value
+// `langspec secret set NAME` stored (Options.Secrets), not a variable.
+const SecretPrefix = "secret:"
+
+// validSecretName is a secret name as internal/secrets takes it.
+func validSecretName(s string) bool {
+	if s == "" || len(s) > 128 || !(s[0] == '_' || s[0] >= 'A' && s[0] <= 'Z' || s[0] >= 'a' && s[0] <= 'z') {
+		return false
+	}
+	for _, c := range s {
+		if !(c == '_' || c == '.' || c == '-' || c >= '0' && c <= '9' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
+			return false
+		}
+	}
+	return true
 }
 
 func validVarName(s string) bool {

@@ -20,6 +20,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,10 @@ type Options struct {
 	// Version is reported to upstreams as langspec's version in
 	// initialize. Empty: "dev".
 	Version string
+	// Secrets looks up ${secret:NAME} for subject ("" for the shared
+	// value): the subject's own value when it has one (own true), else the
+	// shared one; "" when neither is stored. nil: no secrets.
+	Secrets func(name, subject string) (value string, own bool, err error)
 	// OnToolsChanged, if set, is called with the server's name after it
 	// sent notifications/tools/list_changed and its cached tools were
 	// dropped. It runs on the session's goroutine: it must not block, nor
@@ -121,6 +126,10 @@ type Manager struct {
 
 	mu      sync.Mutex
 	servers map[string]*server
+	configs map[string]ServerConfig // as configured, before expansion: what ForkFor expands again
+
+	// subject is whose secrets Add expands (ForkFor); "" for the shared.
+	subject string
 
 	// goMu guards closed and wg.Add, so Close's wg.Wait never races a new
 	// goroutine. It is a leaf lock: nothing is locked while it is held.
@@ -152,7 +161,7 @@ func NewManager(opts Options) *Manager {
 		log = slog.New(slog.DiscardHandler)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Manager{opts: opts, log: log, ctx: ctx, cancel: cancel, servers: map[string]*server{},
+	return &Manager{opts: opts, log: log, ctx: ctx, cancel: cancel, servers: map[string]*server{}, configs: map[string]ServerConfig{},
 		closeDone: make(chan struct{}), spawn: newSpawner()}
 }
 
@@ -170,6 +179,61 @@ func (m *Manager) Fork() *Manager {
 	return f
 }
 
+// ForkFor is Fork for one subject of the team server: a server whose
+// configuration names a secret the subject has a value of its own for
+// (`langspec secret set NAME --subject S`) is not shared but started
+// afresh in the fork with the subject's values, so that the subject's
+// calls carry its own credentials. The others are shared as Fork shares
+// them.
+func (m *Manager) ForkFor(subject string) (*Manager, error) {
+	f := m.Fork()
+	if subject == "" || m.opts.Secrets == nil {
+		return f, nil
+	}
+	f.subject = subject
+	m.mu.Lock()
+	configs := maps.Clone(m.configs)
+	m.mu.Unlock()
+	for _, name := range slices.Sorted(maps.Keys(configs)) {
+		cfg := configs[name]
+		own := false
+		for _, ref := range cfg.secretRefs() {
+			if _, o, err := m.opts.Secrets(ref, subject); err == nil && o {
+				own = true
+			}
+		}
+		if !own {
+			continue
+		}
+		f.mu.Lock()
+		delete(f.servers, name)
+		f.mu.Unlock()
+		if err := f.Add(name, cfg); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// lookup resolves ${VAR} from the environment and ${secret:NAME} from the
+// secrets of m's subject. A secret that cannot be read (the wrong key) is
+// logged without its value and left unset.
+func (m *Manager) lookup(k string) string {
+	name, ok := strings.CutPrefix(k, SecretPrefix)
+	if !ok {
+		return m.opts.Getenv(k)
+	}
+	if m.opts.Secrets == nil {
+		return ""
+	}
+	v, _, err := m.opts.Secrets(name, m.subject)
+	if err != nil {
+		m.log.Warn("a secret could not be read", "secret", name, "err", err)
+		return ""
+	}
+	return v
+}
+
 // Add validates cfg, expands its ${VAR}s with Options.Getenv and adds the
 // server under name. It does not connect: Start or the first Tools or Call
 // does.
@@ -185,7 +249,10 @@ func (m *Manager) Add(name string, cfg ServerConfig) error {
 	if err := cfg.Validate(name); err != nil {
 		return err
 	}
-	exp, used, err := cfg.expand(name, m.opts.Getenv)
+	m.mu.Lock()
+	m.configs[name] = cfg
+	m.mu.Unlock()
+	exp, used, err := cfg.expand(name, m.lookup)
 	if err == nil && exp.validateShape(name) != nil {
 		// Only the url can fail once expanded (nothing else that Validate
 		// checks holds variables), and its message would quote the

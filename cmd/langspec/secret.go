@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/secrets"
+	"github.com/langspec/langspec/internal/teamauth"
+)
+
+// maxSecretBytes bounds a value read from stdin.
+const maxSecretBytes = 64 << 10
+
+func newCmdSecret(f *factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "secret",
+		Short: "Keep the secrets upstream servers need, encrypted in the database",
+		Long: `Secrets are values langspec hands to upstream servers — API keys, tokens —
+named in mcpServers as ${secret:NAME} (in env, headers or url). Each is
+AES-256-GCM encrypted in the database under a key kept outside it:
+` + secrets.KeyEnv + ` (32 bytes as base64 or hex), or else a key file made on
+first use with 0600 permissions ($XDG_CONFIG_HOME/langspec/secret.key).
+A value never appears in output, logs or errors.`,
+	}
+	asGroup(cmd)
+	cmd.AddCommand(newCmdSecretSet(f), newCmdSecretList(f), newCmdSecretDelete(f), newCmdSecretRotate(f))
+	return cmd
+}
+
+// secretStore opens the database and the key; create makes a key file when
+// there is none.
+func secretStore(ctx context.Context, f *factory, create bool) (*secrets.Store, func(), error) {
+	store, closeStore, err := tokenStore(ctx, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	key, err := secrets.LoadKey(f.getenv, secrets.DefaultKeyFile(f.getenv), create)
+	if err != nil {
+		closeStore()
+		return nil, nil, err
+	}
+	return &secrets.Store{DB: store, Key: key, Now: f.now}, closeStore, nil
+}
+
+func checkSubject(s string) error {
+	if s == "" {
+		return nil
+	}
+	return teamauth.CheckName(s)
+}
+
+func newCmdSecretSet(f *factory) *cobra.Command {
+	var subject string
+	cmd := &cobra.Command{
+		Use:   "set NAME",
+		Short: "Store a secret read from stdin",
+		Example: `  printf %s "$GITHUB_TOKEN" | langspec secret set GITHUB_TOKEN
+  langspec secret set GITHUB_TOKEN --subject alice < alice-token.txt`,
+		Args: exactArgs(1, "the secret's NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := secrets.CheckName(args[0]); err != nil {
+				return usageError{err}
+			}
+			if err := checkSubject(subject); err != nil {
+				return usageError{err}
+			}
+			value, err := io.ReadAll(io.LimitReader(f.io.In, maxSecretBytes+1))
+			if err != nil {
+				return err
+			}
+			if len(value) > maxSecretBytes {
+				return usageError{apperr.New(apperr.InvalidArgument, "", "the value is over %d bytes", maxSecretBytes)}
+			}
+			// One final newline is the shell's (echo, a here-string), not
+			// the secret's.
+			value = bytes.TrimSuffix(bytes.TrimSuffix(value, []byte("\n")), []byte("\r"))
+			s, closeStore, err := secretStore(cmd.Context(), f, true)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			if err := s.Set(cmd.Context(), args[0], subject, value); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.io.ErrOut, "langspec: secret %q stored%s\n", args[0], forSubject(subject))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&subject, "subject", "", "the team server subject it is for (default: shared by everyone; a subject's own wins)")
+	return cmd
+}
+
+func forSubject(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " for " + s
+}
+
+func newCmdSecretList(f *factory) *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List secrets: names, subjects and dates, never values",
+		Args:  exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store, closeStore, err := tokenStore(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			list, err := store.Secrets(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if jsonOut {
+				type row struct {
+					Name      string `json:"name"`
+					Subject   string `json:"subject,omitempty"`
+					CreatedAt string `json:"created_at"`
+					UpdatedAt string `json:"updated_at"`
+				}
+				out := []row{}
+				for _, s := range list {
+					out = append(out, row{s.Name, s.Subject, s.CreatedAt.Format(time.RFC3339), s.UpdatedAt.Format(time.RFC3339)})
+				}
+				return writeJSON(f.io.Out, out)
+			}
+			tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSUBJECT\tCREATED\tUPDATED")
+			for _, s := range list {
+				sub := s.Subject
+				if sub == "" {
+					sub = "(shared)"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, sub, s.CreatedAt.Format(time.DateTime), s.UpdatedAt.Format(time.DateTime))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	return cmd
+}
+
+func newCmdSecretDelete(f *factory) *cobra.Command {
+	var subject string
+	cmd := &cobra.Command{
+		Use:   "delete NAME",
+		Short: "Delete a secret",
+		Args:  exactArgs(1, "the secret's NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkSubject(subject); err != nil {
+				return usageError{err}
+			}
+			store, closeStore, err := tokenStore(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			if err := store.DeleteSecret(cmd.Context(), args[0], subject); err != nil {
+				return err
+			}
+			fmt.Fprintf(f.io.ErrOut, "langspec: secret %q deleted%s\n", args[0], forSubject(subject))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&subject, "subject", "", "the subject's own secret (default: the shared one)")
+	return cmd
+}
+
+func newCmdSecretRotate(f *factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rotate-key",
+		Short: "Re-encrypt every secret under a new key, in one transaction",
+		Long: `rotate-key re-encrypts every secret under a new key, all or nothing. With
+the key file, the new key is made and replaces the file once the database
+has committed. With ` + secrets.KeyEnv + `, give the new key in ` + secrets.NewKeyEnv + `
+and set ` + secrets.KeyEnv + ` to it afterwards.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, closeStore, err := secretStore(cmd.Context(), f, false)
+			if err != nil {
+				return err
+			}
+			defer closeStore()
+			next := secrets.NewKey()
+			if s.Key.File == "" {
+				v := f.getenv(secrets.NewKeyEnv)
+				if v == "" {
+					return usageError{apperr.New(apperr.InvalidArgument, "export "+secrets.NewKeyEnv+" with the new key (e.g. openssl rand -base64 32)",
+						"the key comes from %s, so the new one must too", secrets.KeyEnv)}
+				}
+				if next, err = secrets.ParseKey(v); err != nil {
+					return usageError{fmt.Errorf("%s: %w", secrets.NewKeyEnv, err)}
+				}
+			}
+			n, err := s.RotateKey(cmd.Context(), next)
+			if err != nil {
+				return err
+			}
+			if s.Key.File != "" {
+				fmt.Fprintf(f.io.ErrOut, "langspec: %d secrets re-encrypted; the new key is in %s\n", n, s.Key.File)
+			} else {
+				fmt.Fprintf(f.io.ErrOut, "langspec: %d secrets re-encrypted; set %s to the value of %s now\n", n, secrets.KeyEnv, secrets.NewKeyEnv)
+			}
+			return nil
+		},
+	}
+}
