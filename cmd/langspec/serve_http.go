@@ -100,11 +100,13 @@ func isLoopback(addr string) bool {
 // jwtVerifier is the verifier of the identity provider j; the HS256 secret
 // is read from the variable j names, and never printed.
 func jwtVerifier(ctx context.Context, f *factory, j config.JWT, subjects map[string]config.AuthSubject, log *slog.Logger) (auth.TokenVerifier, error) {
-	o := teamauth.JWTOptions{Issuer: j.Issuer, Audience: j.Audience, JWKSURL: j.JWKSURL, Tools: map[string][]string{}, Logger: log}
+	o := teamauth.JWTOptions{Issuer: j.Issuer, Audience: j.Audience, JWKSURL: j.JWKSURL, Tools: map[string][]string{},
+		Admins: map[string]bool{}, Logger: log}
 	for sub, s := range subjects {
 		if s.Tools != nil {
 			o.Tools[sub] = s.Tools
 		}
+		o.Admins[sub] = s.Admin
 	}
 	if v := j.SecretVar(); v != "" {
 		secret := f.getenv(v)

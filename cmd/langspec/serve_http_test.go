@@ -561,3 +561,52 @@ func TestTeamServerUpstream(t *testing.T) {
 		t.Errorf("the upstream was started %d times for two subjects, want once", n)
 	}
 }
+
+// TestTeamServerMetrics: /metrics in the Prometheus text format counts the
+// calls by tool and outcome, for an admin token only.
+func TestTeamServerMetrics(t *testing.T) {
+	dbPath := seededDB(t)
+	alice := makeToken(t, dbPath, "alice")
+	ops := makeToken(t, dbPath, "ops", "--admin")
+	s := startTeamServer(t, dbPath)
+	cs, err := s.connect(t, alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		callText(t, cs, "search_spec", map[string]any{"query": "defer", "limit": 1})
+	}
+	callText(t, cs, "get_section", map[string]any{"section_id": "No_such_section"})
+	callText(t, cs, "made-up tool of a client", nil)
+	get := func(token string) (int, string) {
+		req, _ := http.NewRequest("GET", s.url+"/metrics", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var b bytes.Buffer
+		b.ReadFrom(resp.Body)
+		return resp.StatusCode, b.String()
+	}
+	if code, _ := get(""); code != http.StatusUnauthorized {
+		t.Errorf("no token: %d", code)
+	}
+	if code, _ := get(alice); code != http.StatusForbidden {
+		t.Errorf("a token that is not an admin's: %d", code)
+	}
+	code, body := get(ops)
+	for _, want := range []string{
+		`langspec_tool_calls_total{outcome="ok",tool="search_spec"} 2`,
+		`langspec_tool_calls_total{outcome="error",tool="get_section"} 1`,
+		`langspec_tool_calls_total{outcome="protocol_error",tool="unknown"} 1`,
+		`langspec_tool_call_duration_seconds_count{tool="search_spec"} 2`,
+	} {
+		if code != http.StatusOK || !strings.Contains(body, want) {
+			t.Errorf("admin: %d, no %s in\n%s", code, want, body)
+		}
+	}
+}

@@ -34,7 +34,7 @@ SHA-256: a token is shown once, when it is made.`,
 
 func newCmdTokenCreate(f *factory) *cobra.Command {
 	var toolsFlag string
-	var jsonOut bool
+	var jsonOut, admin bool
 	cmd := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Make a token and print it once",
@@ -56,7 +56,7 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 			}
 			defer closeStore()
 			token, hash := teamauth.NewToken()
-			if err := store.CreateToken(cmd.Context(), name, hash, allowed, f.now()); err != nil {
+			if err := store.CreateToken(cmd.Context(), name, hash, allowed, admin, f.now()); err != nil {
 				return err
 			}
 			if jsonOut {
@@ -69,6 +69,7 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&toolsFlag, "tools", "", "the only tools its holder may list and call, comma-separated (default: every tool)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"name": …, "token": …}`)
+	cmd.Flags().BoolVar(&admin, "admin", false, "its holder may also read the server's /metrics")
 	return cmd
 }
 
@@ -123,12 +124,13 @@ func newCmdTokenList(f *factory) *cobra.Command {
 				type row struct {
 					Name      string   `json:"name"`
 					Tools     []string `json:"tools,omitempty"`
+					Admin     bool     `json:"admin,omitempty"`
 					CreatedAt string   `json:"created_at"`
 					RevokedAt string   `json:"revoked_at,omitempty"`
 				}
 				out := []row{}
 				for _, t := range list {
-					r := row{Name: t.Name, Tools: t.Tools, CreatedAt: t.CreatedAt.Format(time.RFC3339)}
+					r := row{Name: t.Name, Tools: t.Tools, Admin: t.Admin, CreatedAt: t.CreatedAt.Format(time.RFC3339)}
 					if !t.RevokedAt.IsZero() {
 						r.RevokedAt = t.RevokedAt.Format(time.RFC3339)
 					}
@@ -137,7 +139,7 @@ func newCmdTokenList(f *factory) *cobra.Command {
 				return writeJSON(f.io.Out, out)
 			}
 			tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tTOOLS\tCREATED\tREVOKED")
+			fmt.Fprintln(tw, "NAME\tTOOLS\tADMIN\tCREATED\tREVOKED")
 			for _, t := range list {
 				toolsText, revoked := "all", ""
 				if t.Tools != nil {
@@ -146,7 +148,11 @@ func newCmdTokenList(f *factory) *cobra.Command {
 				if !t.RevokedAt.IsZero() {
 					revoked = t.RevokedAt.Format(time.DateTime)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, toolsText, t.CreatedAt.Format(time.DateTime), revoked)
+				adminText := ""
+				if t.Admin {
+					adminText = "yes"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, toolsText, adminText, t.CreatedAt.Format(time.DateTime), revoked)
 			}
 			return tw.Flush()
 		},

@@ -62,6 +62,7 @@ type JWT struct {
 // AuthSubject is the settings of one JWT subject.
 type AuthSubject struct {
 	Tools []string `json:"tools,omitempty" jsonschema:"the only tools the subject may list and call (an upstream tool as category__tool); all when left out"`
+	Admin bool     `json:"admin,omitempty" jsonschema:"the subject may read the server's /metrics"`
 }
 
 // secretRef matches hs256_secret: one ${VAR}.

@@ -16,13 +16,14 @@ import (
 type APIToken struct {
 	Name      string
 	Tools     []string
+	Admin     bool // may read /metrics and manage the server
 	CreatedAt time.Time
 	RevokedAt time.Time // zero while the token is valid
 }
 
 // CreateToken stores a token's hash under name. Errors: already_exists when
 // the name is taken, by a valid or a revoked token.
-func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []string, now time.Time) error {
+func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []string, admin bool, now time.Time) error {
 	var toolsJSON any
 	if tools != nil {
 		b, _ := json.Marshal(tools) // []string always marshals
@@ -37,8 +38,8 @@ func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []st
 		return apperr.New(apperr.AlreadyExists, "choose another name; `langspec token list` shows the names in use",
 			"a token named %q exists already (names of revoked tokens are not reused)", name)
 	}
-	_, err = d.sql.ExecContext(ctx, `INSERT INTO api_tokens (name, sha256, tools, created_at) VALUES (?, ?, ?, ?)`,
-		name, sha256Hex, toolsJSON, now.UTC().Format(time.RFC3339))
+	_, err = d.sql.ExecContext(ctx, `INSERT INTO api_tokens (name, sha256, tools, admin, created_at) VALUES (?, ?, ?, ?, ?)`,
+		name, sha256Hex, toolsJSON, admin, now.UTC().Format(time.RFC3339))
 	return d.classify(err, "create a token")
 }
 
@@ -59,7 +60,7 @@ func (d *DB) RevokeToken(ctx context.Context, name string, now time.Time) error 
 
 // Tokens lists every token, valid and revoked, by name.
 func (d *DB) Tokens(ctx context.Context) ([]APIToken, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, created_at, revoked_at FROM api_tokens ORDER BY name`)
+	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, admin, created_at, revoked_at FROM api_tokens ORDER BY name`)
 	if err != nil {
 		return nil, d.classify(err, "list tokens")
 	}
@@ -78,7 +79,7 @@ func (d *DB) Tokens(ctx context.Context) ([]APIToken, error) {
 // TokenByHash returns the valid token whose SHA-256 is sha256Hex; ok is
 // false when there is none or it was revoked.
 func (d *DB) TokenByHash(ctx context.Context, sha256Hex string) (t APIToken, ok bool, err error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, created_at, revoked_at FROM api_tokens WHERE sha256 = ? AND revoked_at IS NULL`, sha256Hex)
+	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, admin, created_at, revoked_at FROM api_tokens WHERE sha256 = ? AND revoked_at IS NULL`, sha256Hex)
 	if err != nil {
 		return t, false, d.classify(err, "check a token")
 	}
@@ -102,7 +103,7 @@ func scanToken(rows *sql.Rows) (APIToken, error) {
 	var t APIToken
 	var tools, revoked sql.NullString
 	var created string
-	if err := rows.Scan(&t.Name, &tools, &created, &revoked); err != nil {
+	if err := rows.Scan(&t.Name, &tools, &t.Admin, &created, &revoked); err != nil {
 		return t, err
 	}
 	if tools.Valid {

@@ -29,6 +29,7 @@ const (
 	PathMCP      = "/mcp"
 	PathHealth   = "/health"
 	PathMetadata = "/.well-known/oauth-protected-resource"
+	PathMetrics  = "/metrics"
 )
 
 // HTTPOptions configure the team server (`langspec serve --http`).
@@ -95,8 +96,9 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	h.RatePerSecond = cmpOr(h.RatePerSecond, DefaultRatePerSecond)
 	h.RateBurst = cmpOr(h.RateBurst, DefaultRateBurst)
 	vaults := &subjectVaults{ctx: ctx, root: h.VaultRoot, log: d.Logger, open: map[string]*vault.Vault{}}
+	met := newMetrics()
 	gens := &generations{}
-	gens.cur = newGeneration(ctx, d, opts, vaults, nil)
+	gens.cur = newGeneration(ctx, d, opts, vaults, met, nil)
 	stream := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		s, err := generationOf(r).subjects.get(subjectOf(r))
 		if err != nil {
@@ -108,21 +110,24 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	if h.Watch != nil {
 		go gens.watch(ctx, *h.Watch, func(d tools.Deps, closeDeps func() error) *generation {
 			d.Logger = logger(&d)
-			return newGeneration(ctx, d, opts, vaults, closeDeps)
+			return newGeneration(ctx, d, opts, vaults, met, closeDeps)
 		}, d.Logger)
 	}
 
 	var mcpHandler http.Handler = gens.serve(stream)
 	mcpHandler = rateLimit(mcpHandler, h.RatePerSecond, h.RateBurst)
 	metadataURL := h.BaseURL + PathMetadata
+	var requireToken func(http.Handler) http.Handler
 	if h.Verifier != nil {
-		mcpHandler = auth.RequireBearerToken(h.Verifier, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadataURL})(mcpHandler)
+		requireToken = auth.RequireBearerToken(h.Verifier, &auth.RequireBearerTokenOptions{ResourceMetadataURL: metadataURL})
+		mcpHandler = requireToken(mcpHandler)
 	}
 	mcpHandler = limitBody(mcpHandler, h.MaxBodyBytes)
 	mcpHandler = checkOrigin(mcpHandler, h.AllowedOrigins)
 
 	mux := http.NewServeMux()
 	mux.Handle(PathMCP, mcpHandler)
+	mux.Handle("GET "+PathMetrics, checkOrigin(met.handler(requireToken), h.AllowedOrigins))
 	mux.HandleFunc("GET "+PathHealth, func(w http.ResponseWriter, r *http.Request) {
 		g := gens.acquire()
 		defer g.release()
@@ -160,10 +165,11 @@ func subjectOf(r *http.Request) teamauth.Subject {
 // subjectServers builds and keeps one MCP server per subject, over one
 // generation's parts.
 type subjectServers struct {
-	ctx    context.Context
-	deps   tools.Deps
-	opts   Options
-	vaults *subjectVaults
+	ctx     context.Context
+	deps    tools.Deps
+	opts    Options
+	vaults  *subjectVaults
+	metrics *metrics
 
 	mu      sync.Mutex
 	servers map[string]*mcp.Server
@@ -210,6 +216,7 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 		return nil, err
 	}
 	addNotifications(s, nil) // progress; the client log is stdio's
+	s.AddReceivingMiddleware(ss.metrics.middleware())
 	ss.servers[sub.Name] = s
 	return s, nil
 }
@@ -259,9 +266,9 @@ type generation struct {
 	close    func() error // nil for the first generation, which the caller owns
 }
 
-func newGeneration(ctx context.Context, d tools.Deps, opts Options, vaults *subjectVaults, closeDeps func() error) *generation {
+func newGeneration(ctx context.Context, d tools.Deps, opts Options, vaults *subjectVaults, m *metrics, closeDeps func() error) *generation {
 	return &generation{deps: d, close: closeDeps,
-		subjects: &subjectServers{ctx: ctx, deps: d, opts: opts, vaults: vaults, servers: map[string]*mcp.Server{}}}
+		subjects: &subjectServers{ctx: ctx, deps: d, opts: opts, vaults: vaults, metrics: m, servers: map[string]*mcp.Server{}}}
 }
 
 func (g *generation) release() { g.inflight.Done() }

@@ -29,6 +29,8 @@ type JWTOptions struct {
 	// Tools are each subject's tools (by sub claim); a subject not named
 	// may use every tool.
 	Tools map[string][]string
+	// Admins are the subjects (by sub claim) that may read /metrics.
+	Admins map[string]bool
 	// HTTPClient fetches the key set; nil is a client with a 10 s timeout.
 	HTTPClient *http.Client
 	// UnknownKeyRefresh spaces the fetches a token of an unknown key makes;
@@ -99,7 +101,7 @@ func JWTVerifier(ctx context.Context, o JWTOptions) (auth.TokenVerifier, error) 
 		if claims.Subject == "" {
 			return nil, fmt.Errorf("%w: the token has no subject (sub)", auth.ErrInvalidToken)
 		}
-		s := Subject{Name: subjectName(claims.Subject)}
+		s := Subject{Name: subjectName(claims.Subject), Admin: o.Admins[claims.Subject]}
 		if tools, ok := o.Tools[claims.Subject]; ok {
 			s.Tools = tools
 		}

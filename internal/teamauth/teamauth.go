@@ -61,6 +61,8 @@ type Subject struct {
 	Name string
 	// Tools are the tool names the subject may list and call; nil: all.
 	Tools []string
+	// Admin may read the server's /metrics.
+	Admin bool
 }
 
 // Mask is the subject's tools as a catalog mask: a tool of langspec by
@@ -104,7 +106,7 @@ func Verifier(store *db.DB) auth.TokenVerifier {
 		if !ok {
 			return nil, fmt.Errorf("%w: unknown or revoked token", auth.ErrInvalidToken)
 		}
-		s := Subject{Name: t.Name, Tools: t.Tools}
+		s := Subject{Name: t.Name, Tools: t.Tools, Admin: t.Admin}
 		return &auth.TokenInfo{UserID: t.Name, Expiration: time.Now().Add(staticExpiry), Extra: map[string]any{subjectKey: s}}, nil
 	}
 }

@@ -75,7 +75,7 @@ func TestVerifier(t *testing.T) {
 	}
 	defer store.Close()
 	token, hash := NewToken()
-	if err := store.CreateToken(ctx, "alice", hash, []string{"search_spec"}, time.Now()); err != nil {
+	if err := store.CreateToken(ctx, "alice", hash, []string{"search_spec"}, false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	verify := Verifier(store)
