@@ -167,6 +167,7 @@ with no set-up and no network.`,
 		newCmdDocs(f, nil),
 		newCmdToken(f),
 		newCmdSecret(f),
+		newCmdUpstream(f),
 	)
 	return root
 }

@@ -9,6 +9,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"maps"
@@ -16,6 +17,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"golang.org/x/oauth2"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog/upstream"
@@ -273,6 +276,60 @@ func (a *App) secretLookup() func(name, subject string) (string, bool, error) {
 	}
 }
 
+// oauthTokens keeps upstreams' OAuth tokens as secrets named
+// "oauth.<server>" (internal/secrets): encrypted like any other.
+type oauthTokens struct{ a *App }
+
+// OAuthTokenSecret is the secret an upstream's OAuth tokens are kept in.
+func OAuthTokenSecret(server string) string { return "oauth." + server }
+
+func (o oauthTokens) store(create bool) (*secrets.Store, error) {
+	getenv := o.a.opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	key, err := secrets.LoadKey(getenv, secrets.DefaultKeyFile(getenv), create)
+	if err != nil {
+		return nil, err
+	}
+	d, err := o.a.Store(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	return &secrets.Store{DB: d, Key: key, Now: o.a.opts.Now}, nil
+}
+
+func (o oauthTokens) LoadToken(server, subject string) (*oauth2.Token, error) {
+	s, err := o.store(false)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return nil, nil // no key: nothing was ever stored
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, own, ok, err := s.Lookup(context.Background(), OAuthTokenSecret(server), subject)
+	if err != nil || !ok || subject != "" && !own {
+		return nil, err
+	}
+	var t oauth2.Token
+	if err := json.Unmarshal([]byte(v), &t); err != nil {
+		return nil, apperr.New(apperr.Unavailable, "log in again with: langspec upstream login "+server, "the stored OAuth login of %q is unreadable", server)
+	}
+	return &t, nil
+}
+
+func (o oauthTokens) SaveToken(server, subject string, t *oauth2.Token) error {
+	s, err := o.store(true)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	return s.Set(context.Background(), OAuthTokenSecret(server), subject, b)
+}
+
 // Upstreams is a manager over the configuration's mcpServers, not started;
 // nil when there are none. A server whose ${VAR} is not set is added
 // unavailable, naming the variable, and the others serve (see
@@ -284,7 +341,7 @@ func (a *App) Upstreams() (*upstream.Manager, error) {
 		return nil, nil
 	}
 	mgr := upstream.NewManager(upstream.Options{Logger: a.log, Stderr: a.opts.Stderr, Getenv: a.opts.Getenv, Version: a.opts.Version,
-		Secrets: a.secretLookup()})
+		Secrets: a.secretLookup(), OAuthTokens: oauthTokens{a}})
 	a.onClose(mgr.Close)
 	for _, name := range slices.Sorted(maps.Keys(servers)) {
 		if err := mgr.Add(name, servers[name]); err != nil {

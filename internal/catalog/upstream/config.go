@@ -40,6 +40,7 @@ type ServerConfig struct {
 	Headers     map[string]string `json:"headers,omitempty" jsonschema:"http and sse: headers sent with every request, such as Authorization; values may use ${VAR} and are never logged"`
 	Retry       *RetryPolicy      `json:"retry,omitempty" jsonschema:"how failed calls are tried again (attempts, exponential backoff with jitter); default: no retry"`
 	Cache       *CachePolicy      `json:"cache,omitempty" jsonschema:"keep results of the server's read-only and idempotent tools, by tool and arguments; default: off"`
+	OAuth       *OAuthConfig      `json:"oauth,omitempty" jsonschema:"http and sse: log in with OAuth (langspec upstream login NAME) instead of a fixed header"`
 }
 
 // transport returns the type with the default filled in.
@@ -84,6 +85,21 @@ func (c ServerConfig) validateShape(name string) error {
 	}
 	if err := c.Cache.validate(field); err != nil {
 		return err
+	}
+	if o := c.OAuth; o != nil {
+		if c.transport() == TypeStdio {
+			return apperr.New(apperr.InvalidArgument, `OAuth goes with "type": "http" or "sse"`, "%s: set on a stdio server", field("oauth"))
+		}
+		if o.ClientID == "" {
+			return apperr.New(apperr.InvalidArgument, "give the client id registered for langspec", "%s: missing", field("oauth.clientId"))
+		}
+		for _, u := range []struct{ f, v string }{{"authorizationUrl", o.AuthorizationURL}, {"tokenUrl", o.TokenURL}} {
+			if u.v != "" {
+				if err := checkURL(u.v); err != nil {
+					return apperr.New(apperr.InvalidArgument, "give an absolute http or https URL", "%s: %v", field("oauth."+u.f), err)
+				}
+			}
+		}
 	}
 	switch c.transport() {
 	case TypeStdio:
@@ -207,6 +223,17 @@ func (c ServerConfig) expand(name string, getenv func(string) string) (ServerCon
 			return ServerConfig{}, nil, err
 		}
 		out.URL = v
+	}
+	if c.OAuth != nil {
+		o := *c.OAuth
+		if o.ClientSecret != "" {
+			v, err := one("oauth.clientSecret", o.ClientSecret)
+			if err != nil {
+				return ServerConfig{}, nil, err
+			}
+			o.ClientSecret = v
+		}
+		out.OAuth = &o
 	}
 	var err error
 	if out.Env, err = expandMap(c.Env, "env", one); err != nil {

@@ -77,6 +77,9 @@ type Options struct {
 	// value): the subject's own value when it has one (own true), else the
 	// shared one; "" when neither is stored. nil: no secrets.
 	Secrets func(name, subject string) (value string, own bool, err error)
+	// OAuthTokens keeps the tokens of upstreams that log in with OAuth
+	// (ServerConfig.OAuth). nil: such servers are unavailable.
+	OAuthTokens OAuthTokens
 	// OnToolsChanged, if set, is called with the server's name after it
 	// sent notifications/tools/list_changed and its cached tools were
 	// dropped. It runs on the session's goroutine: it must not block, nor
@@ -187,7 +190,7 @@ func (m *Manager) Fork() *Manager {
 // them.
 func (m *Manager) ForkFor(subject string) (*Manager, error) {
 	f := m.Fork()
-	if subject == "" || m.opts.Secrets == nil {
+	if subject == "" || m.opts.Secrets == nil && m.opts.OAuthTokens == nil {
 		return f, nil
 	}
 	f.subject = subject
@@ -198,8 +201,16 @@ func (m *Manager) ForkFor(subject string) (*Manager, error) {
 		cfg := configs[name]
 		own := false
 		for _, ref := range cfg.secretRefs() {
+			if m.opts.Secrets == nil {
+				break
+			}
 			if _, o, err := m.opts.Secrets(ref, subject); err == nil && o {
 				own = true
+			}
+		}
+		if cfg.OAuth != nil && m.opts.OAuthTokens != nil {
+			if t, err := m.opts.OAuthTokens.LoadToken(name, subject); err == nil && t != nil {
+				own = true // the subject logged in itself
 			}
 		}
 		if !own {
@@ -216,22 +227,27 @@ func (m *Manager) ForkFor(subject string) (*Manager, error) {
 }
 
 // lookup resolves ${VAR} from the environment and ${secret:NAME} from the
-// secrets of m's subject. A secret that cannot be read (the wrong key) is
-// logged without its value and left unset.
-func (m *Manager) lookup(k string) string {
-	name, ok := strings.CutPrefix(k, SecretPrefix)
-	if !ok {
-		return m.opts.Getenv(k)
+// secrets of m's subject.
+func (m *Manager) lookup(k string) string { return m.lookupFor(m.subject)(k) }
+
+// lookupFor is lookup for subject. A secret that cannot be read (the wrong
+// key) is logged without its value and left unset.
+func (m *Manager) lookupFor(subject string) func(string) string {
+	return func(k string) string {
+		name, ok := strings.CutPrefix(k, SecretPrefix)
+		if !ok {
+			return m.opts.Getenv(k)
+		}
+		if m.opts.Secrets == nil {
+			return ""
+		}
+		v, _, err := m.opts.Secrets(name, subject)
+		if err != nil {
+			m.log.Warn("a secret could not be read", "secret", name, "err", err)
+			return ""
+		}
+		return v
 	}
-	if m.opts.Secrets == nil {
-		return ""
-	}
-	v, _, err := m.opts.Secrets(name, m.subject)
-	if err != nil {
-		m.log.Warn("a secret could not be read", "secret", name, "err", err)
-		return ""
-	}
-	return v
 }
 
 // Add validates cfg, expands its ${VAR}s with Options.Getenv and adds the
@@ -268,14 +284,23 @@ func (m *Manager) Add(name string, cfg ServerConfig) error {
 	// credential-like query values, credential-like flags in args.
 	red := newRedactor(slices.Concat(used, literalSecrets(exp)))
 	var dial dialFunc
+	var holder *oauthHolder
 	switch exp.transport() {
 	case TypeStdio:
 		dial = m.stdioDial(name, exp, red)
+	case TypeHTTP, TypeSSE:
+		if exp.OAuth != nil {
+			holder = &oauthHolder{}
+			dial = m.oauthDial(name, exp, holder)
+		} else {
+			dial = httpDial(exp)
+		}
 	default:
 		dial = httpDial(exp)
 	}
 	s := newServer(m, name, exp.Description, exp.transport(), dial, red)
 	s.caller = newCaller(exp.Retry, exp.Cache, m.opts.Now)
+	s.oauth = holder
 	return m.add(s)
 }
 

@@ -68,7 +68,8 @@ type server struct {
 	red       redactor
 	log       *slog.Logger
 	client    *mcp.Client
-	caller    *caller // the configured retry, cache and argument checks; nil for AddTransport's servers
+	caller    *caller      // the configured retry, cache and argument checks; nil for AddTransport's servers
+	oauth     *oauthHolder // the OAuth login of a server that has one
 
 	listSem chan struct{} // holds one tools/list at a time, so a cold cache costs one listing
 
@@ -531,9 +532,17 @@ func (s *server) callWithPolicy(ctx context.Context, tool string, args map[strin
 			return nil, err
 		}
 	}
-	return s.caller.do(ctx, s.name, listed, tool, args, func(ctx context.Context) (*mcp.CallToolResult, error) {
+	res, err := s.caller.do(ctx, s.name, listed, tool, args, func(ctx context.Context) (*mcp.CallToolResult, error) {
 		return s.call(ctx, tool, args)
 	})
+	if err != nil && s.oauth != nil {
+		// The SDK words a request that went without a token as its own
+		// failure; what the person must do is log in again.
+		if ferr := s.oauth.failure(); ferr != nil {
+			return nil, ferr
+		}
+	}
+	return res, err
 }
 
 // toolsChanged drops the cached listing: the server said it changed.

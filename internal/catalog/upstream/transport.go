@@ -6,8 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/apperr"
 )
 
 // stdioDial runs cfg.Command afresh for every attempt, through the
@@ -53,6 +57,59 @@ func httpDial(cfg ServerConfig) dialFunc {
 		}
 		return dialed{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
 	}
+}
+
+// oauthDial is httpDial for a server that logs in with OAuth: every
+// request carries the access token of m's subject, renewed before it
+// expires and once on a 401. The endpoints are looked up on the first
+// dial when the configuration leaves them out.
+func (m *Manager) oauthDial(name string, cfg ServerConfig, holder *oauthHolder) dialFunc {
+	header := make(http.Header, len(cfg.Headers))
+	for k, v := range cfg.Headers {
+		header.Set(k, v)
+	}
+	return func(ctx context.Context) (dialed, error) {
+		mu, src := &holder.mu, &holder.src
+		if m.opts.OAuthTokens == nil {
+			return dialed{}, apperr.New(apperr.UpstreamUnavailable, "", "upstream %q logs in with OAuth, and there is no token store", name)
+		}
+		base := newHTTPTransport()
+		mu.Lock()
+		if *src == nil {
+			client := &http.Client{Transport: newHTTPTransport(), Timeout: 30 * time.Second}
+			o, err := cfg.OAuth.endpoints(ctx, client, cfg.URL)
+			if err != nil {
+				mu.Unlock()
+				return dialed{}, apperr.Wrap(err, apperr.UpstreamUnavailable, "give authorizationUrl and tokenUrl in the oauth block",
+					"finding the OAuth endpoints of %q: %v", name, err)
+			}
+			*src = &oauthSource{server: name, subject: m.subject, conf: o.config(""), store: m.opts.OAuthTokens, client: client}
+		}
+		s := *src
+		mu.Unlock()
+		client := &http.Client{Transport: &headerTransport{base: &oauthTransport{base: base, src: s}, header: header}}
+		if cfg.Type == TypeSSE {
+			return dialed{t: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
+		}
+		return dialed{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
+	}
+}
+
+// oauthHolder is a server's oauthSource, made on its first dial.
+type oauthHolder struct {
+	mu  sync.Mutex
+	src *oauthSource
+}
+
+// failure is the source's failure; nil before the first dial.
+func (h *oauthHolder) failure() error {
+	h.mu.Lock()
+	src := h.src
+	h.mu.Unlock()
+	if src == nil {
+		return nil
+	}
+	return src.failure()
 }
 
 // newHTTPTransport is a private copy of the default transport, so a
