@@ -168,6 +168,7 @@ with no set-up and no network.`,
 		newCmdToken(f),
 		newCmdSecret(f),
 		newCmdUpstream(f),
+		newCmdUI(f),
 	)
 	return root
 }

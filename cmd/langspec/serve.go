@@ -25,6 +25,9 @@ type serveOptions struct {
 	readOnly       bool
 	allowOrigins   []string
 	rate           float64
+	// openUI, for `langspec ui`: print the management page's address and
+	// open a browser on it once the server listens.
+	openUI bool
 }
 
 func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {

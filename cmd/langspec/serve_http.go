@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net"
 	"slices"
@@ -79,7 +80,11 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 		ln.Close()
 		return err
 	}
-	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "auth", authOn, "read_only", deps.ReadOnly,
+	if opts.openUI {
+		fmt.Fprintf(opts.f.io.ErrOut, "langspec: the management page is at %s%s\n", h.BaseURL, mcpserver.PathUI)
+		openBrowser(h.BaseURL + mcpserver.PathUI)
+	}
+	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "ui", h.BaseURL+mcpserver.PathUI, "auth", authOn, "read_only", deps.ReadOnly,
 		"tools", mo.Mode, "db", deps.Store.Path())
 	return mcpserver.ListenAndServeHTTP(ctx, ln, handler, shutdownGrace, log)
 }

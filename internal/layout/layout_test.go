@@ -30,7 +30,7 @@ var layers = [][]string{
 	{"internal/eval", "internal/config"},
 	{"internal/tools", "internal/tools/toolsnaps", "internal/tools/toolstest"},
 	{"internal/completion"},
-	{"internal/resources", "internal/prompts"},
+	{"internal/resources", "internal/prompts", "internal/webui"},
 	{"internal/mcpserver/middleware"},
 	{"internal/mcpserver"},
 	{"internal/app"},

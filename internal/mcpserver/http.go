@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,9 +20,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/time/rate"
 
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
+	"github.com/langspec/langspec/internal/webui"
 )
 
 // HTTP paths of the team server.
@@ -30,6 +33,7 @@ const (
 	PathHealth   = "/health"
 	PathMetadata = "/.well-known/oauth-protected-resource"
 	PathMetrics  = "/metrics"
+	PathUI       = "/ui/" // the management page (internal/webui)
 )
 
 // HTTPOptions configure the team server (`langspec serve --http`).
@@ -125,8 +129,14 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	mcpHandler = limitBody(mcpHandler, h.MaxBodyBytes)
 	mcpHandler = checkOrigin(mcpHandler, h.AllowedOrigins)
 
+	ui, err := webui.New(webui.Options{StoreOf: func(ctx context.Context) *db.DB { return ctx.Value(generationKey{}).(*generation).deps.Store },
+		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger})
+	if err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	mux.Handle(PathMCP, mcpHandler)
+	mux.Handle(PathUI, checkOrigin(limitBody(gens.serve(ui), h.MaxBodyBytes), h.AllowedOrigins))
 	mux.Handle("GET "+PathMetrics, checkOrigin(met.handler(requireToken), h.AllowedOrigins))
 	mux.HandleFunc("GET "+PathHealth, func(w http.ResponseWriter, r *http.Request) {
 		g := gens.acquire()
@@ -352,14 +362,31 @@ func (gs *generations) watch(ctx context.Context, w Watch, build func(tools.Deps
 
 // checkOrigin refuses (403) a request whose Origin is not allowed: a web
 // page the user visits must not reach the server through their browser.
+// The server's own pages (/ui) are allowed when it is reached by an IP
+// address or localhost: a DNS-rebinding page has the same origin as the
+// server, but under a name of the attacker's, which must be named by
+// --allow-origin to pass.
 func checkOrigin(next http.Handler, allowed []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(allowed, o) {
+		if o := r.Header.Get("Origin"); o != "" && !slices.Contains(allowed, o) && !ownPage(r, o) {
 			http.Error(w, "origin "+strconv.Quote(o)+" is not allowed; add it with --allow-origin", http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// ownPage says whether origin is the server's own, reached by an IP
+// address or localhost.
+func ownPage(r *http.Request, origin string) bool {
+	if origin != "http://"+r.Host && origin != "https://"+r.Host {
+		return false
+	}
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host = r.Host
+	}
+	return host == "localhost" || net.ParseIP(strings.Trim(host, "[]")) != nil
 }
 
 // limitBody refuses (413) a request body over max bytes.

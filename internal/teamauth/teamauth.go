@@ -114,7 +114,11 @@ func Verifier(store *db.DB) auth.TokenVerifier {
 // FromContext returns the subject the auth middleware put in ctx; ok is
 // false on a server without auth.
 func FromContext(ctx context.Context) (Subject, bool) {
-	info := auth.TokenInfoFromContext(ctx)
+	return FromInfo(auth.TokenInfoFromContext(ctx))
+}
+
+// FromInfo returns the subject a verifier of this package put in info.
+func FromInfo(info *auth.TokenInfo) (Subject, bool) {
 	if info == nil {
 		return Subject{}, false
 	}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/mcpserver"
+)
+
+// newCmdUI is `langspec ui`: the team server on a loopback address, for
+// one person, with the management page opened in a browser.
+func newCmdUI(f *factory) *cobra.Command {
+	opts := &serveOptions{f: f, logLevel: "warn", rate: mcpserver.DefaultRatePerSecond, openUI: true}
+	cmd := &cobra.Command{
+		Use:   "ui",
+		Short: "Open the management page on this machine (the team server on a loopback address)",
+		Long: `ui serves langspec on a loopback address and opens its management page
+(/ui) in a browser: search and read sections with citations, see what is
+stored, make and revoke tokens, see upstream servers and the names of the
+secrets. Once any token exists the page asks for an admin token
+(langspec token create NAME --admin). MCP clients can connect to /mcp at the
+same address. It runs until interrupted.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !isLoopback(opts.http) {
+				return usageErrorf("--http %q: ui serves a loopback address only, such as 127.0.0.1:8765; use serve --http for others", opts.http)
+			}
+			return runServe(cmd.Context(), opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.http, "http", "127.0.0.1:8765", "loopback host:port to serve on")
+	opts.ws.addManualFlags(cmd, f)
+	opts.ws.addVaultFlags(cmd, f)
+	return cmd
+}

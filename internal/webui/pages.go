@@ -1,0 +1,153 @@
+package webui
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/teamauth"
+	"github.com/langspec/langspec/internal/text/snippet"
+)
+
+type searchPage struct {
+	page
+	Query, Language string
+	Languages       []string
+	Result          *search.Result
+}
+
+func (u *UI) search(w http.ResponseWriter, r *http.Request, s *session) {
+	p := searchPage{page: newPage("Search", s), Query: strings.TrimSpace(r.FormValue("q")), Language: r.FormValue("lang")}
+	p.Languages, _ = search.LanguageIDs(r.Context(), u.o.StoreOf(r.Context()))
+	if p.Query != "" {
+		res, err := search.Search(r.Context(), u.o.StoreOf(r.Context()), search.Request{Query: p.Query, Language: p.Language, Limit: 10,
+			Snippet: snippet.Options{Mark: htmlMark}})
+		if err != nil {
+			p.Error = err.Error()
+		} else {
+			p.Result = &res
+		}
+	}
+	u.render(w, "search", p)
+}
+
+type sectionPage struct {
+	page
+	Section                                 *search.SectionResult
+	SectionLang, SectionDoc, SectionVersion string
+}
+
+func (u *UI) section(w http.ResponseWriter, r *http.Request, s *session) {
+	p := sectionPage{page: newPage("Section", s)}
+	res, err := search.Section(r.Context(), u.o.StoreOf(r.Context()), search.SectionRequest{Language: r.FormValue("lang"), Doc: r.FormValue("doc"),
+		Version: r.FormValue("version"), SectionID: r.FormValue("id")})
+	if err != nil {
+		p.Error = err.Error()
+		u.renderStatus(w, http.StatusNotFound, "section", p)
+		return
+	}
+	p.Section, p.Title = &res, res.Citation.Title
+	p.SectionLang, p.SectionDoc, p.SectionVersion = res.Citation.Language, res.Citation.Doc, res.Citation.Version
+	u.render(w, "section", p)
+}
+
+type sourcesPage struct {
+	page
+	DBPath   string
+	ReadOnly bool
+	Versions []db.VersionInfo
+}
+
+func (u *UI) sources(w http.ResponseWriter, r *http.Request, s *session) {
+	p := sourcesPage{page: newPage("Sources", s), DBPath: u.o.StoreOf(r.Context()).Path(), ReadOnly: u.o.StoreOf(r.Context()).ReadOnly()}
+	vs, err := u.o.StoreOf(r.Context()).Versions(r.Context(), "")
+	if err != nil {
+		p.Error = err.Error()
+	}
+	p.Versions = vs
+	u.render(w, "sources", p)
+}
+
+type tokensPage struct {
+	page
+	Tokens                 []db.APIToken
+	NewToken, NewTokenName string
+}
+
+func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
+	p := tokensPage{page: newPage("Tokens", s)}
+	if r.Method == http.MethodPost {
+		name := strings.TrimSpace(r.PostFormValue("name"))
+		var tools []string
+		for _, t := range strings.Split(r.PostFormValue("tools"), ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				tools = append(tools, t)
+			}
+		}
+		err := teamauth.CheckName(name)
+		if err == nil {
+			token, hash := teamauth.NewToken()
+			if err = u.o.StoreOf(r.Context()).CreateToken(r.Context(), name, hash, tools, r.PostFormValue("admin") != "", u.o.Now()); err == nil {
+				// Shown once, on this answer to the form; never again.
+				p.NewToken, p.NewTokenName = token, name
+				u.o.Logger.Info("token made on the management page", "name", name, "by", s.subject.Name)
+			}
+		}
+		if err != nil {
+			p.Error = err.Error()
+		}
+	}
+	status := http.StatusOK
+	if p.Error != "" {
+		status = http.StatusBadRequest
+	}
+	list, err := u.o.StoreOf(r.Context()).Tokens(r.Context())
+	if err != nil && p.Error == "" {
+		p.Error, status = err.Error(), http.StatusInternalServerError
+	}
+	p.Tokens = list
+	u.renderStatus(w, status, "tokens", p)
+}
+
+func (u *UI) revoke(w http.ResponseWriter, r *http.Request, s *session) {
+	name := r.PostFormValue("name")
+	if err := u.o.StoreOf(r.Context()).RevokeToken(r.Context(), name, u.o.Now()); err != nil {
+		p := tokensPage{page: newPage("Tokens", s)}
+		p.Error = err.Error()
+		p.Tokens, _ = u.o.StoreOf(r.Context()).Tokens(r.Context())
+		u.renderStatus(w, http.StatusBadRequest, "tokens", p)
+		return
+	}
+	u.o.Logger.Info("token revoked on the management page", "name", name, "by", s.subject.Name)
+	http.Redirect(w, r, "/ui/tokens", http.StatusSeeOther)
+}
+
+type upstreamsPage struct {
+	page
+	Upstreams []upstreamRow
+	Secrets   []db.SealedSecret // names, subjects and dates only are rendered
+}
+
+type upstreamRow struct {
+	Name, Type, State, LastError string
+	Tools                        int
+}
+
+func (u *UI) upstreams(w http.ResponseWriter, r *http.Request, s *session) {
+	p := upstreamsPage{page: newPage("Upstreams", s)}
+	if u.o.Upstreams != nil {
+		for _, st := range u.o.Upstreams.Status() {
+			p.Upstreams = append(p.Upstreams, upstreamRow{Name: st.Name, Type: st.Type, State: string(st.State), LastError: st.LastError, Tools: st.Tools})
+		}
+	}
+	secrets, err := u.o.StoreOf(r.Context()).Secrets(r.Context())
+	if err != nil {
+		p.Error = err.Error()
+	}
+	for _, sec := range secrets {
+		// Never hand a ciphertext to a template either.
+		p.Secrets = append(p.Secrets, db.SealedSecret{Name: sec.Name, Subject: sec.Subject, UpdatedAt: sec.UpdatedAt})
+	}
+	u.render(w, "upstreams", p)
+}

@@ -1,0 +1,337 @@
+// Package webui is the team server's management page at /ui: search and
+// section reading with citations, the stored sources and versions, tokens
+// (made and revoked there), and upstream servers with their state and the
+// names of the secrets. Server-rendered html/template pages without any
+// JavaScript, behind an admin token (a bearer header, or entered once in a
+// login form that sets an HTTP-only session cookie), every form carrying a
+// CSRF token, a strict Content-Security-Policy, and no secret rendered.
+package webui
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"html/template"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/langspec/langspec/internal/catalog/upstream"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/teamauth"
+	"github.com/langspec/langspec/internal/text/snippet"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static/app.css
+var appCSS []byte
+
+// Options are what the pages show and who may see them.
+type Options struct {
+	// StoreOf is the database a request reads: the team server's current
+	// one, which a read-only replica replaces under it.
+	StoreOf func(context.Context) *db.DB
+	// Verifier checks an admin's token (bearer header or login form); nil
+	// serves the page without a login (a loopback server without auth).
+	Verifier auth.TokenVerifier
+	// Upstreams, when set, are shown with their state.
+	Upstreams *upstream.Manager
+	Logger    *slog.Logger
+	Now       func() time.Time
+}
+
+// sessionTTL is how long a login lasts without use.
+const sessionTTL = 8 * time.Hour
+
+// contentSecurityPolicy allows the page's own stylesheet and nothing else:
+// no script at all, no frames, forms only to itself.
+const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+
+// cookie names: the session, and the login form's CSRF token (double
+// submit, before there is a session).
+const (
+	sessionCookie = "langspec_session"
+	loginCookie   = "langspec_login_csrf"
+)
+
+// UI is the management page's handler.
+type UI struct {
+	o     Options
+	pages map[string]*template.Template
+
+	mu       sync.Mutex
+	sessions map[string]*session
+}
+
+type session struct {
+	subject teamauth.Subject
+	csrf    string
+	expires time.Time
+}
+
+// New builds the page.
+func New(o Options) (*UI, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet}
+	u := &UI{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
+	for _, name := range []string{"login", "search", "section", "sources", "tokens", "upstreams"} {
+		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		u.pages[name] = t
+	}
+	return u, nil
+}
+
+// htmlMark marks matched words in the page's snippets with two private-use
+// characters no specification holds, where "**" would be ambiguous in a
+// text about Python's **kwargs.
+var htmlMark = snippet.Marker{Before: "\ue000", After: "\ue001"}
+
+// markSnippet renders a snippet's htmlMark marks as <mark>, escaping the
+// rest.
+func markSnippet(s string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.Split(s, htmlMark.Before) {
+		if i == 0 {
+			b.WriteString(template.HTMLEscapeString(part))
+			continue
+		}
+		marked, rest, ok := strings.Cut(part, htmlMark.After)
+		if !ok {
+			b.WriteString(template.HTMLEscapeString(part))
+			continue
+		}
+		b.WriteString("<mark>" + template.HTMLEscapeString(marked) + "</mark>" + template.HTMLEscapeString(rest))
+	}
+	return template.HTML(b.String())
+}
+
+// ServeHTTP routes /ui/….
+func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	// same-origin, not no-referrer: with no-referrer a browser sends
+	// "Origin: null" with the page's own forms.
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	switch r.URL.Path {
+	case "/ui/static/app.css":
+		h.Set("Content-Type", "text/css; charset=utf-8")
+		h.Set("Cache-Control", "max-age=3600")
+		w.Write(appCSS)
+		return
+	case "/ui/login":
+		u.login(w, r)
+		return
+	}
+	sess, ok := u.authenticate(w, r)
+	if !ok {
+		return
+	}
+	if r.Method == http.MethodPost && !u.checkCSRF(r, sess) {
+		http.Error(w, "the form is stale or was not sent by this page (CSRF token missing or wrong); reload the page", http.StatusForbidden)
+		return
+	}
+	switch {
+	case r.URL.Path == "/ui/" || r.URL.Path == "/ui" || r.URL.Path == "/ui/search":
+		u.search(w, r, sess)
+	case r.URL.Path == "/ui/section":
+		u.section(w, r, sess)
+	case r.URL.Path == "/ui/sources":
+		u.sources(w, r, sess)
+	case r.URL.Path == "/ui/tokens":
+		u.tokens(w, r, sess)
+	case r.URL.Path == "/ui/tokens/revoke" && r.Method == http.MethodPost:
+		u.revoke(w, r, sess)
+	case r.URL.Path == "/ui/upstreams":
+		u.upstreams(w, r, sess)
+	case r.URL.Path == "/ui/logout" && r.Method == http.MethodPost:
+		u.logout(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// page is what every template gets.
+type page struct {
+	Title, Error, CSRF string
+	Subject            string
+}
+
+func (u *UI) render(w http.ResponseWriter, name string, data any) {
+	u.renderStatus(w, http.StatusOK, name, data)
+}
+
+// renderStatus is render with another status than 200.
+func (u *UI) renderStatus(w http.ResponseWriter, status int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	if err := u.pages[name].ExecuteTemplate(w, name+".html", data); err != nil {
+		u.o.Logger.Error("rendering a page", "page", name, "err", err)
+	}
+}
+
+func newPage(title string, s *session) page {
+	p := page{Title: title}
+	if s != nil {
+		p.CSRF, p.Subject = s.csrf, s.subject.Name
+		if p.Subject == "" {
+			p.Subject = "local"
+		}
+	}
+	return p
+}
+
+func randomID() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// authenticate finds the request's admin: a session cookie, or a bearer
+// token (a session is made for it, so its forms get a CSRF token). Without
+// a verifier everyone is the local admin. It answers 401 (with the login
+// page for a browser) or 403 itself when there is none.
+func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, bool) {
+	if u.o.Verifier == nil {
+		return u.localSession(), true
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		u.mu.Lock()
+		s := u.sessions[c.Value]
+		if s != nil && u.o.Now().Before(s.expires) {
+			s.expires = u.o.Now().Add(sessionTTL)
+			u.mu.Unlock()
+			return s, true
+		}
+		delete(u.sessions, c.Value)
+		u.mu.Unlock()
+	}
+	if authz := r.Header.Get("Authorization"); authz != "" {
+		token, ok := strings.CutPrefix(authz, "Bearer ")
+		if !ok {
+			http.Error(w, "use Authorization: Bearer TOKEN", http.StatusUnauthorized)
+			return nil, false
+		}
+		sub, err := u.verify(r.Context(), token, r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return nil, false
+		}
+		if !sub.Admin {
+			http.Error(w, "this page is for admin tokens (langspec token create NAME --admin)", http.StatusForbidden)
+			return nil, false
+		}
+		return &session{subject: sub, csrf: randomID()}, true
+	}
+	u.renderLogin(w, r, http.StatusUnauthorized, "")
+	return nil, false
+}
+
+func (u *UI) localSession() *session {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if s := u.sessions[""]; s != nil {
+		return s
+	}
+	s := &session{subject: teamauth.Subject{Admin: true}, csrf: randomID()}
+	u.sessions[""] = s
+	return s
+}
+
+func (u *UI) verify(ctx context.Context, token string, r *http.Request) (teamauth.Subject, error) {
+	info, err := u.o.Verifier(ctx, token, r)
+	if err != nil {
+		return teamauth.Subject{}, err
+	}
+	sub, _ := teamauth.FromInfo(info)
+	return sub, nil
+}
+
+func (u *UI) checkCSRF(r *http.Request, s *session) bool {
+	got := r.PostFormValue("csrf")
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) == 1
+}
+
+// secureCookies says whether cookies get Secure: over HTTPS (directly, or
+// behind a proxy that says X-Forwarded-Proto: https) and on localhost,
+// whose plain-HTTP Secure cookies browsers keep. Plain HTTP to an IP
+// address goes without, as a browser would drop a Secure cookie there;
+// the cookie is HTTP-only and SameSite=Strict either way.
+func secureCookies(r *http.Request) bool {
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		host = r.Host
+	}
+	return host == "localhost"
+}
+
+// renderLogin answers with the login form and status, the form's CSRF
+// token in a cookie beside it (set before the status is written).
+func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	csrf := randomID()
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: csrf, Path: "/ui/login", HttpOnly: true, Secure: secureCookies(r),
+		SameSite: http.SameSiteStrictMode, MaxAge: 600})
+	p := newPage("Log in", nil)
+	p.CSRF, p.Error = csrf, msg
+	u.renderStatus(w, status, "login", p)
+}
+
+func (u *UI) login(w http.ResponseWriter, r *http.Request) {
+	if u.o.Verifier == nil {
+		http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+		return
+	}
+	if r.Method != http.MethodPost {
+		u.renderLogin(w, r, http.StatusOK, "")
+		return
+	}
+	c, err := r.Cookie(loginCookie)
+	if err != nil || c.Value == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(r.PostFormValue("csrf"))) != 1 {
+		http.Error(w, "the login form is stale or was not sent by this page (CSRF token missing or wrong); reload it", http.StatusForbidden)
+		return
+	}
+	sub, err := u.verify(r.Context(), strings.TrimSpace(r.PostFormValue("token")), r)
+	if err != nil || !sub.Admin {
+		u.renderLogin(w, r, http.StatusUnauthorized, "That is not a valid admin token.")
+		return
+	}
+	id := randomID()
+	u.mu.Lock()
+	u.sessions[id] = &session{subject: sub, csrf: randomID(), expires: u.o.Now().Add(sessionTTL)}
+	u.mu.Unlock()
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/ui", HttpOnly: true, Secure: secureCookies(r),
+		SameSite: http.SameSiteStrictMode})
+	u.o.Logger.Info("management page login", "subject", sub.Name)
+	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		u.mu.Lock()
+		delete(u.sessions, c.Value)
+		u.mu.Unlock()
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/ui", MaxAge: -1, HttpOnly: true, Secure: secureCookies(r)})
+	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
