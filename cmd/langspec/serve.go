@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/mcpserver"
 )
 
@@ -151,8 +152,15 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		}
 	}
 	if opts.http != "" {
+		ui := uiParts{sources: ingest.Merge(ingest.Presets(), cfg.Sources), subjects: cfg.Auth.Subjects}
+		if !opts.readOnly {
+			// The page may ingest into the served database.
+			ui.ingest = func(ctx context.Context, language, doc string, progress func(string, bool)) (ingest.Report, error) {
+				return a.Ingest(ctx, language, doc, ingest.Options{Env: f.env(ctx), Getter: f.getter(), Now: f.now, Progress: progress})
+			}
+		}
 		return serveHTTP(ctx, opts, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
-			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws, cfg.Auth, log)
+			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws, cfg.Auth, ui, log)
 	}
 	log.Info("serving MCP on stdio", "tools", mode, "toolsets", strings.Join(toolsets, ","), "db", deps.Store.Path(),
 		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)

@@ -13,9 +13,11 @@ import (
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/config"
+	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/mcpserver"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
+	"github.com/langspec/langspec/internal/webui"
 )
 
 // shutdownGrace is how long requests in flight may run once the team
@@ -30,7 +32,7 @@ const shutdownGrace = 10 * time.Second
 // unless --insecure-no-auth. With --read-only, the server follows the
 // database file: when a newer index replaces it, new requests go to the
 // new one (mcpserver.Watch).
-func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcpserver.Options, ws app.Workspace, ac config.Auth, log *slog.Logger) error {
+func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcpserver.Options, ws app.Workspace, ac config.Auth, ui uiParts, log *slog.Logger) error {
 	hasTokens, err := deps.Store.HasTokens(ctx)
 	if err != nil {
 		return err
@@ -42,7 +44,10 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 			"refusing to serve %s without auth: no token exists", opts.http)}
 	}
 	h := mcpserver.HTTPOptions{AllowedOrigins: append(slices.Clone(opts.allowOrigins), ac.AllowedOrigins...),
-		RatePerSecond: opts.rate, RateBurst: int(2 * opts.rate)}
+		RatePerSecond: opts.rate, RateBurst: int(2 * opts.rate), Sources: ui.sources, Ingest: ui.ingest, Subjects: map[string]webui.SubjectInfo{}}
+	for sub, s := range ui.subjects {
+		h.Subjects[sub] = webui.SubjectInfo{Tools: s.Tools, Admin: s.Admin}
+	}
 	if authOn {
 		var jwtv auth.TokenVerifier
 		if j := ac.JWT; j != nil {
@@ -87,6 +92,13 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "ui", h.BaseURL+mcpserver.PathUI, "auth", authOn, "read_only", deps.ReadOnly,
 		"tools", mo.Mode, "db", deps.Store.Path())
 	return mcpserver.ListenAndServeHTTP(ctx, ln, handler, shutdownGrace, log)
+}
+
+// uiParts are what the management page needs from the app.
+type uiParts struct {
+	sources  []ingest.SourceSpec
+	subjects map[string]config.AuthSubject
+	ingest   func(ctx context.Context, language, doc string, progress func(string, bool)) (ingest.Report, error)
 }
 
 // isLoopback says whether addr (host:port) binds a loopback address only.

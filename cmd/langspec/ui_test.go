@@ -3,6 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,8 +40,23 @@ func TestManagementPageInBrowser(t *testing.T) {
 	dbPath := seededDB(t)
 	dir := filepath.Dir(dbPath)
 	cfg := filepath.Join(dir, "langspec.json")
-	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"tracker": map[string]any{
-		"description": "an issue tracker that is down", "type": "http", "url": "http://127.0.0.1:9/mcp"}}})
+	// An authorization server for the upstream that logs in with OAuth.
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/authorize":
+			q := r.URL.Query()
+			http.Redirect(w, r, q.Get("redirect_uri")+"?code=c1&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
+		case "/token":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"access_token":"a1","refresh_token":"r1","token_type":"Bearer","expires_in":3600}`)
+		}
+	}))
+	defer as.Close()
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"tracker": map[string]any{"description": "an issue tracker that is down", "type": "http", "url": "http://127.0.0.1:9/mcp"},
+		"wiki": map[string]any{"description": "a wiki that logs in with OAuth", "type": "http", "url": "http://127.0.0.1:9/wiki/mcp",
+			"oauth": map[string]any{"clientId": "langspec", "authorizationUrl": as.URL + "/authorize", "tokenUrl": as.URL + "/token"}},
+	}})
 	os.WriteFile(cfg, b, 0o600)
 	admin := makeToken(t, dbPath, "ops", "--admin")
 	s := startTeamServer(t, dbPath, "--config", cfg)
@@ -100,7 +119,14 @@ func TestManagementPageInBrowser(t *testing.T) {
 	tokensText := text(`table`)
 	do("the upstreams", chromedp.Navigate(s.url+"/ui/upstreams"), chromedp.WaitVisible(chromedp.CSS(`h2`)))
 	upstreamsText := text(`main`)
+	do("logging in to an OAuth upstream", chromedp.Click(chromedp.CSS(`a[href="/ui/upstreams/login?name=wiki"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`p.notice`)))
+	oauthText := text(`main`)
 	shot("upstreams")
+	do("ingesting from the page", chromedp.Navigate(s.url+"/ui/sources"),
+		chromedp.Click(chromedp.CSS(`button[aria-label="ingest go spec"]`)), chromedp.WaitVisible(chromedp.CSS(`p.notice`)))
+	ingestText := text(`main`)
+	shot("ingest")
 	if !strings.Contains(loginText, "admin token") {
 		t.Errorf("login page: %q", loginText)
 	}
@@ -115,6 +141,12 @@ func TestManagementPageInBrowser(t *testing.T) {
 	}
 	if !strings.Contains(upstreamsText, "tracker") || !strings.Contains(upstreamsText, "unavailable") && !strings.Contains(upstreamsText, "connecting") && !strings.Contains(upstreamsText, "idle") {
 		t.Errorf("upstreams page: %q", upstreamsText)
+	}
+	if !strings.Contains(oauthText, "Logged in.") || !strings.Contains(oauthText, "oauth.wiki") {
+		t.Errorf("after the OAuth login: %q", oauthText)
+	}
+	if !strings.Contains(ingestText, "Done in") {
+		t.Errorf("ingest page: %q", ingestText)
 	}
 	// The revoked token no longer opens anything.
 	if code, _, _ := run(t, nil, "--db", dbPath, "token", "list", "--json"); code != 0 {

@@ -318,6 +318,15 @@ func (o oauthTokens) LoadToken(server, subject string) (*oauth2.Token, error) {
 	return &t, nil
 }
 
+// DeleteToken forgets the tokens of server for subject (upstream logout).
+func (o oauthTokens) DeleteToken(server, subject string) error {
+	d, err := o.a.Store(context.Background())
+	if err != nil {
+		return err
+	}
+	return d.DeleteSecret(context.Background(), OAuthTokenSecret(server), subject)
+}
+
 func (o oauthTokens) SaveToken(server, subject string, t *oauth2.Token) error {
 	s, err := o.store(true)
 	if err != nil {

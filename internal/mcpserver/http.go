@@ -21,6 +21,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
@@ -60,6 +61,10 @@ type HTTPOptions struct {
 	// Watch, when set, follows a database file that is replaced by a newer
 	// one (read-only replicas): see Watch.
 	Watch *Watch
+	// Sources, Ingest and Subjects go to the management page (webui.Options).
+	Sources  []ingest.SourceSpec
+	Ingest   func(ctx context.Context, language, doc string, progress func(page string, failed bool)) (ingest.Report, error)
+	Subjects map[string]webui.SubjectInfo
 }
 
 // Watch makes the team server switch to a database file that was replaced
@@ -130,7 +135,8 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	mcpHandler = checkOrigin(mcpHandler, h.AllowedOrigins)
 
 	ui, err := webui.New(webui.Options{StoreOf: func(ctx context.Context) *db.DB { return ctx.Value(generationKey{}).(*generation).deps.Store },
-		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger})
+		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger, BaseURL: h.BaseURL,
+		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/text/snippet"
@@ -54,9 +55,11 @@ func (u *UI) section(w http.ResponseWriter, r *http.Request, s *session) {
 
 type sourcesPage struct {
 	page
-	DBPath   string
-	ReadOnly bool
-	Versions []db.VersionInfo
+	DBPath    string
+	ReadOnly  bool
+	Versions  []db.VersionInfo
+	Sources   []ingest.SourceSpec // what the page can ingest; none on a read-only server
+	CanIngest bool
 }
 
 func (u *UI) sources(w http.ResponseWriter, r *http.Request, s *session) {
@@ -66,6 +69,10 @@ func (u *UI) sources(w http.ResponseWriter, r *http.Request, s *session) {
 		p.Error = err.Error()
 	}
 	p.Versions = vs
+	p.CanIngest = u.o.Ingest != nil && !p.ReadOnly
+	if p.CanIngest {
+		p.Sources = u.o.Sources
+	}
 	u.render(w, "sources", p)
 }
 
@@ -73,10 +80,11 @@ type tokensPage struct {
 	page
 	Tokens                 []db.APIToken
 	NewToken, NewTokenName string
+	Subjects               map[string]SubjectInfo
 }
 
 func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
-	p := tokensPage{page: newPage("Tokens", s)}
+	p := tokensPage{page: newPage("Tokens", s), Subjects: u.o.Subjects}
 	if r.Method == http.MethodPost {
 		name := strings.TrimSpace(r.PostFormValue("name"))
 		var tools []string
@@ -132,13 +140,26 @@ type upstreamsPage struct {
 type upstreamRow struct {
 	Name, Type, State, LastError string
 	Tools                        int
+	OAuth                        bool
 }
 
 func (u *UI) upstreams(w http.ResponseWriter, r *http.Request, s *session) {
+	p := u.upstreamsData(r, s)
+	switch r.FormValue("done") {
+	case "login":
+		p.Notice = "Logged in."
+	case "logout":
+		p.Notice = "Logged out."
+	}
+	u.render(w, "upstreams", p)
+}
+
+func (u *UI) upstreamsData(r *http.Request, s *session) upstreamsPage {
 	p := upstreamsPage{page: newPage("Upstreams", s)}
 	if u.o.Upstreams != nil {
 		for _, st := range u.o.Upstreams.Status() {
-			p.Upstreams = append(p.Upstreams, upstreamRow{Name: st.Name, Type: st.Type, State: string(st.State), LastError: st.LastError, Tools: st.Tools})
+			p.Upstreams = append(p.Upstreams, upstreamRow{Name: st.Name, Type: st.Type, State: string(st.State), LastError: st.LastError,
+				Tools: st.Tools, OAuth: u.o.Upstreams.UsesOAuth(st.Name)})
 		}
 	}
 	secrets, err := u.o.StoreOf(r.Context()).Secrets(r.Context())
@@ -149,5 +170,5 @@ func (u *UI) upstreams(w http.ResponseWriter, r *http.Request, s *session) {
 		// Never hand a ciphertext to a template either.
 		p.Secrets = append(p.Secrets, db.SealedSecret{Name: sec.Name, Subject: sec.Subject, UpdatedAt: sec.UpdatedAt})
 	}
-	u.render(w, "upstreams", p)
+	return p
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -47,6 +48,23 @@ type Options struct {
 	Upstreams *upstream.Manager
 	Logger    *slog.Logger
 	Now       func() time.Time
+	// BaseURL is where browsers reach the server (http://host:port): the
+	// redirect of an upstream's OAuth login started on the page.
+	BaseURL string
+	// Sources are what can be ingested, and Ingest ingests one of them
+	// (nil on a read-only server: the page offers no ingest).
+	Sources []ingest.SourceSpec
+	Ingest  func(ctx context.Context, language, doc string, progress func(page string, failed bool)) (ingest.Report, error)
+	// Subjects are the identity provider's subjects the configuration
+	// names, with their tools (nil: every tool) and whether each is an
+	// admin, to show beside the tokens.
+	Subjects map[string]SubjectInfo
+}
+
+// SubjectInfo is a configured subject as the tokens page shows it.
+type SubjectInfo struct {
+	Tools []string
+	Admin bool
 }
 
 // sessionTTL is how long a login lasts without use.
@@ -70,6 +88,14 @@ type UI struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
+	logins   map[string]*pendingLogin // by OAuth state
+	jobs     []*ingestJob
+}
+
+type pendingLogin struct {
+	p       *upstream.PendingLogin
+	session *session
+	expires time.Time
 }
 
 type session struct {
@@ -87,8 +113,8 @@ func New(o Options) (*UI, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet}
-	u := &UI{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}}
-	for _, name := range []string{"login", "search", "section", "sources", "tokens", "upstreams"} {
+	u := &UI{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, logins: map[string]*pendingLogin{}}
+	for _, name := range []string{"login", "search", "section", "sources", "tokens", "upstreams", "ingest"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -162,6 +188,16 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.revoke(w, r, sess)
 	case r.URL.Path == "/ui/upstreams":
 		u.upstreams(w, r, sess)
+	case r.URL.Path == "/ui/upstreams/login" && r.Method == http.MethodGet:
+		u.upstreamLogin(w, r, sess)
+	case r.URL.Path == "/ui/oauth/callback" && r.Method == http.MethodGet:
+		u.oauthCallback(w, r, sess)
+	case r.URL.Path == "/ui/upstreams/logout" && r.Method == http.MethodPost:
+		u.upstreamLogout(w, r, sess)
+	case r.URL.Path == "/ui/ingest" && r.Method == http.MethodPost:
+		u.startIngest(w, r, sess)
+	case r.URL.Path == "/ui/ingest":
+		u.ingestStatus(w, r, sess)
 	case r.URL.Path == "/ui/logout" && r.Method == http.MethodPost:
 		u.logout(w, r)
 	default:
@@ -171,8 +207,9 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // page is what every template gets.
 type page struct {
-	Title, Error, CSRF string
-	Subject            string
+	Title, Error, Notice, CSRF string
+	Subject                    string
+	Refresh                    bool // the page reloads itself every second (a job under way)
 }
 
 func (u *UI) render(w http.ResponseWriter, name string, data any) {

@@ -121,106 +121,148 @@ type LoginOptions struct {
 	Timeout time.Duration
 }
 
-// Login runs the authorization-code flow with PKCE for the upstream name:
-// a one-request listener on a loopback port takes the redirect, the code
-// is exchanged with its verifier, and the tokens are saved through
-// Options.OAuthTokens. Errors: invalid_argument when name has no oauth,
-// unavailable when the flow fails (the server's error, never a token).
-func (m *Manager) Login(ctx context.Context, name string, lo LoginOptions) error {
+// PendingLogin is an authorization-code flow under way: send the person
+// to AuthURL, then hand the redirect's query to Complete.
+type PendingLogin struct {
+	AuthURL string
+	m       *Manager
+	name    string
+	subject string
+	state   string
+	conf    *oauth2.Config
+	verify  string
+	client  *http.Client
+}
+
+// BeginLogin starts the authorization-code flow with PKCE for the
+// upstream name and subject, the authorization server to send the person
+// back to redirect. Errors: not_found for an unknown upstream,
+// invalid_argument for one without oauth, unavailable when its endpoints
+// cannot be found.
+func (m *Manager) BeginLogin(ctx context.Context, name, subject, redirect string) (*PendingLogin, error) {
 	m.mu.Lock()
 	cfg, ok := m.configs[name]
 	m.mu.Unlock()
 	if !ok {
-		return apperr.New(apperr.NotFound, "name an mcpServers entry of langspec.json", "no upstream named %q", name)
+		return nil, apperr.New(apperr.NotFound, "name an mcpServers entry of langspec.json", "no upstream named %q", name)
 	}
 	if cfg.OAuth == nil {
-		return apperr.New(apperr.InvalidArgument, "give the server an \"oauth\" block in mcpServers", "upstream %q does not use OAuth", name)
+		return nil, apperr.New(apperr.InvalidArgument, "give the server an \"oauth\" block in mcpServers", "upstream %q does not use OAuth", name)
 	}
 	if m.opts.OAuthTokens == nil {
-		return apperr.New(apperr.InvalidArgument, "", "no token store to keep the login in")
+		return nil, apperr.New(apperr.InvalidArgument, "", "no token store to keep the login in")
 	}
-	exp, _, err := cfg.expand(name, m.lookupFor(lo.Subject))
+	exp, _, err := cfg.expand(name, m.lookupFor(subject))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	client := &http.Client{Timeout: 30 * time.Second}
 	o, err := exp.OAuth.endpoints(ctx, client, exp.URL)
 	if err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "give authorizationUrl and tokenUrl in the oauth block", "finding where to log in to %q: %v", name, err)
+		return nil, apperr.Wrap(err, apperr.Unavailable, "give authorizationUrl and tokenUrl in the oauth block", "finding where to log in to %q: %v", name, err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p := &PendingLogin{m: m, name: name, subject: subject, state: randomState(), conf: o.config(redirect),
+		verify: oauth2.GenerateVerifier(), client: client}
+	p.AuthURL = p.conf.AuthCodeURL(p.state, oauth2.S256ChallengeOption(p.verify), oauth2.AccessTypeOffline)
+	return p, nil
+}
+
+// State is the flow's state parameter, to find the flow a redirect
+// belongs to.
+func (p *PendingLogin) State() string { return p.state }
+
+// Complete checks the redirect's query (its state, an error the
+// authorization server sent), exchanges the code with the PKCE verifier
+// and saves the tokens; a server that failed for want of a login is tried
+// at once afterwards.
+func (p *PendingLogin) Complete(ctx context.Context, q url.Values) error {
+	switch {
+	case q.Get("state") != p.state:
+		return apperr.New(apperr.InvalidArgument, "start the login again", "the redirect's state does not match this login")
+	case q.Get("error") != "":
+		return apperr.New(apperr.Unavailable, "start the login again", "the authorization server said %s: %s", q.Get("error"), q.Get("error_description"))
+	case q.Get("code") == "":
+		return apperr.New(apperr.InvalidArgument, "start the login again", "the redirect carries no code")
+	}
+	tok, err := p.conf.Exchange(context.WithValue(ctx, oauth2.HTTPClient, p.client), q.Get("code"), oauth2.VerifierOption(p.verify))
 	if err != nil {
+		return apperr.Wrap(err, apperr.Unavailable, "run the login again", "exchanging the code of %q: %s", p.name, oauthErrorText(err))
+	}
+	if err := p.m.opts.OAuthTokens.SaveToken(p.name, p.subject, tok); err != nil {
 		return err
 	}
-	defer ln.Close()
-	conf := o.config("http://" + ln.Addr().String() + "/callback")
-	verifier := oauth2.GenerateVerifier()
-	state := randomState()
-	type result struct {
-		code string
-		err  error
-	}
-	done := make(chan result, 1)
-	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/callback" {
-			http.NotFound(w, r)
-			return
-		}
-		q := r.URL.Query()
-		res := result{code: q.Get("code")}
-		switch {
-		case q.Get("state") != state:
-			res.err = errors.New("the redirect's state does not match this login")
-		case q.Get("error") != "":
-			res.err = fmt.Errorf("the authorization server said %s: %s", q.Get("error"), q.Get("error_description"))
-		case res.code == "":
-			res.err = errors.New("the redirect carries no code")
-		}
-		msg := "langspec is logged in to " + name + ". You can close this tab."
-		if res.err != nil {
-			msg = "langspec could not log in: " + res.err.Error()
-		}
-		fmt.Fprintf(w, "<!doctype html><title>langspec</title><p>%s</p>", html.EscapeString(msg))
-		select {
-		case done <- res:
-		default:
-		}
-	})}
-	go srv.Serve(ln)
-	defer srv.Close()
-	authURL := conf.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.AccessTypeOffline)
-	if lo.Open != nil {
-		lo.Open(authURL)
-	}
-	timeout := lo.Timeout
-	if timeout == 0 {
-		timeout = 5 * time.Minute
-	}
-	var res result
-	select {
-	case res = <-done:
-	case <-time.After(timeout):
-		return apperr.New(apperr.Unavailable, "run the login again and finish it in the browser", "no answer from the browser within %s", timeout)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if res.err != nil {
-		return apperr.Wrap(res.err, apperr.Unavailable, "run the login again", "logging in to %q: %v", name, res.err)
-	}
-	tok, err := conf.Exchange(context.WithValue(ctx, oauth2.HTTPClient, client), res.code, oauth2.VerifierOption(verifier))
-	if err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "run the login again", "exchanging the code of %q: %s", name, oauthErrorText(err))
-	}
-	if err := m.opts.OAuthTokens.SaveToken(name, lo.Subject, tok); err != nil {
-		return err
-	}
-	// A server that failed for want of a login is tried at once now.
-	if s, err := m.server(name); err == nil {
+	if s, err := p.m.server(p.name); err == nil {
 		s.mu.Lock()
 		s.failures, s.nextAttempt, s.lastErr = 0, time.Time{}, nil
 		s.mu.Unlock()
 	}
 	return nil
+}
+
+// Login runs the authorization-code flow with PKCE for the upstream name
+// from a terminal: a one-request listener on a loopback port takes the
+// redirect, and the tokens are saved through Options.OAuthTokens. Errors:
+// those of BeginLogin and Complete, and unavailable when the person does
+// not finish within the timeout.
+func (m *Manager) Login(ctx context.Context, name string, lo LoginOptions) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	p, err := m.BeginLogin(ctx, name, lo.Subject, "http://"+ln.Addr().String()+"/callback")
+	if err != nil {
+		return err
+	}
+	done := make(chan url.Values, 1)
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/callback" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, "<!doctype html><title>langspec</title><p>%s</p>", html.EscapeString("langspec got the answer for "+name+". You can close this tab."))
+		select {
+		case done <- r.URL.Query():
+		default:
+		}
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	if lo.Open != nil {
+		lo.Open(p.AuthURL)
+	}
+	timeout := lo.Timeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	select {
+	case q := <-done:
+		return p.Complete(ctx, q)
+	case <-time.After(timeout):
+		return apperr.New(apperr.Unavailable, "run the login again and finish it in the browser", "no answer from the browser within %s", timeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Logout forgets the OAuth tokens of name for subject.
+func (m *Manager) Logout(name, subject string) error {
+	if m.opts.OAuthTokens == nil {
+		return nil
+	}
+	if d, ok := m.opts.OAuthTokens.(interface {
+		DeleteToken(server, subject string) error
+	}); ok {
+		return d.DeleteToken(name, subject)
+	}
+	return nil
+}
+
+// UsesOAuth says whether the upstream name logs in with OAuth.
+func (m *Manager) UsesOAuth(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.configs[name].OAuth != nil
 }
 
 func randomState() string {
