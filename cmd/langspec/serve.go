@@ -35,10 +35,19 @@ func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *c
 	opts := &serveOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve the spec tools to an MCP client over stdio",
+		Short: "Serve the spec tools to MCP clients over stdio, or over HTTP for a team",
 		Long: `Serve speaks the Model Context Protocol on stdin and stdout, for Claude Code,
 Claude Desktop, Cursor and other MCP clients. stdout carries protocol messages
 only; logs go to stderr, one line per tool call.
+
+With --http ADDR it is the team server instead: streamable HTTP at /mcp, the
+management page at /ui, /health, /metrics (admin tokens) and the protected
+resource metadata. Once a token exists (langspec token create) or langspec.json
+names an identity provider (auth.jwt), every request needs a bearer token; each
+holder sees the tools its token allows and writes into VAULT_ROOT/<name>/.
+Without auth only a loopback address is served. --read-only serves no writing
+tool, opens the database read-only, and switches to a newer index renamed over
+the file.
 
 Toolsets choose the tool families listed: spec (always there), manual
 (MANUALS_ROOT), vault (VAULT_ROOT) and bridge (manuals into the vault). By
@@ -52,6 +61,8 @@ batch and manual re-indexing; a client that sets a log level
 It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 		Example: `  claude mcp add langspec -- langspec serve
   claude mcp add langspec -- langspec serve --toolsets spec
+  langspec serve --http 127.0.0.1:8080
+  langspec serve --http 0.0.0.0:8080 --read-only --db /srv/langspec.db
   langspec serve --log-level debug 2>langspec.log`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
