@@ -407,6 +407,9 @@ func limitBody(next http.Handler, max int64) http.Handler {
 	})
 }
 
+// maxLimiters bounds the rate limiters kept, one per subject or address.
+const maxLimiters = 10000
+
 // rateLimit answers 429 to a subject (or, without auth, a remote address)
 // sending more than perSecond requests a second beyond a burst of burst.
 func rateLimit(next http.Handler, perSecond float64, burst int) http.Handler {
@@ -421,6 +424,11 @@ func rateLimit(next http.Handler, perSecond float64, burst int) http.Handler {
 		mu.Lock()
 		l := limiters[key]
 		if l == nil {
+			if len(limiters) >= maxLimiters {
+				// Many addresses (a scan): start over rather than grow
+				// without bound; each starts again with a full burst.
+				clear(limiters)
+			}
 			l = rate.NewLimiter(rate.Limit(perSecond), burst)
 			limiters[key] = l
 		}

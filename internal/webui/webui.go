@@ -355,6 +355,11 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	}
 	id := randomID()
 	u.mu.Lock()
+	for k, old := range u.sessions {
+		if k != "" && u.o.Now().After(old.expires) {
+			delete(u.sessions, k) // logins that were never logged out of
+		}
+	}
 	u.sessions[id] = &session{subject: sub, csrf: randomID(), expires: u.o.Now().Add(sessionTTL)}
 	u.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/ui", HttpOnly: true, Secure: secureCookies(r),
