@@ -150,6 +150,13 @@ func printReport(f *factory, rep ingest.Report) {
 	if rep.Status == app.StatusKeptIncomplete {
 		fmt.Fprintln(out, "incomplete: not searched by default; the previous complete version stays current")
 	}
+	if sr := rep.Semantic; sr != nil {
+		if sr.Off != "" {
+			fmt.Fprintf(out, "semantic channel: off (%s); the lexical channels answer as before\n", sr.Off)
+		} else {
+			fmt.Fprintf(out, "semantic channel: %d sections embedded with %s, %d already stored\n", sr.Embedded, sr.Model, sr.Cached)
+		}
+	}
 	for _, fp := range rep.Failed {
 		fmt.Fprintf(f.io.ErrOut, "langspec: failed page %s: %s\n", fp.Page, fp.Error)
 	}

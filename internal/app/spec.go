@@ -2,9 +2,13 @@ package app
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/ingest/fetch"
 	"github.com/langspec/langspec/internal/manual/find"
@@ -90,7 +94,54 @@ func (a *App) Ingest(ctx context.Context, language, doc string, opts ingest.Opti
 	if err != nil {
 		return ingest.Report{}, err
 	}
-	return ingest.Ingest(ctx, store, src, opts)
+	rep, err := ingest.Ingest(ctx, store, src, opts)
+	if err != nil || a.opts.Config.Embeddings == nil || rep.Version == "" {
+		return rep, err
+	}
+	rep.Semantic = a.embed(ctx, store, rep)
+	return rep, nil
+}
+
+// embed brings the vectors of the ingested version up to date. The
+// endpoint's failure is not the ingest's: the report says the semantic
+// channel is off, and why.
+func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report) *ingest.SemanticReport {
+	c, err := a.Embedder()
+	sr := &ingest.SemanticReport{}
+	if err != nil {
+		sr.Off = err.Error()
+		return sr
+	}
+	sr.Model = c.Model()
+	er, err := embed.EmbedSnapshot(ctx, store, c, rep.Language, rep.Doc, rep.Version, nil)
+	sr.Sections, sr.Embedded, sr.Cached = er.Sections, er.Embedded, er.Cached
+	if err != nil {
+		sr.Off = err.Error()
+		a.log.Warn("semantic channel off: the embeddings endpoint failed", "err", err)
+	}
+	return sr
+}
+
+// Embedder is the client of the configured embeddings endpoint, its
+// api_key's ${VAR} read from the environment. Errors: invalid_argument
+// when nothing is configured or the variable is not set.
+func (a *App) Embedder() (*embed.Client, error) {
+	e := a.opts.Config.Embeddings
+	if e == nil {
+		return nil, apperr.New(apperr.InvalidArgument, "add \"embeddings\" to langspec.json", "no embeddings endpoint is configured")
+	}
+	key := e.APIKey
+	if v, ok := strings.CutPrefix(key, "${"); ok && strings.HasSuffix(v, "}") {
+		name := strings.TrimSuffix(v, "}")
+		getenv := a.opts.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		if key = getenv(name); key == "" {
+			return nil, apperr.New(apperr.InvalidArgument, "export "+name, "embeddings.api_key names %s, which is not set", name)
+		}
+	}
+	return embed.New(embed.Options{URL: e.URL, Model: e.Model, APIKey: key, Dimensions: e.Dimensions, Batch: e.Batch}), nil
 }
 
 // SourceStatus is a source as the sources command shows it.

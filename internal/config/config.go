@@ -42,6 +42,17 @@ type Config struct {
 	Manuals map[string]Manual `json:"manuals,omitempty" jsonschema:"settings per manual id (a folder under MANUALS_ROOT)"`
 	// Auth configures the team server (serve --http).
 	Auth Auth `json:"auth,omitzero" jsonschema:"the team server (serve --http): identity provider tokens, subjects' tools, browser origins"`
+	// Embeddings switches the optional semantic channel on.
+	Embeddings *Embeddings `json:"embeddings,omitempty" jsonschema:"an OpenAI-compatible embeddings endpoint for the optional semantic channel (OpenAI, Ollama, llama.cpp, vLLM, LM Studio); off when left out"`
+}
+
+// Embeddings is the endpoint of the semantic channel.
+type Embeddings struct {
+	URL        string `json:"url" jsonschema:"the API base; POST {url}/embeddings, e.g. http://127.0.0.1:11434/v1 for Ollama"`
+	Model      string `json:"model" jsonschema:"the embedding model, e.g. nomic-embed-text or text-embedding-3-small"`
+	APIKey     string `json:"api_key,omitempty" jsonschema:"sent as a bearer token; write ${VAR} to read it from the environment"`
+	Dimensions int    `json:"dimensions,omitempty" jsonschema:"the vectors' length; a vector of another length is an error"`
+	Batch      int    `json:"batch,omitempty" jsonschema:"texts per request (default 64)"`
 }
 
 // Auth is who may call the team server, besides langspec's own tokens.
@@ -283,6 +294,18 @@ func (c Config) validate() error {
 			return fmt.Errorf("$.auth.jwt.hs256_secret: write it as ${VAR} and export VAR; the secret itself does not belong in the file")
 		case j.JWKSURL != "" && !strings.HasPrefix(j.JWKSURL, "https://") && !strings.HasPrefix(j.JWKSURL, "http://"):
 			return fmt.Errorf("$.auth.jwt.jwks_url %q: want an http(s) URL", j.JWKSURL)
+		}
+	}
+	if e := c.Embeddings; e != nil {
+		switch {
+		case !strings.HasPrefix(e.URL, "http://") && !strings.HasPrefix(e.URL, "https://"):
+			return fmt.Errorf("$.embeddings.url %q: want an http(s) URL, e.g. http://127.0.0.1:11434/v1", e.URL)
+		case e.Model == "":
+			return fmt.Errorf("$.embeddings.model: required, e.g. nomic-embed-text")
+		case e.Dimensions < 0 || e.Dimensions > 65536:
+			return fmt.Errorf("$.embeddings.dimensions %d: want 1 to 65536, or leave it out", e.Dimensions)
+		case e.Batch < 0 || e.Batch > 2048:
+			return fmt.Errorf("$.embeddings.batch %d: want 1 to 2048, or leave it out", e.Batch)
 		}
 	}
 	for i, o := range c.Auth.AllowedOrigins {

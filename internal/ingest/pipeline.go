@@ -34,6 +34,18 @@ type Report struct {
 	Failed    []FailedPage     `json:"failed_pages,omitempty"`
 	Elapsed   time.Duration    `json:"elapsed_ns"`
 	Attempted []string         `json:"attempted,omitempty"` // locations tried before the one used
+	// Semantic is what the ingest did for the optional semantic channel;
+	// nil when it is not configured.
+	Semantic *SemanticReport `json:"semantic,omitempty"`
+}
+
+// SemanticReport says how the sections' vectors were brought up to date.
+type SemanticReport struct {
+	Model    string `json:"model"`
+	Sections int    `json:"sections"`
+	Embedded int    `json:"embedded"`      // sent to the endpoint
+	Cached   int    `json:"cached"`        // already stored: nothing sent
+	Off      string `json:"off,omitempty"` // why the channel is off: the endpoint failed; the ingest itself succeeded
 }
 
 // SectionStats compares the sections read with the latest version stored
