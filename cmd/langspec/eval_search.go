@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/eval"
 	"github.com/langspec/langspec/internal/search"
@@ -81,7 +82,10 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 		}
 		cases = append(cases, cs...)
 	}
-	a := f.specApp()
+	a, err := f.newApp(app.Workspace{}, nil) // the configuration says whether a semantic channel is there
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	versions, err := a.Versions(ctx, "")
 	if err != nil {
@@ -105,21 +109,33 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 	if len(cases) == 0 {
 		return apperr.New(apperr.NotFound, "ingest the languages the gold files name", "no gold case names a stored language")
 	}
-	searcher := func(ctx context.Context, language, query string) ([]string, error) {
-		res, err := a.Search(ctx, search.Request{Query: query, Language: language, Limit: 10})
-		ids := make([]string, len(res.Hits))
-		for i, h := range res.Hits {
-			ids[i] = h.SectionID
+	searcher := func(lexical bool) eval.Searcher {
+		return func(ctx context.Context, language, query string) ([]string, error) {
+			res, err := a.Search(ctx, search.Request{Query: query, Language: language, Limit: 10, Lexical: lexical})
+			ids := make([]string, len(res.Hits))
+			for i, h := range res.Hits {
+				ids[i] = h.SectionID
+			}
+			return ids, err
 		}
-		return ids, err
 	}
 	var reports []eval.SearchReport
 	for _, part := range opts.parts {
-		r, err := eval.SpecSearch(ctx, searcher, cases, part)
+		r, err := eval.SpecSearch(ctx, searcher(true), cases, part)
 		if err != nil {
 			return err
 		}
 		reports = append(reports, r)
+		// With an embeddings endpoint configured, the same part again with
+		// the semantic channel, beside it.
+		if a.Semantic() != nil {
+			r, err := eval.SpecSearch(ctx, searcher(false), cases, part)
+			if err != nil {
+				return err
+			}
+			r.Part += "+semantic"
+			reports = append(reports, r)
+		}
 	}
 	if opts.jsonOut {
 		return writeJSON(f.io.Out, reports)

@@ -24,6 +24,7 @@ import (
 	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
@@ -64,6 +65,9 @@ type App struct {
 	index   *find.Index
 	finder  *find.Finder
 	closers []func() error
+
+	semanticOnce sync.Once
+	semantic     *embed.Channel
 }
 
 // New returns an App that opens nothing yet.
@@ -236,7 +240,28 @@ func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
 	if err != nil {
 		return tools.Deps{}, err
 	}
-	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log}, nil
+	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log, Semantic: a.Semantic()}, nil
+}
+
+// Semantic is the semantic channel when langspec.json configures an
+// embeddings endpoint (made once); nil otherwise, or when its api_key's
+// variable is not set (logged).
+func (a *App) Semantic() search.Semantic {
+	a.semanticOnce.Do(func() {
+		if a.opts.Config.Embeddings == nil {
+			return
+		}
+		c, err := a.Embedder()
+		if err != nil {
+			a.log.Warn("semantic channel off", "err", err)
+			return
+		}
+		a.semantic = embed.NewChannel(c)
+	})
+	if a.semantic == nil {
+		return nil // not a typed nil in the interface
+	}
+	return a.semantic
 }
 
 // secretLookup reads ${secret:NAME} from the store's secrets

@@ -41,6 +41,9 @@ func (a *App) Search(ctx context.Context, req search.Request) (search.Result, er
 	if err != nil {
 		return search.Result{}, err
 	}
+	if req.Semantic == nil && !req.Lexical {
+		req.Semantic = a.Semantic()
+	}
 	return search.Search(ctx, store, req)
 }
 

@@ -97,3 +97,60 @@ func DecodeVector(b []byte) []float32 {
 	}
 	return v
 }
+
+// SnapshotIDs are the snapshots the scope searches.
+func (s *Scoped) SnapshotIDs() []int64 {
+	out := make([]int64, 0, len(s.set.byID))
+	for id := range s.set.byID {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Store is the database the scope reads.
+func (s *Scoped) Store() *DB { return s.d }
+
+// RowText is a section row's id, title and text.
+type RowText struct {
+	ID          int64
+	Title, Body string
+}
+
+// SnapshotRows returns every section of snapshot id with its title and
+// text.
+func (d *DB) SnapshotRows(ctx context.Context, id int64) ([]RowText, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT id, title, body FROM sections WHERE snapshot_id = ? ORDER BY id`, id)
+	if err != nil {
+		return nil, d.classify(err, "read sections of")
+	}
+	defer rows.Close()
+	var out []RowText
+	for rows.Next() {
+		var r RowText
+		if err := rows.Scan(&r.ID, &r.Title, &r.Body); err != nil {
+			return nil, d.classify(err, "read sections of")
+		}
+		out = append(out, r)
+	}
+	return out, d.classify(rows.Err(), "read sections of")
+}
+
+// Vectors returns the stored vectors of model for hashes.
+func (d *DB) Vectors(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
+	list, _ := json.Marshal(hashes) // []string always marshals
+	rows, err := d.sql.QueryContext(ctx, `SELECT content_hash, vector FROM embeddings WHERE model = ? AND content_hash IN (SELECT value FROM json_each(?))`, model, string(list))
+	if err != nil {
+		return nil, d.classify(err, "read vectors")
+	}
+	defer rows.Close()
+	out := map[string][]float32{}
+	for rows.Next() {
+		var h string
+		var b []byte
+		if err := rows.Scan(&h, &b); err != nil {
+			return nil, d.classify(err, "read vectors")
+		}
+		out[h] = DecodeVector(b)
+	}
+	return out, d.classify(rows.Err(), "read vectors")
+}

@@ -55,6 +55,9 @@ type Source interface {
 
 // Channel names, as hits report them in Matched.
 const (
+	// ChannelSemantic is the sections nearest to the query by the cosine of
+	// their embeddings (optional; see SemanticSource).
+	ChannelSemantic = "semantic"
 	// ChannelWords is bm25 over every field of the word index (weighted by
 	// Weights.Fields) for the query's words and their typo corrections.
 	ChannelWords = "words"
@@ -91,11 +94,14 @@ func DefaultWeights() Weights {
 	return Weights{
 		Channels: map[string]float64{
 			ChannelWords: 1.0, ChannelRelated: 1.0, ChannelLiteral: 1.0, ChannelSymbol: 1.0,
+			// Not tuned: no embeddings model runs offline here to measure
+			// it on the gold sets; half a lexical channel until it is.
+			ChannelSemantic: 0.5,
 		},
 		Fields: map[string]float64{
 			db.ColumnTitle: 10, db.ColumnPath: 4, db.ColumnBody: 1, db.ColumnAnchors: 6,
 		},
-		Depth: map[string]int{ChannelWords: 50, ChannelRelated: 50, ChannelLiteral: 20, ChannelSymbol: 20},
+		Depth: map[string]int{ChannelWords: 50, ChannelRelated: 50, ChannelLiteral: 20, ChannelSymbol: 20, ChannelSemantic: 50},
 	}
 }
 
@@ -254,12 +260,24 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	if ex := ftsquery.AnyText(long); !ex.IsZero() {
 		add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, ex, n) })
 	}
+	if sem, ok := src.(SemanticSource); ok && strings.TrimSpace(a.Raw) != "" {
+		add(ChannelSemantic, func(n int) ([]db.Posting, error) { return sem.Semantic(ctx, a.Raw, n) })
+	}
 	for _, j := range jobs {
 		if !slices.Contains(res.Channels, j.channel) {
 			res.Channels = append(res.Channels, j.channel)
 		}
 	}
 	return e.runJobs(jobs)
+}
+
+// SemanticSource is a Source that can also find the sections nearest to a
+// query by meaning (the optional semantic channel). It answers nothing,
+// rather than an error, when its endpoint fails: the lexical channels
+// answer alone.
+type SemanticSource interface {
+	Source
+	Semantic(ctx context.Context, query string, limit int) ([]db.Posting, error)
 }
 
 // substringNeedles are the texts of texts long enough for a substring

@@ -37,6 +37,16 @@ type Request struct {
 	PathPrefix string // keep sections whose section_path starts with this
 	Limit      int    // 1..MaxLimit; 0 means DefaultLimit
 	Snippet    snippet.Options
+	// Semantic, when set, adds the semantic channel (internal/embed).
+	Semantic Semantic
+	// Lexical keeps the semantic channel out even where one is configured
+	// (app.App.Search fills Semantic otherwise): eval compares the two.
+	Lexical bool
+}
+
+// Semantic finds the sections of a scope nearest to a query by meaning.
+type Semantic interface {
+	Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]db.Posting, error)
 }
 
 // Citation is one hit, with everything needed to cite it.
@@ -59,6 +69,7 @@ type Result struct {
 	Corrections []rank.Correction `json:"corrections,omitempty" jsonschema:"query words the documents do not hold, and the spelling searched as well"`
 	Channels    []string          `json:"channels" jsonschema:"ranking channels run"`
 	Hits        []Citation        `json:"results" jsonschema:"ranked sections, best first"`
+	Notices     []string          `json:"notices,omitempty" jsonschema:"what the answer lacks, e.g. the semantic channel when its endpoint failed"`
 }
 
 // Search runs req. Errors: apperr.InvalidArgument for a bad query, limit or
@@ -86,7 +97,13 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, scoped, q, req.Limit, alts...)
+	var src rank.Source = scoped
+	var sem *semanticScope
+	if req.Semantic != nil && !req.Lexical {
+		sem = &semanticScope{Scoped: scoped, sem: req.Semantic}
+		src = sem
+	}
+	ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, src, q, req.Limit, alts...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -99,8 +116,33 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 		return Result{}, err
 	}
 	res := Result{Query: q.Raw, Corrections: ranked.Corrections, Channels: ranked.Channels}
+	if sem != nil && sem.failed != nil {
+		res.Notices = append(res.Notices, "the semantic channel is off for this answer ("+sem.failed.Error()+"); it comes from the lexical channels")
+	}
 	res.Hits = citeAll(ranked, alts, rows, req.Snippet)
 	return res, nil
+}
+
+// semanticScope is a scope with the semantic channel. When the endpoint
+// fails or is slow, the channel answers nothing and the failure becomes a
+// notice: a search never fails or waits for it.
+type semanticScope struct {
+	*db.Scoped
+	sem Semantic
+
+	mu     sync.Mutex
+	failed error
+}
+
+func (s *semanticScope) Semantic(ctx context.Context, query string, limit int) ([]db.Posting, error) {
+	ps, err := s.sem.Nearest(ctx, s.Scoped, query, limit)
+	if err != nil {
+		s.mu.Lock()
+		s.failed = err
+		s.mu.Unlock()
+		return nil, nil
+	}
+	return ps, nil
 }
 
 // citeAll builds the citations of the hits found in rows, in rank order.

@@ -28,6 +28,7 @@ type SearchSpecOut struct {
 	Documents   []SearchDocument  `json:"documents" jsonschema:"the documents the results come from"`
 	Results     []SearchHit       `json:"results" jsonschema:"ranked sections, best first"`
 	Channels    []string          `json:"channels,omitempty" jsonschema:"ranking channels run (verbose)"`
+	Notices     []string          `json:"notices,omitempty" jsonschema:"what the answer lacks, e.g. the semantic channel when its endpoint failed"`
 }
 
 // SearchDocument is one document some results come from.
@@ -55,7 +56,7 @@ type SearchHit struct {
 
 // compactSearch turns a search result into search_spec's answer.
 func compactSearch(res search.Result, verbose bool) SearchSpecOut {
-	out := SearchSpecOut{Query: res.Query, Corrections: res.Corrections, Documents: []SearchDocument{}, Results: []SearchHit{}}
+	out := SearchSpecOut{Query: res.Query, Corrections: res.Corrections, Documents: []SearchDocument{}, Results: []SearchHit{}, Notices: res.Notices}
 	if verbose {
 		out.Channels = res.Channels
 	}
@@ -145,6 +146,9 @@ func renderSearch(out SearchSpecOut) string {
 	var b strings.Builder
 	for _, c := range out.Corrections {
 		fmt.Fprintf(&b, "(searched %q as %q too)\n", c.Word, c.To)
+	}
+	for _, n := range out.Notices {
+		fmt.Fprintf(&b, "(%s)\n", n)
 	}
 	if len(out.Results) == 0 {
 		fmt.Fprintf(&b, "No sections match %q. Try other or fewer words, another language, no filters, or add phrasings in also.", out.Query)

@@ -30,7 +30,8 @@ const (
 
 // specTools serves the specification tools from one store.
 type specTools struct {
-	store *db.DB
+	store    *db.DB
+	semantic search.Semantic // nil: no semantic channel
 }
 
 // ListLanguagesIn takes no arguments.
@@ -155,7 +156,7 @@ func specToolset() []Tool {
 }
 
 // bindSpec binds the spec tools to the store.
-func bindSpec(d *Deps) *specTools { return &specTools{store: d.Store} }
+func bindSpec(d *Deps) *specTools { return &specTools{store: d.Store, semantic: d.Semantic} }
 
 // withLanguages appends the stored languages to each tool's description as
 // it is served.
@@ -199,6 +200,7 @@ func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpe
 		PathPrefix: in.SectionPathPrefix,
 		Limit:      in.Limit,
 		Snippet:    snippet.Options{Chars: in.SnippetChars, Windows: in.SnippetsPerHit, Mark: snippet.Markdown},
+		Semantic:   st.semantic,
 	})
 	if err != nil {
 		return SearchSpecOut{}, err

@@ -26,6 +26,7 @@ import (
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -47,6 +48,8 @@ type Deps struct {
 	// ReadOnly leaves out every tool that writes (one without the
 	// read-only annotation): `serve --http --read-only`.
 	ReadOnly bool
+	// Semantic, when set, adds the semantic channel to search_spec.
+	Semantic search.Semantic
 }
 
 func (d *Deps) logger() *slog.Logger {
