@@ -110,6 +110,18 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetRenderBlankState(true))
 		ingestOpts.Progress = func(string, bool) { bar.Add(1) }
+		var ebar *progressbar.ProgressBar
+		ingestOpts.SemanticProgress = func(done, total int) {
+			if ebar == nil {
+				bar.Finish()
+				ebar = progressbar.NewOptions(total, progressbar.OptionSetWriter(io.ErrOut),
+					progressbar.OptionSetDescription("embedding"), progressbar.OptionShowCount(), progressbar.OptionClearOnFinish())
+			}
+			ebar.Set(done)
+			if done == total {
+				ebar.Finish()
+			}
+		}
 	}
 	rep, err := a.Ingest(ctx, opts.language, opts.doc, ingestOpts)
 	if bar != nil {

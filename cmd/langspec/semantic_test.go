@@ -47,6 +47,12 @@ func TestIngestEmbeds(t *testing.T) {
 	if code != 0 || texts.Load() != first || !strings.Contains(out, "semantic channel: 0 sections embedded") {
 		t.Errorf("unchanged re-ingest sent %d more texts:\n%s", texts.Load()-first, out)
 	}
+	// eval search reports each part with and without the channel.
+	gold, _ := filepath.Abs(filepath.Join("..", "..", "fixtures", "gold", "spec-go.jsonl"))
+	code, out, errOut = run(t, env, args[0], args[1], args[2], args[3], "eval", "search", "--gold", gold, "--part", "tune")
+	if code != 0 || !strings.Contains(out, "tune+semantic") {
+		t.Errorf("eval search with an endpoint: %d\n%s%s", code, out, errOut)
+	}
 	srv.Close()
 	// Another model needs every vector again, and the endpoint is down: the
 	// ingest succeeds all the same.

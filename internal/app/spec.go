@@ -101,14 +101,14 @@ func (a *App) Ingest(ctx context.Context, language, doc string, opts ingest.Opti
 	if err != nil || a.opts.Config.Embeddings == nil || rep.Version == "" {
 		return rep, err
 	}
-	rep.Semantic = a.embed(ctx, store, rep)
+	rep.Semantic = a.embed(ctx, store, rep, opts.SemanticProgress)
 	return rep, nil
 }
 
 // embed brings the vectors of the ingested version up to date. The
 // endpoint's failure is not the ingest's: the report says the semantic
 // channel is off, and why.
-func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report) *ingest.SemanticReport {
+func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report, progress func(done, total int)) *ingest.SemanticReport {
 	c, err := a.Embedder()
 	sr := &ingest.SemanticReport{}
 	if err != nil {
@@ -116,7 +116,7 @@ func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report) *inges
 		return sr
 	}
 	sr.Model = c.Model()
-	er, err := embed.EmbedSnapshot(ctx, store, c, rep.Language, rep.Doc, rep.Version, nil)
+	er, err := embed.EmbedSnapshot(ctx, store, c, rep.Language, rep.Doc, rep.Version, progress)
 	sr.Sections, sr.Embedded, sr.Cached = er.Sections, er.Embedded, er.Cached
 	if err != nil {
 		sr.Off = err.Error()

@@ -1,11 +1,14 @@
 package embed
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -180,5 +183,48 @@ func TestEmbedSnapshot(t *testing.T) {
 	}
 	if n, _ := store.VectorCount(ctx, "m1"); n != rep.Embedded {
 		t.Errorf("%d vectors of m1 stored, want %d", n, rep.Embedded)
+	}
+}
+
+// BenchmarkNearest is the brute-force scan the semantic channel runs per
+// query: 100,000 sections of 768 dimensions (the bound for brute
+// force).
+//
+//	go test ./internal/embed -run '^$' -bench Nearest
+func BenchmarkNearest(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rows := make([]rowVector, 100_000)
+	for i := range rows {
+		v := make([]float32, 768)
+		for j := range v {
+			v[j] = r.Float32() - 0.5
+		}
+		rows[i] = rowVector{id: int64(i + 1), vec: normalize(v)}
+	}
+	q := rows[42].vec
+	for b.Loop() {
+		if got := nearest(q, rows, 50); got[0].ID != 43 {
+			b.Fatalf("nearest = %d", got[0].ID)
+		}
+	}
+}
+
+// TestRealEndpoint embeds against a real Ollama-compatible server when
+// LANGSPEC_TEST_EMBEDDINGS_URL (and LANGSPEC_TEST_EMBEDDINGS_MODEL,
+// default nomic-embed-text) name one; skipped otherwise.
+func TestRealEndpoint(t *testing.T) {
+	url := os.Getenv("LANGSPEC_TEST_EMBEDDINGS_URL")
+	if url == "" {
+		t.Skip("set LANGSPEC_TEST_EMBEDDINGS_URL to an OpenAI-compatible endpoint (e.g. http://127.0.0.1:11434/v1) to run")
+	}
+	model := cmp.Or(os.Getenv("LANGSPEC_TEST_EMBEDDINGS_MODEL"), "nomic-embed-text")
+	vecs, err := New(Options{URL: url, Model: model, Batch: 2}).Embed(context.Background(),
+		[]string{"slice expressions", "cut a piece out of an array", "defer statements"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b, c := normalize(vecs[0]), normalize(vecs[1]), normalize(vecs[2])
+	if !(dot(a, b) > dot(b, c)) {
+		t.Errorf("the paraphrase is not nearer: slice/cut %.3f, cut/defer %.3f", dot(a, b), dot(b, c))
 	}
 }

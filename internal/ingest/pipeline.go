@@ -20,6 +20,9 @@ type Options struct {
 	Now    func() time.Time
 	// Progress is told about each page as it is read; it may be nil.
 	Progress func(rel string, failed bool)
+	// SemanticProgress is told how many sections' embeddings are done, of
+	// how many, after each batch (app.App.Ingest); it may be nil.
+	SemanticProgress func(done, total int)
 }
 
 // Report is what an ingest did, for the summary line.

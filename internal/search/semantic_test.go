@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/search"
@@ -92,4 +93,58 @@ func TestSemanticChannel(t *testing.T) {
 		t.Errorf("with the endpoint down: %d hits, first %s; lexical alone: %d, first %s",
 			len(down.Hits), down.Hits[0].SectionID, len(lexical.Hits), lexical.Hits[0].SectionID)
 	}
+}
+
+// BenchmarkSemanticSearch puts a search with the semantic channel (the
+// fake endpoint on loopback; each query's vector cached after its first
+// call) beside the same search without it, alternating, over the Go spec.
+//
+//	go test ./internal/search -run '^$' -bench SemanticSearch -benchtime 2000x
+func BenchmarkSemanticSearch(b *testing.B) {
+	ctx := context.Background()
+	store := goSpecStore(b)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input []string }
+		json.NewDecoder(r.Body).Decode(&req)
+		data := []map[string]any{}
+		for i, text := range req.Input {
+			v := make([]float32, 768)
+			for _, word := range strings.Fields(strings.ToLower(text)) {
+				h := fnv.New32a()
+				h.Write([]byte(word))
+				v[h.Sum32()%768]++
+			}
+			data = append(data, map[string]any{"index": i, "embedding": v})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"data": data})
+	}))
+	defer srv.Close()
+	client := embed.New(embed.Options{URL: srv.URL, Model: "bag", Dimensions: 768})
+	vs, _ := store.Versions(ctx, "go")
+	if _, err := embed.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
+		b.Fatal(err)
+	}
+	ch := embed.NewChannel(client)
+	queries := []string{"slice expressions", "defer statements", "method sets", "type assertions"}
+	var with, without []time.Duration
+	i := 0
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		i++
+		start := time.Now()
+		if _, err := search.Search(ctx, store, search.Request{Query: q, Semantic: ch}); err != nil {
+			b.Fatal(err)
+		}
+		with = append(with, time.Since(start))
+		start = time.Now()
+		if _, err := search.Search(ctx, store, search.Request{Query: q}); err != nil {
+			b.Fatal(err)
+		}
+		without = append(without, time.Since(start))
+	}
+	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	w, wo := med(with), med(without)
+	b.ReportMetric(float64(w.Microseconds())/1000, "semantic-p50-ms")
+	b.ReportMetric(float64(wo.Microseconds())/1000, "lexical-p50-ms")
+	b.ReportMetric(float64(w)/float64(wo), "ratio")
 }
