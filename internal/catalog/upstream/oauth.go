@@ -39,6 +39,7 @@ type OAuthConfig struct {
 type OAuthTokens interface {
 	LoadToken(server, subject string) (*oauth2.Token, error) // nil, nil when there is none
 	SaveToken(server, subject string, t *oauth2.Token) error
+	DeleteToken(server, subject string) error // upstream logout
 }
 
 // earlyRefresh is how long before it expires an access token is renewed.

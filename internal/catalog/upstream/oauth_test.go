@@ -130,6 +130,13 @@ func (m *memTokens) LoadToken(server, subject string) (*oauth2.Token, error) {
 	return &cp, nil
 }
 
+func (m *memTokens) DeleteToken(server, subject string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.saved, server+"/"+subject)
+	return nil
+}
+
 func (m *memTokens) SaveToken(server, subject string, t *oauth2.Token) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()

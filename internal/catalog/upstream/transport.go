@@ -45,13 +45,27 @@ func (m *Manager) stdioDial(name string, cfg ServerConfig, red redactor) dialFun
 // the http.Client's RoundTripper, the one hook both SDK transports take;
 // they never pass through the SDK, so its logs cannot show them.
 func httpDial(cfg ServerConfig) dialFunc {
+	return httpDialVia(cfg, nil)
+}
+
+// httpDialVia is httpDial with wrap, when set, between the configured
+// headers and the connection: what it returns (an error stops the dial)
+// sees every request, as the OAuth transport does.
+func httpDialVia(cfg ServerConfig, wrap func(ctx context.Context, base http.RoundTripper) (http.RoundTripper, error)) dialFunc {
 	header := make(http.Header, len(cfg.Headers))
 	for k, v := range cfg.Headers {
 		header.Set(k, v)
 	}
-	return func(context.Context) (dialed, error) {
+	return func(ctx context.Context) (dialed, error) {
 		base := newHTTPTransport()
-		client := &http.Client{Transport: &headerTransport{base: base, header: header}}
+		var rt http.RoundTripper = base
+		if wrap != nil {
+			var err error
+			if rt, err = wrap(ctx, base); err != nil {
+				return dialed{}, err
+			}
+		}
+		client := &http.Client{Transport: &headerTransport{base: rt, header: header}}
 		if cfg.Type == TypeSSE {
 			return dialed{t: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
 		}
@@ -64,35 +78,23 @@ func httpDial(cfg ServerConfig) dialFunc {
 // expires and once on a 401. The endpoints are looked up on the first
 // dial when the configuration leaves them out.
 func (m *Manager) oauthDial(name string, cfg ServerConfig, holder *oauthHolder) dialFunc {
-	header := make(http.Header, len(cfg.Headers))
-	for k, v := range cfg.Headers {
-		header.Set(k, v)
-	}
-	return func(ctx context.Context) (dialed, error) {
-		mu, src := &holder.mu, &holder.src
+	return httpDialVia(cfg, func(ctx context.Context, base http.RoundTripper) (http.RoundTripper, error) {
 		if m.opts.OAuthTokens == nil {
-			return dialed{}, apperr.New(apperr.UpstreamUnavailable, "", "upstream %q logs in with OAuth, and there is no token store", name)
+			return nil, apperr.New(apperr.UpstreamUnavailable, "", "upstream %q logs in with OAuth, and there is no token store", name)
 		}
-		base := newHTTPTransport()
-		mu.Lock()
-		if *src == nil {
+		holder.mu.Lock()
+		defer holder.mu.Unlock()
+		if holder.src == nil {
 			client := &http.Client{Transport: newHTTPTransport(), Timeout: 30 * time.Second}
 			o, err := cfg.OAuth.endpoints(ctx, client, cfg.URL)
 			if err != nil {
-				mu.Unlock()
-				return dialed{}, apperr.Wrap(err, apperr.UpstreamUnavailable, "give authorizationUrl and tokenUrl in the oauth block",
+				return nil, apperr.Wrap(err, apperr.UpstreamUnavailable, "give authorizationUrl and tokenUrl in the oauth block",
 					"finding the OAuth endpoints of %q: %v", name, err)
 			}
-			*src = &oauthSource{server: name, subject: m.subject, conf: o.config(""), store: m.opts.OAuthTokens, client: client}
+			holder.src = &oauthSource{server: name, subject: m.subject, conf: o.config(""), store: m.opts.OAuthTokens, client: client}
 		}
-		s := *src
-		mu.Unlock()
-		client := &http.Client{Transport: &headerTransport{base: &oauthTransport{base: base, src: s}, header: header}}
-		if cfg.Type == TypeSSE {
-			return dialed{t: &mcp.SSEClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
-		}
-		return dialed{t: &mcp.StreamableClientTransport{Endpoint: cfg.URL, HTTPClient: client}, cleanup: base.CloseIdleConnections}, nil
-	}
+		return &oauthTransport{base: base, src: holder.src}, nil
+	})
 }
 
 // oauthHolder is a server's oauthSource, made on its first dial.
