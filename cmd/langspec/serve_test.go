@@ -39,6 +39,7 @@ const hangLimit = 10 * time.Second
 var built struct {
 	once sync.Once
 	path string
+	dir  string // the folder the build went to, removed at the end; empty for LANGSPEC_TEST_BINARY
 	err  error
 }
 
@@ -49,11 +50,19 @@ func langspecBinary(tb testing.TB) string {
 		tb.Skip("-short: skipping tests that build the binary")
 	}
 	built.once.Do(func() {
+		// LANGSPEC_TEST_BINARY runs the tests and benchmarks against a
+		// binary built elsewhere: two builds compared by one test binary,
+		// or a binary kept for a profiler to read its symbols.
+		if p := os.Getenv("LANGSPEC_TEST_BINARY"); p != "" {
+			built.path = p
+			return
+		}
 		dir, err := os.MkdirTemp("", "langspec-e2e")
 		if err != nil {
 			built.err = err
 			return
 		}
+		built.dir = dir
 		built.path = filepath.Join(dir, "langspec")
 		goTool, err := exec.LookPath("go")
 		if err != nil {
@@ -72,8 +81,8 @@ func langspecBinary(tb testing.TB) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.path != "" {
-		os.RemoveAll(filepath.Dir(built.path))
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
 	}
 	os.Exit(code)
 }

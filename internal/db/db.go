@@ -33,6 +33,7 @@ type DB struct {
 	path     string
 	readOnly bool
 	stmts    stmtCache
+	memo     memo
 	vocab    snapshotCache[*Vocabulary]
 	ranges   snapshotCache[*idRange]
 	layouts  snapshotCache[*wordindex.Snapshot]
@@ -192,6 +193,7 @@ func (d *DB) checkMigrated(ctx context.Context) error {
 
 // Close releases the connections.
 func (d *DB) Close() error {
+	d.memo.close()
 	d.stmts.close()
 	return d.sql.Close()
 }

@@ -499,3 +499,71 @@ func TestIndexesFollowWrites(t *testing.T) {
 		t.Errorf("a needle held as written, case aside, found %v", got)
 	}
 }
+
+// TestMemoFollowsOtherWriters: what a store keeps between searches
+// (versions, word counts, postings, rows) is dropped as soon as another
+// handle on the same file commits — here a second handle, as an ingest
+// run beside a server would be — even when the replacing sections reuse
+// the row ids of the replaced ones.
+func TestMemoFollowsOtherWriters(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "langspec.db")
+	open := func() *db.DB {
+		d, err := db.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		return d
+	}
+	server, ingest := open(), open()
+	if _, err := ingest.Publish(ctx, snapshot("go1.26", "h1"), sections(3, "alpha")); err != nil {
+		t.Fatal(err)
+	}
+	counts := func(word string) int {
+		t.Helper()
+		scoped, err := server.Scope(ctx, db.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wc, err := scoped.Counts(ctx, []string{word})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return wc.DF[word]
+	}
+	for range 2 { // the second time from the memo
+		if hits := mustSearch(t, server, db.Scope{}, "alpha"); len(hits) != 1 || hits[0].Text != "this version says alpha" {
+			t.Fatalf("alpha hits = %+v", hits)
+		}
+		if n := counts("alpha"); n != 1 {
+			t.Fatalf("alpha counted in %d sections", n)
+		}
+	}
+	if _, err := ingest.Publish(ctx, snapshot("go1.26", "h2"), sections(3, "gamma")); err != nil {
+		t.Fatal(err)
+	}
+	hits := mustSearch(t, server, db.Scope{}, "gamma")
+	if len(hits) != 1 || hits[0].Text != "this version says gamma" {
+		t.Fatalf("after the other handle's write, gamma hits = %+v", hits)
+	}
+	if hits := mustSearch(t, server, db.Scope{}, "alpha"); len(hits) != 0 {
+		t.Errorf("replaced text still found: %+v", hits)
+	}
+	if n := counts("alpha"); n != 0 {
+		t.Errorf("replaced word still counted in %d sections", n)
+	}
+	if _, err := ingest.Publish(ctx, snapshot("go1.27", "h3"), sections(2, "delta")); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := server.Versions(ctx, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Version != "go1.27" || !vs[0].Latest {
+		t.Errorf("versions after the other handle's publish = %+v", vs)
+	}
+	if hits := mustSearch(t, server, db.Scope{}, "delta"); len(hits) != 1 || hits[0].Version != "go1.27" {
+		t.Errorf("delta hits = %+v", hits)
+	}
+}

@@ -47,6 +47,7 @@ const (
 // (internal/rank) read the same snapshots without resolving them again.
 type Scoped struct {
 	d      *DB
+	gen    *generation // what the store held when the scope was resolved
 	set    snapshotSet
 	prefix string
 	// rows, when set, is the row id range of the scope's one snapshot: its
@@ -61,13 +62,22 @@ type idRange struct{ lo, hi int64 }
 // Scope resolves f for a ranked search. Errors: apperr.NotFound for an
 // unknown language or version.
 func (d *DB) Scope(ctx context.Context, f Filter) (*Scoped, error) {
-	set, err := d.resolve(ctx, f.Scope)
+	g, err := d.generation(ctx)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scoped{d: d, set: set, prefix: f.PathPrefix}
+	all, err := d.versionsIn(ctx, g, "")
+	if err != nil {
+		return nil, err
+	}
+	vs, err := pickSnapshots(all, f.Scope)
+	if err != nil {
+		return nil, err
+	}
+	set := newSnapshotSet(vs)
+	s := &Scoped{d: d, gen: g, set: set, prefix: f.PathPrefix}
 	if len(set.byID) == 1 && f.PathPrefix == "" {
-		key := snapshotKeys(set.byID)
+		key := set.key
 		r, err := d.ranges.get(key, func() (*idRange, error) {
 			for id := range set.byID {
 				return d.rowRange(ctx, id)
@@ -278,29 +288,46 @@ func (s *Scoped) Sections(ctx context.Context, ids []int64) (map[int64]SectionRo
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	b := make([]byte, 0, len(ids)*8)
+	byRow := make(map[int64]SectionRow, len(ids))
+	var missing []int64
+	for _, id := range ids {
+		if r, ok := s.gen.row(id); !ok {
+			missing = append(missing, id)
+		} else if _, in := s.set.byID[r.snapshotID]; in {
+			byRow[id] = r
+		}
+	}
+	if len(missing) == 0 {
+		return byRow, nil
+	}
+	b := make([]byte, 0, len(missing)*8)
 	b = append(b, '[')
-	for i, id := range ids {
+	for i, id := range missing {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = strconv.AppendInt(b, id, 10)
 	}
 	b = append(b, ']')
+	// Every row asked for is read, in scope or not, so the memo can keep
+	// it for any scope; the versions of this generation name its document.
 	rows, err := s.d.query(ctx, `SELECT `+sectionColumns+`, sec.id FROM sections sec
-		WHERE sec.id IN (SELECT value FROM json_each(?1)) AND sec.snapshot_id IN (SELECT value FROM json_each(?2))`,
-		string(b), s.set.json)
+		WHERE sec.id IN (SELECT value FROM json_each(?1))`, string(b))
 	if err != nil {
 		return nil, s.d.classify(err, "read sections from")
 	}
 	defer rows.Close()
-	byRow := make(map[int64]SectionRow, len(ids))
+	versions := s.set.byID
 	for rows.Next() {
 		var id int64
-		r, err := scanSection(rows, s.set.byID, &id)
+		r, err := scanSection(rows, versions, &id)
 		if err != nil {
 			return nil, s.d.classify(err, "read sections from")
 		}
+		if _, in := versions[r.snapshotID]; !in {
+			continue
+		}
+		s.gen.keepRow(id, r)
 		byRow[id] = r
 	}
 	return byRow, s.d.classify(rows.Err(), "read sections from")
@@ -380,16 +407,26 @@ func (s *Scoped) Counts(ctx context.Context, words []string) (WordCounts, error)
 	for _, info := range s.set.byID {
 		wc.Sections += info.SectionCount
 	}
-	if v, ok := s.d.vocab.peek(snapshotKeys(s.set.byID)); ok {
+	if v, ok := s.d.vocab.peek(s.set.key); ok {
 		for _, w := range words {
 			wc.DF[w] = v.DF(w)
 		}
 		return wc, nil
 	}
-	if len(words) == 0 {
+	var missing []string
+	for _, w := range words {
+		if n, ok := s.gen.count(memoKey(s.set, w)); ok {
+			if n > 0 {
+				wc.DF[w] = n
+			}
+		} else if !slices.Contains(missing, w) {
+			missing = append(missing, w)
+		}
+	}
+	if len(missing) == 0 {
 		return wc, nil
 	}
-	list, _ := json.Marshal(words) // []string always marshals
+	list, _ := json.Marshal(missing) // []string always marshals
 	rows, err := s.d.query(ctx, `SELECT term, sum(df) FROM snapshot_terms
 		WHERE snapshot_id IN (SELECT value FROM json_each(?1)) AND term IN (SELECT value FROM json_each(?2))
 		GROUP BY term`, s.set.json, string(list))
@@ -397,6 +434,7 @@ func (s *Scoped) Counts(ctx context.Context, words []string) (WordCounts, error)
 		return wc, s.d.classify(err, "read the vocabulary of")
 	}
 	defer rows.Close()
+	found := map[string]int{}
 	for rows.Next() {
 		var t string
 		var n int
@@ -404,15 +442,22 @@ func (s *Scoped) Counts(ctx context.Context, words []string) (WordCounts, error)
 			return wc, s.d.classify(err, "read the vocabulary of")
 		}
 		wc.DF[t] = n
+		found[t] = n
 	}
-	return wc, s.d.classify(rows.Err(), "read the vocabulary of")
+	if err := rows.Err(); err != nil {
+		return wc, s.d.classify(err, "read the vocabulary of")
+	}
+	for _, w := range missing {
+		s.gen.keepCount(memoKey(s.set, w), found[w]) // 0: no section holds it
+	}
+	return wc, nil
 }
 
 // Vocabulary returns the words of the scope's snapshots with the number of
 // sections holding each (summed over snapshots). Snapshots never change, so
 // a vocabulary is read and indexed once per DB and kept.
 func (s *Scoped) Vocabulary(ctx context.Context) (*Vocabulary, error) {
-	return s.d.vocab.get(snapshotKeys(s.set.byID), func() (*Vocabulary, error) {
+	return s.d.vocab.get(s.set.key, func() (*Vocabulary, error) {
 		df := map[string]int{}
 		for id := range s.set.byID {
 			if err := readTerms(ctx, s.d, id, df); err != nil {

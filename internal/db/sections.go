@@ -55,6 +55,7 @@ func scanSection(rows *sql.Rows, versions map[int64]VersionInfo, extra ...any) (
 type snapshotSet struct {
 	byID map[int64]VersionInfo
 	json string
+	key  string // snapshotKeys(byID), for the caches of what never changes
 }
 
 func (d *DB) resolve(ctx context.Context, sc Scope) (snapshotSet, error) {
@@ -62,6 +63,10 @@ func (d *DB) resolve(ctx context.Context, sc Scope) (snapshotSet, error) {
 	if err != nil {
 		return snapshotSet{}, err
 	}
+	return newSnapshotSet(vs), nil
+}
+
+func newSnapshotSet(vs []VersionInfo) snapshotSet {
 	set := snapshotSet{byID: make(map[int64]VersionInfo, len(vs))}
 	ids := make([]int64, 0, len(vs))
 	for _, v := range vs {
@@ -70,7 +75,8 @@ func (d *DB) resolve(ctx context.Context, sc Scope) (snapshotSet, error) {
 	}
 	b, _ := json.Marshal(ids) // []int64 always marshals
 	set.json = string(b)
-	return set, nil
+	set.key = snapshotKeys(set.byID)
+	return set
 }
 
 // Outline returns the sections of one document version in document order,

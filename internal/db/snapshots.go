@@ -340,11 +340,37 @@ func unknownLanguage(language string, all []VersionInfo) error {
 	return apperr.New(apperr.NotFound, "available languages: "+strings.Join(langs, ", "), "unknown language %q", language)
 }
 
+// versions lists the stored versions of language ("" for all) as
+// Versions does, from the memo while the store is unchanged.
 func (d *DB) versions(ctx context.Context, language string) ([]VersionInfo, error) {
+	g, err := d.generation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return d.versionsIn(ctx, g, language)
+}
+
+// versionsIn is versions within generation g.
+func (d *DB) versionsIn(ctx context.Context, g *generation, language string) ([]VersionInfo, error) {
+	all, err := g.allVersions(func() ([]VersionInfo, error) { return d.readVersions(ctx) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]VersionInfo, 0, len(all))
+	for _, v := range all {
+		if language == "" || v.Language == language {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// readVersions reads every stored version, sorted and with each
+// document's latest marked.
+func (d *DB) readVersions(ctx context.Context) ([]VersionInfo, error) {
 	rows, err := d.query(ctx, `SELECT s.id, d.language, d.doc, d.display_name, s.version, s.source_url,
 			s.fetched_at, s.section_count, s.complete
-		FROM snapshots s JOIN documents d ON d.id = s.document_id
-		WHERE ?1 = '' OR d.language = ?1`, language)
+		FROM snapshots s JOIN documents d ON d.id = s.document_id`)
 	if err != nil {
 		return nil, d.classify(err, "read versions from")
 	}
@@ -455,6 +481,11 @@ func (d *DB) snapshotsIn(ctx context.Context, sc Scope) ([]VersionInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return pickSnapshots(all, sc)
+}
+
+// pickSnapshots is snapshotsIn over the stored versions all.
+func pickSnapshots(all []VersionInfo, sc Scope) ([]VersionInfo, error) {
 	var picked, ofLanguage []VersionInfo
 	for _, v := range all {
 		if sc.Language != "" && v.Language != sc.Language || sc.Doc != "" && v.Doc != sc.Doc {

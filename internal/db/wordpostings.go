@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -231,8 +232,11 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		}
 		layouts[id] = l
 	}
-	var rows, tokens int64
-	if err := s.queryRow(ctx, `SELECT coalesce(sum(sections), 0), coalesce(sum(tokens), 0) FROM word_layouts`, &rows, &tokens); err != nil {
+	rows, tokens, err := s.gen.tableSize(func() (rows, tokens int64, err error) {
+		err = s.queryRow(ctx, `SELECT coalesce(sum(sections), 0), coalesce(sum(tokens), 0) FROM word_layouts`, &rows, &tokens)
+		return rows, tokens, err
+	})
+	if err != nil {
 		return nil, false, err
 	}
 	if rows == 0 {
@@ -271,44 +275,77 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 // statistics for bm25) and its postings in each snapshot of the scope, in
 // one query.
 func (s *Scoped) postings(ctx context.Context, terms []string, rows int64) (map[string]float64, map[int64]map[string]wordindex.List, error) {
-	list, _ := json.Marshal(terms) // []string always marshals
-	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, df, in_scope, CASE WHEN in_scope THEN postings END, CASE WHEN in_scope THEN skips END
-		FROM (SELECT *, snapshot_id IN (SELECT value FROM json_each(?2)) AS in_scope
-			FROM word_postings WHERE term IN (SELECT value FROM json_each(?1)))`, string(list), s.set.json)
-	if err != nil {
-		return nil, nil, s.d.classify(err, "search")
-	}
-	defer rs.Close()
-	hits := map[string]int64{}
-	lists := map[int64]map[string]wordindex.List{}
-	for rs.Next() {
-		var term string
-		var snapID, df int64
-		var inScope bool
-		var l wordindex.List
-		if err := rs.Scan(&term, &snapID, &df, &inScope, &l.Postings, &l.Skips); err != nil {
-			return nil, nil, s.d.classify(err, "search")
+	byTerm := make(map[string]termPostings, len(terms))
+	var missing []string
+	for _, t := range terms {
+		if p, ok := s.gen.termPostings(memoKey(s.set, t)); ok {
+			byTerm[t] = p
+		} else if !slices.Contains(missing, t) {
+			missing = append(missing, t)
 		}
-		hits[term] += df
-		if inScope {
+	}
+	if len(missing) > 0 {
+		read, err := s.readPostings(ctx, missing)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, t := range missing {
+			p := read[t] // hits 0 when no section holds it
+			s.gen.keepPostings(memoKey(s.set, t), p)
+			byTerm[t] = p
+		}
+	}
+	idf := make(map[string]float64, len(byTerm))
+	lists := map[int64]map[string]wordindex.List{}
+	for term, p := range byTerm {
+		if p.hits == 0 {
+			continue
+		}
+		x, err := s.d.idf(ctx, rows, p.hits)
+		if err != nil {
+			return nil, nil, err
+		}
+		idf[term] = x
+		for snapID, l := range p.lists {
 			if lists[snapID] == nil {
 				lists[snapID] = map[string]wordindex.List{}
 			}
 			lists[snapID][term] = l
 		}
 	}
-	if err := rs.Err(); err != nil {
-		return nil, nil, s.d.classify(err, "search")
-	}
-	idf := make(map[string]float64, len(hits))
-	for term, n := range hits {
-		x, err := s.d.idf(ctx, rows, n)
-		if err != nil {
-			return nil, nil, err
-		}
-		idf[term] = x
-	}
 	return idf, lists, nil
+}
+
+// readPostings reads terms' entries from the store.
+func (s *Scoped) readPostings(ctx context.Context, terms []string) (map[string]termPostings, error) {
+	list, _ := json.Marshal(terms) // []string always marshals
+	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, df, in_scope, CASE WHEN in_scope THEN postings END, CASE WHEN in_scope THEN skips END
+		FROM (SELECT *, snapshot_id IN (SELECT value FROM json_each(?2)) AS in_scope
+			FROM word_postings WHERE term IN (SELECT value FROM json_each(?1)))`, string(list), s.set.json)
+	if err != nil {
+		return nil, s.d.classify(err, "search")
+	}
+	defer rs.Close()
+	out := map[string]termPostings{}
+	for rs.Next() {
+		var term string
+		var snapID, df int64
+		var inScope bool
+		var l wordindex.List
+		if err := rs.Scan(&term, &snapID, &df, &inScope, &l.Postings, &l.Skips); err != nil {
+			return nil, s.d.classify(err, "search")
+		}
+		p := out[term]
+		p.hits += df
+		if inScope {
+			if p.lists == nil {
+				p.lists = map[int64]wordindex.List{}
+			}
+			p.lists[snapID] = l
+		}
+		out[term] = p
+	}
+	return out, s.d.classify(rs.Err(), "search")
 }
 
 // idfKey is what an IDF depends on: the table's rows and a term's.

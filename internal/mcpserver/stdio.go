@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +34,64 @@ func StdioTransport(in io.ReadCloser, out io.Writer, log *slog.Logger) mcp.Trans
 	w := &lineWriter{w: out, ids: &inFlight{ids: map[string]bool{}}}
 	pr, pw := io.Pipe()
 	go filterMessages(in, pw, w, log)
-	return &mcp.IOTransport{Reader: &filteredReader{PipeReader: pr, in: in}, Writer: w}
+	return &stdioTransport{sdk: &mcp.IOTransport{Reader: &filteredReader{PipeReader: pr, in: in}, Writer: w}, w: w}
+}
+
+// stdioTransport is the SDK's transport, whose connection writes results
+// itself (resultWriter).
+type stdioTransport struct {
+	sdk *mcp.IOTransport
+	w   *lineWriter
+}
+
+func (t *stdioTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.sdk.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &resultWriter{Connection: c, w: t.w}, nil
+}
+
+// resultWriter writes a response that carries a result without encoding
+// it again. The SDK has already encoded the result (compact, as
+// encoding/json writes it); its transport would run encoding/json over
+// those bytes once more to wrap them, a pass over every byte of every
+// answer (docs/performance.md). The line written is the one the SDK
+// writes. Everything else goes through the SDK's own connection.
+type resultWriter struct {
+	mcp.Connection
+	w *lineWriter
+}
+
+func (c *resultWriter) Write(ctx context.Context, msg jsonrpc.Message) error {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
+		return c.Connection.Write(ctx, msg)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	line := make([]byte, 0, len(resp.Result)+64)
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	switch id := resp.ID.Raw().(type) {
+	case int64:
+		line = strconv.AppendInt(line, id, 10)
+	case string:
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // as the SDK writes it
+		if err := enc.Encode(id); err != nil {
+			return c.Connection.Write(ctx, msg)
+		}
+		line = append(line, bytes.TrimRight(b.Bytes(), "\n")...)
+	default:
+		return c.Connection.Write(ctx, msg)
+	}
+	line = append(line, `,"result":`...)
+	line = append(line, resp.Result...)
+	line = append(line, "}\n"...)
+	_, err := c.w.Write(line)
+	return err
 }
 
 // filterMessages copies valid messages from in to pw, one per line, and

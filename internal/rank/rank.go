@@ -200,6 +200,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		weights[i] = cmp.Or(e.w.Fields[c], 1)
 	}
 	var related []ftsquery.Word // the related channel's words, when it has any the words channel lacks
+	parallel := true
 	if len(words) > 0 {
 		texts := make([]string, len(words))
 		for i, w := range words {
@@ -209,6 +210,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		if err != nil {
 			return nil, err
 		}
+		parallel = counts.Sections >= parallelSections
 		words = dropCommon(words, counts)
 		var fixes []Correction
 		if mayCorrect(words, counts) {
@@ -268,7 +270,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 			res.Channels = append(res.Channels, j.channel)
 		}
 	}
-	return e.runJobs(jobs)
+	return e.runJobs(jobs, parallel)
 }
 
 // SemanticSource is a Source that can also find the sections nearest to a
@@ -298,11 +300,17 @@ type job struct {
 	run     func(limit int) ([]db.Posting, error)
 }
 
-// runJobs runs the channels' queries at once — they are independent reads,
-// and on a machine with cores to spare a query costs the slowest channel
-// rather than the sum — and returns their lists in job order, so fusion
-// sees them the same way every time.
-func (e *Engine) runJobs(jobs []job) ([]ranked, error) {
+// parallelSections is the scope below which the channels run one after
+// the other: over a few thousand sections each channel takes microseconds,
+// less than handing it to another goroutine costs (measured over stdio on
+// the Go spec, docs/performance.md).
+const parallelSections = 5000
+
+// runJobs runs the channels' queries, with parallel at once — they are
+// independent reads, and on a machine with cores to spare a query costs the
+// slowest channel rather than the sum — and returns their lists in job
+// order, so fusion sees them the same way every time.
+func (e *Engine) runJobs(jobs []job, parallel bool) ([]ranked, error) {
 	out := make([]ranked, len(jobs))
 	errs := make([]error, len(jobs))
 	do := func(i int) {
@@ -312,7 +320,11 @@ func (e *Engine) runJobs(jobs []job) ([]ranked, error) {
 	}
 	var wg sync.WaitGroup
 	for i := 1; i < len(jobs); i++ {
-		wg.Go(func() { do(i) })
+		if parallel {
+			wg.Go(func() { do(i) })
+		} else {
+			do(i)
+		}
 	}
 	if len(jobs) > 0 {
 		do(0)
@@ -335,15 +347,29 @@ func (e *Engine) runJobs(jobs []job) ([]ranked, error) {
 // channel ranked higher, then to the lower row id, so answers are
 // deterministic.
 func (e *Engine) fuse(lists []ranked, limit int) []Hit {
+	// The channels in the order they come, each once: a hit's parts are
+	// kept by channel, as its best score from any list of that channel.
+	var names []string
+	chanOf := make([]int, len(lists))
+	for i, l := range lists {
+		c := slices.Index(names, l.channel)
+		if c < 0 {
+			c = len(names)
+			names = append(names, l.channel)
+		}
+		chanOf[i] = c
+	}
 	type acc struct {
 		hit      Hit
-		parts    map[string]float64
+		parts    []float64 // by channel
+		has      []bool    // by channel: the channel found the hit
 		wordRank int
 	}
+	var accs []*acc
 	byID := map[int64]*acc{}
-	var order []*acc
-	for _, l := range lists {
+	for li, l := range lists {
 		w := e.w.Channels[l.channel]
+		c := chanOf[li]
 		best := 0.0
 		for _, p := range l.ids {
 			best = max(best, p.Score)
@@ -351,22 +377,25 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		for i, p := range l.ids {
 			a := byID[p.ID]
 			if a == nil {
-				a = &acc{hit: Hit{ID: p.ID}, parts: map[string]float64{}, wordRank: 1 << 30}
+				a = &acc{hit: Hit{ID: p.ID}, parts: make([]float64, len(names)), has: make([]bool, len(names)), wordRank: 1 << 30}
 				byID[p.ID] = a
-				order = append(order, a)
+				accs = append(accs, a)
 			}
 			s := w / float64(len(l.ids)) // scores that say nothing (all 0) keep the list's order
 			if best > 0 {
 				s = w * p.Score / best
 			}
 			a.hit.Score += s
-			a.parts[l.channel] = max(a.parts[l.channel], s)
+			// A part starts at 0, as a map's missing entry did: a
+			// negative weight's part stays 0 and still names its channel.
+			a.parts[c] = max(a.parts[c], s)
+			a.has[c] = true
 			if l.channel == ChannelWords {
 				a.wordRank = min(a.wordRank, i)
 			}
 		}
 	}
-	slices.SortStableFunc(order, func(x, y *acc) int {
+	slices.SortStableFunc(accs, func(x, y *acc) int {
 		if c := cmp.Compare(y.hit.Score, x.hit.Score); c != 0 {
 			return c
 		}
@@ -375,22 +404,28 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		}
 		return cmp.Compare(x.hit.ID, y.hit.ID)
 	})
-	if len(order) > limit {
-		order = order[:limit]
+	if len(accs) > limit {
+		accs = accs[:limit]
 	}
-	hits := make([]Hit, len(order))
-	for i, a := range order {
-		names := make([]string, 0, len(a.parts))
-		for n := range a.parts {
-			names = append(names, n)
+	hits := make([]Hit, len(accs))
+	for i, a := range accs {
+		var found []int
+		for c := range names {
+			if a.has[c] {
+				found = append(found, c)
+			}
 		}
-		slices.SortFunc(names, func(x, y string) int {
+		slices.SortFunc(found, func(x, y int) int {
 			if c := cmp.Compare(a.parts[y], a.parts[x]); c != 0 {
 				return c
 			}
-			return strings.Compare(x, y)
+			return strings.Compare(names[x], names[y])
 		})
-		a.hit.Matched = names
+		matched := make([]string, len(found))
+		for k, c := range found {
+			matched[k] = names[c]
+		}
+		a.hit.Matched = matched
 		hits[i] = a.hit
 	}
 	return hits

@@ -19,110 +19,79 @@ type matcher interface {
 }
 
 // wordMatcher matches the way the word index does: unicode61 tokens, folded
-// case and diacritics, porter stems; a phrase is consecutive tokens.
+// case and diacritics, porter stems. Each term is one word (a phrase's words
+// are highlighted one by one, as the any-word strategy finds them).
 type wordMatcher struct {
 	terms []wordTerm
-	stems map[string]string // folded token → stem, shared across the hits of one search
-	// starts holds the first byte of every term's stems and folded forms.
+	stems *tokenize.Stems // kept by the caller across searches; a new one for one search
+	// starts holds the first byte of every term's stem and folded form.
 	// The porter stemmer never changes a word's first letter (it rewrites
 	// suffixes only; TestStemKeepsFirstByte checks this on every word of
-	// the Go spec), so a token starting with another byte cannot match and
-	// is not stemmed. Most tokens of a section are skipped this way.
+	// the Go spec), so a token starting with another byte cannot match: the
+	// tokenizer skips it without folding or keeping it
+	// (tokenize.AppendTokensStarting), and that is most tokens of a hit.
 	starts [256]bool
-	// toks and stemmed are reused from one text to the next: a search reads
-	// the whole text of every hit, and these were a fifth of what a
-	// search_spec call allocated.
+	// toks and stemmed are reused from one text to the next: a search
+	// reads the whole text of every hit.
 	toks    []tokenize.Token
 	stemmed []string
 }
 
 type wordTerm struct {
-	stems      []string
-	lastFolded string // the last token unstemmed, for prefix terms
-	prefix     bool
+	stem, folded string
+	prefix       bool
 }
 
-// newWordMatcher builds the matcher for terms. With split, each word of each
-// term stands alone, as in the any-term strategy.
-func newWordMatcher(terms []ftsquery.Term, split bool) *wordMatcher {
-	m := &wordMatcher{stems: map[string]string{}}
+// newWordMatcher builds the matcher for terms, each word of each term a
+// term of its own; stems may be nil.
+func newWordMatcher(terms []ftsquery.Term, stems *tokenize.Stems) *wordMatcher {
+	if stems == nil {
+		stems = &tokenize.Stems{}
+	}
+	m := &wordMatcher{stems: stems}
 	for _, t := range terms {
 		toks := tokenize.Tokenize(t.Text)
-		if len(toks) == 0 {
-			continue
+		for i, tok := range toks {
+			m.terms = append(m.terms, wordTerm{
+				stem: m.stem(tok.Folded), folded: tok.Folded, prefix: t.Prefix && i == len(toks)-1,
+			})
 		}
-		if split {
-			for i, tok := range toks {
-				m.terms = append(m.terms, wordTerm{
-					stems: []string{m.stem(tok.Folded)}, lastFolded: tok.Folded, prefix: t.Prefix && i == len(toks)-1,
-				})
-			}
-			continue
-		}
-		wt := wordTerm{lastFolded: toks[len(toks)-1].Folded, prefix: t.Prefix}
-		for _, tok := range toks {
-			wt.stems = append(wt.stems, m.stem(tok.Folded))
-		}
-		m.terms = append(m.terms, wt)
 	}
 	for _, t := range m.terms {
-		m.markStart(t.lastFolded)
-		for _, st := range t.stems {
-			m.markStart(st)
+		if t.stem == "" || t.folded == "" {
+			// A word that folds to nothing: every token can match it.
+			for b := range m.starts {
+				m.starts[b] = true
+			}
+			break
 		}
+		m.starts[t.stem[0]] = true
+		m.starts[t.folded[0]] = true
 	}
 	return m
 }
 
-func (m *wordMatcher) stem(folded string) string {
-	s, ok := m.stems[folded]
-	if !ok {
-		s = tokenize.Stem(folded)
-		m.stems[folded] = s
-	}
-	return s
-}
-
-func (m *wordMatcher) markStart(s string) {
-	if s != "" {
-		m.starts[s[0]] = true
-	}
-}
+func (m *wordMatcher) stem(folded string) string { return m.stems.Stem(folded) }
 
 func (m *wordMatcher) spans(text string) []snippet.Span {
-	m.toks = tokenize.AppendTokens(m.toks[:0], text)
-	toks := m.toks
-	m.stemmed = slices.Grow(m.stemmed[:0], len(toks))[:len(toks)]
-	stems := m.stemmed
-	for i, t := range toks {
-		stems[i] = ""
-		if t.Folded == "" || m.starts[t.Folded[0]] {
-			stems[i] = m.stem(t.Folded)
-		}
+	if len(m.terms) == 0 {
+		return nil
+	}
+	m.toks = tokenize.AppendTokensStarting(m.toks[:0], text, &m.starts)
+	m.stemmed = slices.Grow(m.stemmed[:0], len(m.toks))
+	for _, tok := range m.toks {
+		m.stemmed = append(m.stemmed, m.stem(tok.Folded))
 	}
 	var out []snippet.Span
 	for ti, term := range m.terms {
-		n := len(term.stems)
-		for i := 0; i+n <= len(toks); i++ {
-			if m.matchAt(term, toks[i:i+n], stems[i:i+n]) {
-				out = append(out, snippet.Span{Start: toks[i].Start, End: toks[i+n-1].End, Term: ti})
+		for i, tok := range m.toks {
+			stem := m.stemmed[i]
+			if stem == term.stem || term.prefix && (strings.HasPrefix(stem, term.stem) || strings.HasPrefix(tok.Folded, term.folded)) {
+				out = append(out, snippet.Span{Start: tok.Start, End: tok.End, Term: ti})
 			}
 		}
 	}
 	return out
-}
-
-func (m *wordMatcher) matchAt(term wordTerm, toks []tokenize.Token, stems []string) bool {
-	last := len(term.stems) - 1
-	for k := range last {
-		if stems[k] != term.stems[k] {
-			return false
-		}
-	}
-	if term.prefix {
-		return strings.HasPrefix(stems[last], term.stems[last]) || strings.HasPrefix(toks[last].Folded, term.lastFolded)
-	}
-	return stems[last] == term.stems[last]
 }
 
 // substringMatcher matches the way the trigram index does: a case-insensitive

@@ -42,6 +42,10 @@ type Request struct {
 	// Lexical keeps the semantic channel out even where one is configured
 	// (app.App.Search fills Semantic otherwise): eval compares the two.
 	Lexical bool
+	// Stems, when set, keeps the stems of the words highlighted in hits
+	// from one search to the next: a server passes the same one to every
+	// search.
+	Stems *tokenize.Stems
 }
 
 // Semantic finds the sections of a scope nearest to a query by meaning.
@@ -119,7 +123,7 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 	if sem != nil && sem.failed != nil {
 		res.Notices = append(res.Notices, "the semantic channel is off for this answer ("+sem.failed.Error()+"); it comes from the lexical channels")
 	}
-	res.Hits = citeAll(ranked, alts, rows, req.Snippet)
+	res.Hits = citeAll(ranked, alts, rows, req.Snippet, req.Stems, minBytesPerWorker)
 	return res, nil
 }
 
@@ -146,18 +150,30 @@ func (s *semanticScope) Semantic(ctx context.Context, query string, limit int) (
 }
 
 // citeAll builds the citations of the hits found in rows, in rank order.
-// Finding what to highlight means reading each hit's whole text, as much
-// work as the ranking itself on a short query (docs/performance.md), so the
-// hits are shared among the cores, each with a highlighter of its own (a
-// highlighter caches stems as it goes).
-func citeAll(ranked rank.Result, alts []ftsquery.Query, rows map[int64]db.SectionRow, opt snippet.Options) []Citation {
+// Finding what to highlight means reading each hit's whole text, so when
+// the hits hold much text they are shared among the cores, each with a
+// highlighter of its own (a highlighter caches stems as it goes). A few
+// short sections are cited on the calling goroutine: over stdio, starting
+// goroutines cost more than they saved (docs/performance.md).
+func citeAll(ranked rank.Result, alts []ftsquery.Query, rows map[int64]db.SectionRow, opt snippet.Options, stems *tokenize.Stems, perWorker int) []Citation {
 	hits := slices.DeleteFunc(slices.Clone(ranked.Hits), func(h rank.Hit) bool { _, ok := rows[h.ID]; return !ok })
 	out := make([]Citation, len(hits))
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(hits)/minHitsPerWorker))
+	size := 0
+	for _, h := range hits {
+		size += len(rows[h.ID].Text)
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(hits), size/perWorker))
+	if workers == 1 {
+		hl := newHighlighter(ranked, alts, stems)
+		for i, h := range hits {
+			out[i] = hl.cite(rows[h.ID], h, opt)
+		}
+		return out
+	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			hl := newHighlighter(ranked, alts)
+			hl := newHighlighter(ranked, alts, stems)
 			for i := w; i < len(hits); i += workers {
 				out[i] = hl.cite(rows[hits[i].ID], hits[i], opt)
 			}
@@ -167,9 +183,9 @@ func citeAll(ranked rank.Result, alts []ftsquery.Query, rows map[int64]db.Sectio
 	return out
 }
 
-// minHitsPerWorker keeps a handful of hits from being split: a goroutine
-// costs more than citing one short section.
-const minHitsPerWorker = 3
+// minBytesPerWorker is how much text a goroutine must have to cite before
+// the hits are shared: ten hits of the Go spec (about 20 KB) stay on one.
+const minBytesPerWorker = 32 << 10
 
 func validate(req *Request) error {
 	if req.Limit == 0 {
@@ -208,7 +224,7 @@ type highlighter struct {
 	fixedStems map[string]string // stem of a corrected word → the word
 }
 
-func newHighlighter(r rank.Result, alts []ftsquery.Query) highlighter {
+func newHighlighter(r rank.Result, alts []ftsquery.Query, stems *tokenize.Stems) highlighter {
 	var terms, typed []ftsquery.Term
 	var needles, shapes []string
 	add := func(a rank.Query) {
@@ -228,7 +244,7 @@ func newHighlighter(r rank.Result, alts []ftsquery.Query) highlighter {
 		terms = append(terms, ftsquery.Term{Text: c.To})
 		h.fixedStems[tokenize.Stem(c.To)] = c.To
 	}
-	h.title = newWordMatcher(terms, true)
+	h.title = newWordMatcher(terms, stems)
 	h.all = multiMatcher{h.title, newSubstringMatcher(needles), shapeMatcher{shapes}}
 	return h
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/snippet"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // Argument bounds shared by the spec tools' schemas.
@@ -32,6 +33,7 @@ const (
 type specTools struct {
 	store    *db.DB
 	semantic search.Semantic // nil: no semantic channel
+	stems    *tokenize.Stems // kept across this server's searches
 }
 
 // ListLanguagesIn takes no arguments.
@@ -156,7 +158,9 @@ func specToolset() []Tool {
 }
 
 // bindSpec binds the spec tools to the store.
-func bindSpec(d *Deps) *specTools { return &specTools{store: d.Store, semantic: d.Semantic} }
+func bindSpec(d *Deps) *specTools {
+	return &specTools{store: d.Store, semantic: d.Semantic, stems: &tokenize.Stems{}}
+}
 
 // withLanguages appends the stored languages to each tool's description as
 // it is served.
@@ -201,6 +205,7 @@ func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpe
 		Limit:      in.Limit,
 		Snippet:    snippet.Options{Chars: in.SnippetChars, Windows: in.SnippetsPerHit, Mark: snippet.Markdown},
 		Semantic:   st.semantic,
+		Stems:      st.stems,
 	})
 	if err != nil {
 		return SearchSpecOut{}, err

@@ -9,7 +9,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -221,29 +220,17 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 				if err != nil {
 					return ErrorResult(UserError(ctx, log, def.Name, err)), nil
 				}
-				structured, err := marshalResult(res)
-				if err != nil {
-					return nil, fmt.Errorf("%s: encoding the result: %w", def.Name, err)
-				}
+				// The result goes to the SDK as a value, encoded once as
+				// it writes the answer: encoding/json re-reads (compacts)
+				// whatever a json.Marshaler returns, so a result encoded
+				// here first was scanned twice more (docs/performance.md).
 				return &mcp.CallToolResult{
 					Content:           []mcp.Content{&mcp.TextContent{Text: render(res)}},
-					StructuredContent: json.RawMessage(structured),
+					StructuredContent: res,
 				}, nil
 			})
 		},
 	}
-}
-
-// marshalResult encodes a result as the SDK then sends it: without
-// escaping <, > and & (a section path's " > " is one byte, not six).
-func marshalResult(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // decodeArgs checks a call's arguments against the input schema, fills in

@@ -65,9 +65,14 @@ func Build(text string, spans []Span, opt Options) string {
 		opt.Windows = DefaultWindows
 	}
 	idx := newRuneIndex(text)
-	rs := toRuneSpans(idx, spans)
+	all := toRuneSpans(idx, spans)
+	rs := slices.Clone(all)
 	var wins []window
-	shown := map[int]bool{}
+	terms := 0
+	for _, s := range rs {
+		terms = max(terms, s.term+1)
+	}
+	shown := make([]bool, terms)
 	for len(wins) < opt.Windows && len(rs) > 0 {
 		w, ok := best(rs, opt.Chars, shown)
 		if !ok {
@@ -87,7 +92,7 @@ func Build(text string, spans []Span, opt Options) string {
 		wins = append(wins, widen(idx, window{0, min(opt.Chars, idx.runes())}, opt.Chars))
 	}
 	wins = merge(wins)
-	return render(text, idx, wins, toRuneSpans(idx, spans), opt.Mark)
+	return render(text, idx, wins, all, opt.Mark)
 }
 
 type runeSpan struct{ start, end, term int }
@@ -95,21 +100,49 @@ type runeSpan struct{ start, end, term int }
 type window struct{ start, end int } // rune offsets, end exclusive
 
 // runeIndex maps between byte and rune offsets of one text. For ASCII text
-// (most specification prose) the two are the same and no table is built.
+// (most specification prose) the two are the same and no table is built;
+// otherwise it keeps the byte offset of every runeStep-th rune and decodes
+// the few runes between, so a long hit costs a small table, not eight bytes
+// a character.
 type runeIndex struct {
-	byteAt []int // byteAt[r] is the byte offset of rune r; byteAt[runes()] = len(text); nil for ASCII
-	text   string
+	every []int // every[k] is the byte offset of rune k·runeStep; nil for ASCII
+	total int   // runes in text
+	text  string
 }
+
+const runeStep = 32
 
 func newRuneIndex(text string) runeIndex {
 	if isASCII(text) {
-		return runeIndex{text: text}
+		return runeIndex{text: text, total: len(text)}
 	}
-	b := make([]int, 0, len(text)+1)
-	for i := range text {
-		b = append(b, i)
+	x := runeIndex{text: text, every: make([]int, 0, len(text)/runeStep+1)}
+	if !utf8.ValidString(text) {
+		// Each bad byte is a rune of its own, as ranging over the text
+		// reads it.
+		for i := range text {
+			if x.total%runeStep == 0 {
+				x.every = append(x.every, i)
+			}
+			x.total++
+		}
+		return x
 	}
-	return runeIndex{byteAt: append(b, len(text)), text: text}
+	// In valid UTF-8 a rune starts at every byte that does not continue
+	// one: no decoding needed.
+	next := 0 // runes until the next kept offset
+	for i := 0; i < len(text); i++ {
+		if text[i]&0xC0 == 0x80 {
+			continue
+		}
+		if next == 0 {
+			x.every = append(x.every, i)
+			next = runeStep
+		}
+		next--
+		x.total++
+	}
+	return x
 }
 
 func isASCII(s string) bool {
@@ -121,31 +154,49 @@ func isASCII(s string) bool {
 	return true
 }
 
-func (x runeIndex) runes() int {
-	if x.byteAt == nil {
-		return len(x.text)
-	}
-	return len(x.byteAt) - 1
-}
+func (x runeIndex) runes() int { return x.total }
 
-// byteOf returns the byte offset of rune r.
+// byteOf returns the byte offset of rune r (len(text) for r = runes()).
 func (x runeIndex) byteOf(r int) int {
-	if x.byteAt == nil {
+	if x.every == nil {
 		return r
 	}
-	return x.byteAt[r]
+	if r >= x.total {
+		return len(x.text)
+	}
+	b := x.every[r/runeStep]
+	for range r % runeStep {
+		_, size := utf8.DecodeRuneInString(x.text[b:])
+		b += size
+	}
+	return b
 }
 
 // runeOf returns the rune offset of byte offset b (the rune containing it).
 func (x runeIndex) runeOf(b int) int {
-	if x.byteAt == nil {
+	if x.every == nil {
 		return max(0, min(b, len(x.text)))
 	}
-	r, _ := slices.BinarySearch(x.byteAt, b)
-	if r < len(x.byteAt) && x.byteAt[r] > b {
-		r--
+	if b >= len(x.text) {
+		return x.total
 	}
-	return max(0, min(r, x.runes()))
+	k, found := slices.BinarySearch(x.every, b)
+	if found {
+		return k * runeStep
+	}
+	k-- // every[k] < b; every[0] is 0, so k >= 0 for b > 0
+	if k < 0 {
+		return 0
+	}
+	r, at := k*runeStep, x.every[k]
+	for {
+		_, size := utf8.DecodeRuneInString(x.text[at:])
+		if at+size > b {
+			return r
+		}
+		at += size
+		r++
+	}
 }
 
 func (x runeIndex) at(r int) rune {
@@ -171,20 +222,22 @@ func toRuneSpans(idx runeIndex, spans []Span) []runeSpan {
 // best slides a window of n runes over the spans (sorted by start) and returns
 // the placement with the most distinct terms not yet shown, then the most
 // distinct terms, then the most spans; earliest wins ties.
-func best(rs []runeSpan, n int, shown map[int]bool) (window, bool) {
+func best(rs []runeSpan, n int, shown []bool) (window, bool) {
 	type score struct{ fresh, distinct, count int }
 	var bestScore score
 	var bestWin window
 	found := false
+	// seen[t] == i+1 marks term t as counted for the placement at rs[i]:
+	// one slice for all placements instead of a set each.
+	seen := make([]int, len(shown))
 	for i := range rs {
-		terms := map[int]bool{}
 		var sc score
 		last := rs[i].end
 		for j := i; j < len(rs) && rs[j].end-rs[i].start <= n; j++ {
-			if !terms[rs[j].term] {
-				terms[rs[j].term] = true
+			if t := rs[j].term; seen[t] != i+1 {
+				seen[t] = i + 1
 				sc.distinct++
-				if !shown[rs[j].term] {
+				if !shown[t] {
 					sc.fresh++
 				}
 			}
@@ -250,6 +303,11 @@ func merge(ws []window) []window {
 
 func render(text string, idx runeIndex, wins []window, spans []runeSpan, mark Marker) string {
 	var b strings.Builder
+	size := len(mark.Before+mark.After) * len(spans)
+	for _, w := range wins {
+		size += idx.byteOf(w.end) - idx.byteOf(w.start) + len(ellipsis) + 2
+	}
+	b.Grow(size)
 	for i, w := range wins {
 		if i > 0 {
 			b.WriteString(" " + ellipsis + " ")
@@ -280,13 +338,65 @@ func render(text string, idx runeIndex, wins []window, spans []runeSpan, mark Ma
 // writeCollapsed writes s with every run of white space as one space, and no
 // space after one already written.
 func writeCollapsed(b *strings.Builder, s string) {
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
-				b.WriteByte(' ')
+	if !utf8.ValidString(s) {
+		// Rune by rune, so each bad byte becomes one U+FFFD as the
+		// reader would see it.
+		for _, r := range s {
+			if unicode.IsSpace(r) {
+				if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+					b.WriteByte(' ')
+				}
+				continue
 			}
+			b.WriteRune(r)
+		}
+		return
+	}
+	if singleSpaced(s) {
+		// The common case, prose: only a space written right after
+		// another (or first) is left out.
+		if s != "" && s[0] == ' ' && (b.Len() == 0 || strings.HasSuffix(b.String(), " ")) {
+			s = s[1:]
+		}
+		b.WriteString(s)
+		return
+	}
+	start := 0 // where the text not yet written begins
+	for i := 0; i < len(s); {
+		c, size := rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(s[i:])
+		} else if !asciiSpace[c] {
+			i++
 			continue
 		}
-		b.WriteRune(r)
+		if !unicode.IsSpace(c) {
+			i += size
+			continue
+		}
+		b.WriteString(s[start:i])
+		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
+			b.WriteByte(' ')
+		}
+		i += size
+		start = i
 	}
+	b.WriteString(s[start:])
 }
+
+// singleSpaced reports whether s is ASCII whose only white space is single
+// spaces: writeCollapsed has nothing to change inside it.
+func singleSpaced(s string) bool {
+	space := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= utf8.RuneSelf || c != ' ' && asciiSpace[c] || c == ' ' && space {
+			return false
+		}
+		space = c == ' '
+	}
+	return true
+}
+
+// asciiSpace is unicode.IsSpace for ASCII.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

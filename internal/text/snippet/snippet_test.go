@@ -125,3 +125,53 @@ func TestBuildOverlappingSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestRuneIndexMatchesDenseTable holds the sparse rune index to a table of
+// every rune's byte offset, at every byte and rune offset (and past both
+// ends) of texts mixing ASCII, kana, accents, emoji and invalid bytes,
+// longer and shorter than one step of the index.
+func TestRuneIndexMatchesDenseTable(t *testing.T) {
+	texts := []string{
+		"日本語のテキスト",
+		strings.Repeat("型の変換 conversion é ", 20),
+		strings.Repeat("a", 31) + "é" + strings.Repeat("b", 64) + "😀",
+		"bad \xff\xfe bytes \xc3 and a trailing \xe6\x97",
+		strings.Repeat("\u0301x", 50),
+	}
+	for _, text := range texts {
+		var dense []int
+		for i := range text {
+			dense = append(dense, i)
+		}
+		dense = append(dense, len(text))
+		x := newRuneIndex(text)
+		if x.runes() != len(dense)-1 {
+			t.Fatalf("%q: %d runes, want %d", text, x.runes(), len(dense)-1)
+		}
+		for r, b := range dense {
+			if got := x.byteOf(r); got != b {
+				t.Errorf("%q: byteOf(%d) = %d, want %d", text, r, got, b)
+			}
+		}
+		for b := -1; b <= len(text)+1; b++ {
+			want := 0
+			for r, at := range dense {
+				if at <= b {
+					want = r
+				}
+			}
+			if got := x.runeOf(b); got != want {
+				t.Errorf("%q: runeOf(%d) = %d, want %d", text, b, got, want)
+			}
+		}
+	}
+}
+
+// TestBuildInvalidUTF8 keeps what the reader sees of bad bytes: each one
+// shown as U+FFFD, never passed through.
+func TestBuildInvalidUTF8(t *testing.T) {
+	got := Build("bad \xff\xfe  bytes", nil, Options{})
+	if got != "bad \ufffd\ufffd bytes" {
+		t.Errorf("Build = %q", got)
+	}
+}

@@ -13,6 +13,11 @@ package tokenize
 //     if its condition fails, the step does nothing, even when a shorter
 //     suffix would have qualified (e.g. "ement" blocks "ment" and "ent").
 
+import (
+	"strings"
+	"sync"
+)
+
 // porterMaxToken is FTS5_PORTER_MAX_TOKEN.
 const porterMaxToken = 64
 
@@ -268,4 +273,37 @@ func hasVowel(stem []byte) bool {
 		}
 	}
 	return false
+}
+
+// maxKeptStems bounds Stems: the vocabulary of the Go spec, Rust and Python
+// references together is about 20,000 words.
+const maxKeptStems = 1 << 16
+
+// Stems is Stem with its answers kept, for a process that stems the same
+// words over and over: a server highlighting the words of every hit it
+// returns. A stem is a function of its word, so what is kept is never
+// stale. Safe for concurrent use; the zero value is ready to use.
+type Stems struct {
+	mu   sync.RWMutex
+	kept map[string]string
+}
+
+// Stem returns Stem(folded).
+func (s *Stems) Stem(folded string) string {
+	s.mu.RLock()
+	st, ok := s.kept[folded]
+	s.mu.RUnlock()
+	if ok {
+		return st
+	}
+	st = Stem(folded)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.kept == nil || len(s.kept) >= maxKeptStems {
+		s.kept = map[string]string{}
+	}
+	// Copies: the word may be a slice of a section's whole text, which the
+	// map would otherwise keep alive.
+	s.kept[strings.Clone(folded)] = strings.Clone(st)
+	return st
 }

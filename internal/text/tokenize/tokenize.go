@@ -51,6 +51,29 @@ func Tokenize(text string) []Token {
 // and returns the extended slice, so a caller that tokenizes many texts in
 // turn reuses one buffer.
 func AppendTokens(dst []Token, text string) []Token {
+	return appendTokens(dst, text, nil)
+}
+
+// AppendTokensStarting is AppendTokens keeping only the tokens whose Folded
+// is empty or begins with a byte marked in first. A token that begins with
+// an ASCII letter or digit not marked is skipped without being folded or
+// kept, which is most of a text when the caller looks for a few words:
+// highlighting a search's words in a hit reads the whole hit.
+func AppendTokensStarting(dst []Token, text string, first *[256]bool) []Token {
+	return appendTokens(dst, text, first)
+}
+
+// appendTokens appends text's tokens to dst; a non-nil first keeps only the
+// tokens AppendTokensStarting keeps.
+func appendTokens(dst []Token, text string, first *[256]bool) []Token {
+	// skip marks the ASCII bytes that start a token first leaves out, in
+	// either case.
+	var skip [utf8RuneSelf]bool
+	if first != nil {
+		for b := range skip {
+			skip[b] = asciiTokenChar[b] && !first[lowerASCII(byte(b))]
+		}
+	}
 	toks := dst
 	var buf []byte
 	i := 0
@@ -59,6 +82,16 @@ func AppendTokens(dst []Token, text string) []Token {
 		if b := text[i]; b < 0x80 {
 			i++
 			if !asciiTokenChar[b] {
+				continue
+			}
+			if skip[b] {
+				// The rest of the token, ASCII in a tight loop.
+				for i < len(text) && text[i] < 0x80 && asciiTokenChar[text[i]] {
+					i++
+				}
+				if i < len(text) && text[i] >= 0x80 {
+					i = tokenEnd(text, i)
+				}
 				continue
 			}
 			buf = append(buf[:0], lowerASCII(b))
@@ -90,6 +123,9 @@ func AppendTokens(dst []Token, text string) []Token {
 			}
 			end = i
 		}
+		if first != nil && len(buf) > 0 && !first[buf[0]] {
+			continue
+		}
 		folded := text[start:end]
 		if folded != string(buf) { // compared without allocating
 			folded = string(buf)
@@ -99,6 +135,29 @@ func AppendTokens(dst []Token, text string) []Token {
 		toks = append(toks, Token{Start: start, End: end, Folded: folded})
 	}
 	return toks
+}
+
+// utf8RuneSelf is utf8.RuneSelf: bytes below it are ASCII.
+const utf8RuneSelf = 0x80
+
+// tokenEnd returns the end of the token that continues at text[i], by the
+// rules appendTokens extends a token with.
+func tokenEnd(text string, i int) int {
+	for i < len(text) {
+		if b := text[i]; b < 0x80 {
+			if !asciiTokenChar[b] {
+				return i
+			}
+			i++
+			continue
+		}
+		c, next := decodeRune(text, i)
+		if !isTokenChar(c) && !isDiacritic(c) {
+			return i
+		}
+		i = next
+	}
+	return i
 }
 
 // Fold lower-cases s and removes diacritics the way unicode61 remove_diacritics 2 does.

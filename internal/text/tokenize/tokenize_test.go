@@ -1,6 +1,7 @@
 package tokenize
 
 import (
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,6 +135,52 @@ func TestASCIITokenChars(t *testing.T) {
 		want := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 		if asciiTokenChar[c] != want {
 			t.Errorf("asciiTokenChar[%q] = %v, want %v", rune(c), asciiTokenChar[c], want)
+		}
+	}
+}
+
+// TestAppendTokensStarting holds the filtered tokenizer to the whole one:
+// on every text of TestTokenize and TestTokenizeInvariants, and on random
+// texts of the same characters, with random sets of first bytes, it keeps
+// exactly the tokens of AppendTokens whose Folded is empty or starts with a
+// marked byte, with the same offsets and folded forms.
+func TestAppendTokensStarting(t *testing.T) {
+	pieces := []string{
+		"a", "S", "e", "Q", "z", "0", "9", " ", ".", "_", "(", "\n",
+		"é", "É", "Å", "ß", "日本", "語", "\u0301", "\u0308", "Σ", "Й", "😀", "\ue000",
+		"\xaa", "\x80", "\xc3", "\x00", "ＡＢ", "x²", "Ⅻ", "ǅ",
+	}
+	rng := rand.New(rand.NewPCG(7, 15))
+	texts := []string{
+		"Hello, World! It's fine.", "café Ångström", "«ÉTÉ» — naïve", "e\u0301te\u0301!",
+		"\u0301abc", "ΣΊΣΥΦΟΣ", "ab\xaacd", "ab\xc3", "a\x00b", "go😀lang",
+		"Ünïcödé façade crème brûlée Škoda Łódź Straße ǅemal",
+		"a\u0308\u0301b e\u0301 \u0301 \u0301\u0301x",
+	}
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		texts = append(texts, b.String())
+	}
+	for i, text := range texts {
+		var first [256]bool
+		for range 1 + rng.IntN(6) {
+			marks := "aseqz09\xc3\xce\xe6\xd0\xef"
+			first[marks[rng.IntN(len(marks))]] = true
+		}
+		if i%5 == 0 {
+			first[rng.IntN(256)] = true
+		}
+		var want []Token
+		for _, tok := range AppendTokens(nil, text) {
+			if tok.Folded == "" || first[tok.Folded[0]] {
+				want = append(want, tok)
+			}
+		}
+		if got := AppendTokensStarting(nil, text, &first); !reflect.DeepEqual(got, want) {
+			t.Fatalf("AppendTokensStarting(%q)\n got  %v\n want %v", text, got, want)
 		}
 	}
 }

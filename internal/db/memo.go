@@ -1,0 +1,191 @@
+package db
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+
+	"github.com/langspec/langspec/internal/db/wordindex"
+)
+
+// maxMemoBytes bounds the texts and posting lists one generation keeps;
+// past it the generation starts over (the hot ones come back at once).
+const maxMemoBytes = 64 << 20
+
+// memo keeps what every search used to read from SQLite — the stored
+// versions, the counts of the query's words, the word index's size, their
+// posting lists and the hits' rows — for as long as the store is
+// unchanged. Five queries were
+// about half of a search of the Go spec under load (docs/performance.md);
+// a warm search now asks SQLite one question: PRAGMA data_version, on a
+// connection of its own, which changes whenever any other connection, of
+// this process or another (an ingest run beside a server), commits. A
+// change starts a new generation; a search holds the generation it began
+// with, as it held one snapshot of each table before.
+type memo struct {
+	mu   sync.Mutex // guards conn, stmt and cur
+	conn *sql.Conn
+	stmt *sql.Stmt
+	cur  *generation
+}
+
+// generation is what the memo keeps for one data_version.
+type generation struct {
+	dataVersion int64
+
+	mu       sync.Mutex
+	versions []VersionInfo // nil until read
+	// The word index's sections and tokens over the whole table (bm25's
+	// statistics), once read.
+	tableRows, tableTokens int64
+	sized                  bool
+	counts                 map[string]int
+	postings               map[string]termPostings
+	rows                   map[int64]SectionRow
+	bytes                  int
+}
+
+// termPostings is one term's entry for one scope: hits is the number of
+// sections holding it in the whole table (for the IDF, as FTS5 counts),
+// lists its postings in each of the scope's snapshots. A term no section
+// holds is kept too, with hits 0, so it is not asked for again.
+type termPostings struct {
+	hits  int64
+	lists map[int64]wordindex.List
+}
+
+// memoKey names a word or term within a scope.
+func memoKey(set snapshotSet, word string) string { return set.json + "\x00" + word }
+
+// generation returns the memo for the store as it is now.
+func (d *DB) generation(ctx context.Context) (*generation, error) {
+	m := &d.memo
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.conn == nil {
+		conn, err := d.sql.Conn(ctx)
+		if err != nil {
+			return nil, d.classify(err, "read")
+		}
+		stmt, err := conn.PrepareContext(ctx, `PRAGMA data_version`)
+		if err != nil {
+			conn.Close()
+			return nil, d.classify(err, "read")
+		}
+		m.conn, m.stmt = conn, stmt
+	}
+	var v int64
+	if err := m.stmt.QueryRowContext(ctx).Scan(&v); err != nil {
+		// The connection may be broken: the next call opens another.
+		m.closeLocked()
+		return nil, d.classify(err, "read")
+	}
+	if m.cur == nil || m.cur.dataVersion != v {
+		m.cur = &generation{dataVersion: v}
+	}
+	return m.cur, nil
+}
+
+func (m *memo) close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closeLocked()
+}
+
+func (m *memo) closeLocked() {
+	if m.stmt != nil {
+		m.stmt.Close()
+	}
+	if m.conn != nil {
+		m.conn.Close()
+	}
+	m.conn, m.stmt, m.cur = nil, nil, nil
+}
+
+// allVersions returns the generation's versions, reading them on first use.
+func (g *generation) allVersions(read func() ([]VersionInfo, error)) ([]VersionInfo, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.versions == nil {
+		vs, err := read()
+		if err != nil {
+			return nil, err
+		}
+		g.versions = append(make([]VersionInfo, 0, len(vs)), vs...)
+	}
+	return g.versions, nil
+}
+
+// tableSize returns the word index's size, reading it on first use.
+func (g *generation) tableSize(read func() (rows, tokens int64, err error)) (int64, int64, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.sized {
+		rows, tokens, err := read()
+		if err != nil {
+			return 0, 0, err
+		}
+		g.tableRows, g.tableTokens, g.sized = rows, tokens, true
+	}
+	return g.tableRows, g.tableTokens, nil
+}
+
+// count returns the kept count of key.
+func (g *generation) count(key string) (int, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, ok := g.counts[key]
+	return n, ok
+}
+
+func (g *generation) keepCount(key string, n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.make(len(key))
+	g.counts[key] = n
+}
+
+func (g *generation) termPostings(key string) (termPostings, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	p, ok := g.postings[key]
+	return p, ok
+}
+
+func (g *generation) keepPostings(key string, p termPostings) {
+	size := len(key)
+	for _, l := range p.lists {
+		size += len(l.Postings) + len(l.Skips) + 64
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.make(size)
+	g.postings[key] = p
+}
+
+func (g *generation) row(id int64) (SectionRow, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, ok := g.rows[id]
+	return r, ok
+}
+
+func (g *generation) keepRow(id int64, r SectionRow) {
+	size := len(r.Text) + len(r.Title) + len(r.Path) + len(r.URL) + len(r.SectionID) + len(r.ParentID) + 128
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.make(size)
+	g.rows[id] = r
+}
+
+// make makes room for size more bytes, starting over when the bound would
+// be passed. The versions stay: they are small and every search needs them.
+func (g *generation) make(size int) {
+	if g.bytes+size > maxMemoBytes || g.counts == nil {
+		g.counts = map[string]int{}
+		g.postings = map[string]termPostings{}
+		g.rows = map[int64]SectionRow{}
+		g.bytes = 0
+	}
+	g.bytes += size
+}
