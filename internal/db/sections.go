@@ -141,26 +141,21 @@ func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, erro
 	if err != nil {
 		return SectionRow{}, err
 	}
-	rows, err := d.query(ctx, `SELECT `+sectionColumns+` FROM sections sec
-		WHERE sec.snapshot_id IN (SELECT value FROM json_each(?1))
-		  AND (sec.section_id = ?2 OR lower(sec.section_id) = lower(?2) OR lower(sec.title) = lower(?2)
-		       OR lower(sec.section_id) = lower(replace(?2, ' ', '_')))
-		ORDER BY sec.section_id = ?2 DESC, lower(sec.section_id) = lower(?2) DESC`, set.json, id)
+	// An id as search results give it is found through the (snapshot,
+	// section_id) index; the looser matches below read every section of
+	// the scope, which grows with the corpus.
+	exact, err := d.sectionsWhere(ctx, set, byExactID, id)
 	if err != nil {
-		return SectionRow{}, d.classify(err, "read section from")
+		return SectionRow{}, err
 	}
-	var found []SectionRow
-	for rows.Next() {
-		r, err := scanSection(rows, set.byID)
-		if err != nil {
-			rows.Close()
-			return SectionRow{}, d.classify(err, "read section from")
-		}
-		found = append(found, r)
+	if len(exact) == 1 {
+		return exact[0], nil
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return SectionRow{}, d.classify(err, "read section from")
+	found, err := d.sectionsWhere(ctx, set, `(sec.section_id = ?2 OR lower(sec.section_id) = lower(?2) OR lower(sec.title) = lower(?2)
+		       OR lower(sec.section_id) = lower(replace(?2, ' ', '_')))
+		ORDER BY sec.section_id = ?2 DESC, lower(sec.section_id) = lower(?2) DESC`, id)
+	if err != nil {
+		return SectionRow{}, err
 	}
 	switch {
 	case len(found) == 1, len(found) > 1 && found[0].SectionID == id && found[1].SectionID != id:
@@ -234,6 +229,35 @@ func (d *DB) nearestIDs(ctx context.Context, set snapshotSet, id string, n int) 
 		}
 	}
 	return out, nil
+}
+
+// byExactID is the condition of a section whose id is ?2.
+const byExactID = `sec.section_id = ?2`
+
+// sectionsWhere reads the sections of set that hold where, with ?2 bound
+// to id.
+func (d *DB) sectionsWhere(ctx context.Context, set snapshotSet, where, id string) ([]SectionRow, error) {
+	rows, err := d.query(ctx, sectionsQuery(where), set.json, id)
+	if err != nil {
+		return nil, d.classify(err, "read section from")
+	}
+	defer rows.Close()
+	var found []SectionRow
+	for rows.Next() {
+		r, err := scanSection(rows, set.byID)
+		if err != nil {
+			return nil, d.classify(err, "read section from")
+		}
+		found = append(found, r)
+	}
+	return found, d.classify(rows.Err(), "read section from")
+}
+
+// sectionsQuery selects the sections of the snapshots ?1 (a JSON array)
+// that hold where.
+func sectionsQuery(where string) string {
+	return `SELECT ` + sectionColumns + ` FROM sections sec
+		WHERE sec.snapshot_id IN (SELECT value FROM json_each(?1)) AND ` + where
 }
 
 // Subsections returns the sections below s (children, grandchildren…) in
