@@ -130,52 +130,41 @@ func (g *generation) tableSize(read func() (rows, tokens int64, err error)) (int
 	return g.tableRows, g.tableTokens, nil
 }
 
-// count returns the kept count of key.
-func (g *generation) count(key string) (int, bool) {
+// kept returns what the generation keeps in *m for k.
+func kept[K comparable, V any](g *generation, m *map[K]V, k K) (V, bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	n, ok := g.counts[key]
-	return n, ok
+	v, ok := (*m)[k]
+	return v, ok
 }
 
-func (g *generation) keepCount(key string, n int) {
+// keep keeps v for k in *m, about size bytes.
+func keep[K comparable, V any](g *generation, m *map[K]V, k K, v V, size int) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.make(len(key))
-	g.counts[key] = n
+	g.make(size)
+	(*m)[k] = v
 }
 
-func (g *generation) termPostings(key string) (termPostings, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	p, ok := g.postings[key]
-	return p, ok
-}
+func (g *generation) count(key string) (int, bool) { return kept(g, &g.counts, key) }
+
+func (g *generation) keepCount(key string, n int) { keep(g, &g.counts, key, n, len(key)) }
+
+func (g *generation) termPostings(key string) (termPostings, bool) { return kept(g, &g.postings, key) }
 
 func (g *generation) keepPostings(key string, p termPostings) {
 	size := len(key)
 	for _, l := range p.lists {
 		size += len(l.Postings) + len(l.Skips) + 64
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.make(size)
-	g.postings[key] = p
+	keep(g, &g.postings, key, p, size)
 }
 
-func (g *generation) row(id int64) (SectionRow, bool) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	r, ok := g.rows[id]
-	return r, ok
-}
+func (g *generation) row(id int64) (SectionRow, bool) { return kept(g, &g.rows, id) }
 
 func (g *generation) keepRow(id int64, r SectionRow) {
 	size := len(r.Text) + len(r.Title) + len(r.Path) + len(r.URL) + len(r.SectionID) + len(r.ParentID) + 128
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.make(size)
-	g.rows[id] = r
+	keep(g, &g.rows, id, r, size)
 }
 
 // make makes room for size more bytes, starting over when the bound would

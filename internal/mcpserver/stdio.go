@@ -90,7 +90,8 @@ func (c *resultWriter) Write(ctx context.Context, msg jsonrpc.Message) error {
 	line = append(line, `,"result":`...)
 	line = append(line, resp.Result...)
 	line = append(line, "}\n"...)
-	_, err := c.w.Write(line)
+	c.w.ids.answered(resp.ID)
+	_, err := c.w.writeLine(line)
 	return err
 }
 
@@ -198,6 +199,11 @@ type lineWriter struct {
 
 func (l *lineWriter) Write(p []byte) (int, error) {
 	l.ids.sent(p)
+	return l.writeLine(p)
+}
+
+// writeLine writes p, a whole line, with nothing noted.
+func (l *lineWriter) writeLine(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
@@ -347,6 +353,17 @@ func responseID(msg []byte) json.RawMessage {
 		}
 	}
 	return nil
+}
+
+// answered notes the response to the request id: it is no longer in
+// flight.
+func (f *inFlight) answered(id jsonrpc.ID) {
+	switch v := id.Raw().(type) {
+	case int64:
+		f.done("n" + strconv.FormatInt(v, 10))
+	case string:
+		f.done("s" + v)
+	}
 }
 
 func (f *inFlight) done(key string) {

@@ -44,29 +44,66 @@ func referenceWordSpans(terms []ftsquery.Term, text string) []snippet.Span {
 	return out
 }
 
+// goSpecStore is a store holding the embedded Go specification.
+func goSpecStore(tb testing.TB) *db.DB {
+	tb.Helper()
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "langspec.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	return store
+}
+
+// goSpecScope is a scope over goSpecStore.
+func goSpecScope(tb testing.TB) *db.Scoped {
+	tb.Helper()
+	scoped, err := goSpecStore(tb).Scope(context.Background(), db.Filter{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return scoped
+}
+
+// rankedHits is the engine's ranking of query over scoped, with the rows of
+// its hits.
+func rankedHits(tb testing.TB, scoped *db.Scoped, query string, limit int) (rank.Result, map[int64]db.SectionRow) {
+	tb.Helper()
+	ctx := context.Background()
+	q, err := ftsquery.Parse(query)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, scoped, q, limit)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range ranked.Hits {
+		ids = append(ids, h.ID)
+	}
+	rows, err := scoped.Sections(ctx, ids)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ranked, rows
+}
+
 // TestWordMatcherMatchesReference holds the highlighter's word matcher,
 // which skips the tokens that cannot match without folding them, to the
 // plain comparison of every token, over every section of the Go spec and
 // texts with accents, capitals and Japanese.
 func TestWordMatcherMatchesReference(t *testing.T) {
-	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "langspec.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	scoped, err := store.Scope(ctx, db.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	scoped := goSpecScope(t)
 	var ids []int64
 	for id := range int64(3000) {
 		ids = append(ids, id+1)
 	}
-	rows, err := scoped.Sections(ctx, ids)
+	rows, err := scoped.Sections(context.Background(), ids)
 	if err != nil || len(rows) < 100 {
 		t.Fatalf("%d sections, %v", len(rows), err)
 	}
@@ -106,36 +143,9 @@ func TestWordMatcherMatchesReference(t *testing.T) {
 // TestCiteAllSameOnEveryCore: citations made on one goroutine and shared
 // among the cores are the same, in the same order.
 func TestCiteAllSameOnEveryCore(t *testing.T) {
-	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "langspec.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	scoped := goSpecScope(t)
 	for _, query := range []string{"slice expressions", "reciever methd", "x.(T)", "type assertion panics"} {
-		q, err := ftsquery.Parse(query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scoped, err := store.Scope(ctx, db.Filter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, scoped, q, 20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []int64
-		for _, h := range ranked.Hits {
-			ids = append(ids, h.ID)
-		}
-		rows, err := scoped.Sections(ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ranked, rows := rankedHits(t, scoped, query, 20)
 		opt := snippet.Options{Chars: snippet.DefaultChars, Windows: snippet.DefaultWindows, Mark: snippet.Markdown}
 		one := citeAll(ranked, nil, rows, opt, nil, 1<<30)
 		shared := citeAll(ranked, nil, rows, opt, &tokenize.Stems{}, 1)
@@ -148,32 +158,7 @@ func TestCiteAllSameOnEveryCore(t *testing.T) {
 // BenchmarkWordMatcher finds "slice expressions" in the ten sections a
 // search for it cites: the highlighter's share of a search_spec call.
 func BenchmarkWordMatcher(b *testing.B) {
-	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(b.TempDir(), "langspec.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
-		b.Fatal(err)
-	}
-	q, _ := ftsquery.Parse("slice expressions")
-	scoped, err := store.Scope(ctx, db.Filter{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, scoped, q, 10)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var ids []int64
-	for _, h := range ranked.Hits {
-		ids = append(ids, h.ID)
-	}
-	rows, err := scoped.Sections(ctx, ids)
-	if err != nil {
-		b.Fatal(err)
-	}
+	ranked, rows := rankedHits(b, goSpecScope(b), "slice expressions", 10)
 	size := 0
 	for _, r := range rows {
 		size += len(r.Text)

@@ -2,36 +2,18 @@ package search_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
 
-// goSpecStore is a store holding the embedded Go specification.
-func goSpecStore(tb testing.TB) *db.DB {
-	tb.Helper()
-	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(tb.TempDir(), "langspec.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
-		tb.Fatal(err)
-	}
-	return store
-}
-
 func TestSearchChannels(t *testing.T) {
-	store := goSpecStore(t)
+	store := search.GoSpecStore(t)
 	tests := []struct {
 		query     string
 		matched   string // a channel the first hit must name
@@ -97,7 +79,7 @@ func TestSearchChannels(t *testing.T) {
 // could not do: a misspelt word among correct ones is corrected, and the
 // corrected and literal channels rank beside the words.
 func TestSearchFusesChannels(t *testing.T) {
-	store := goSpecStore(t)
+	store := search.GoSpecStore(t)
 	ctx := context.Background()
 	res, err := search.Search(ctx, store, search.Request{Query: "method reciever type"})
 	if err != nil {
@@ -142,7 +124,7 @@ func ids(hs []search.Citation, n int) []string {
 }
 
 func TestSearchNoMatchAndErrors(t *testing.T) {
-	store := goSpecStore(t)
+	store := search.GoSpecStore(t)
 	ctx := context.Background()
 	res, err := search.Search(ctx, store, search.Request{Query: "スライス"})
 	if err != nil || len(res.Hits) != 0 {
@@ -175,7 +157,7 @@ func TestSearchNoMatchAndErrors(t *testing.T) {
 }
 
 func TestSearchFilters(t *testing.T) {
-	store := goSpecStore(t)
+	store := search.GoSpecStore(t)
 	res, err := search.Search(context.Background(), store, search.Request{Query: "slice", PathPrefix: "types", Limit: 50})
 	if err != nil || len(res.Hits) == 0 {
 		t.Fatalf("%+v, %v", res, err)
@@ -192,7 +174,7 @@ func TestSearchFilters(t *testing.T) {
 }
 
 func TestSection(t *testing.T) {
-	store := goSpecStore(t)
+	store := search.GoSpecStore(t)
 	ctx := context.Background()
 	res, err := search.Section(ctx, store, search.SectionRequest{SectionID: "Slice_expressions"})
 	if err != nil {
@@ -218,7 +200,7 @@ func TestSection(t *testing.T) {
 }
 
 func BenchmarkSearch(b *testing.B) {
-	store := goSpecStore(b)
+	store := search.GoSpecStore(b)
 	ctx := context.Background()
 	for _, q := range []string{"slice expressions", "goroutine zebra", "x.(T)", "gorutine", "reciever methd"} {
 		b.Run(q, func(b *testing.B) {
@@ -243,7 +225,7 @@ func BenchmarkSearch(b *testing.B) {
 // error — only a query with nothing in it is invalid_argument — and the same
 // query ranks the same way twice.
 func TestSearchHostileQueries(t *testing.T) {
-	store := goSpecStore(t)
+	store := search.GoSpecStore(t)
 	ctx := context.Background()
 	queries := []string{
 		`''; DROP TABLE sections; --`, `title:slice`, `a OR b`, `NEAR(a b)`, `(x`, `"unbalanced`, `col:"x"*`,

@@ -47,7 +47,7 @@ func bagOfWords(t *testing.T) *httptest.Server {
 // channels, the same hits as without it, and says so in a notice.
 func TestSemanticChannel(t *testing.T) {
 	ctx := context.Background()
-	store := goSpecStore(t)
+	store := search.GoSpecStore(t)
 	srv := bagOfWords(t)
 	client := embed.New(embed.Options{URL: srv.URL, Model: "bag", Dimensions: 64})
 	vs, _ := store.Versions(ctx, "go")
@@ -102,7 +102,7 @@ func TestSemanticChannel(t *testing.T) {
 //	go test ./internal/search -run '^$' -bench SemanticSearch -benchtime 2000x
 func BenchmarkSemanticSearch(b *testing.B) {
 	ctx := context.Background()
-	store := goSpecStore(b)
+	store := search.GoSpecStore(b)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct{ Input []string }
 		json.NewDecoder(r.Body).Decode(&req)
