@@ -77,6 +77,8 @@ type Tool struct {
 	describe func(*Deps) string // the description as served; nil: Def.Description
 	register func(s *mcp.Server, def *mcp.Tool, d *Deps)
 	out      *jsonschema.Schema // the result's schema, for the docs; nil: the result is passed through
+	// resolveIn resolves the input schema, once, for validating arguments.
+	resolveIn func() (*jsonschema.Resolved, error)
 	// listedIn and listedOut are the schemas as tools/list shows them
 	// (listedInput, listedOutput); nil: Def's, as they are.
 	listedIn, listedOut *jsonschema.Schema
@@ -194,10 +196,13 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 		shape(in)
 	}
 	def.InputSchema = in
-	inResolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
-	if err != nil {
-		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
-	}
+	// Resolving checks the schema and compiles its patterns: for all the
+	// tools, a tenth of a server's start (docs/performance.md), while a
+	// session calls a few. Each is resolved on its tool's first call;
+	// TestInputSchemasResolve resolves every one.
+	resolveIn := sync.OnceValues(func() (*jsonschema.Resolved, error) {
+		return in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	})
 	out, err := jsonschema.For[Out](nil)
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", def.Name, err))
@@ -206,12 +211,17 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 	return Tool{
 		Def:       &def,
 		Category:  category,
+		resolveIn: resolveIn,
 		out:       out,
 		listedIn:  listedInput(in),
 		listedOut: listedOutput(out),
 		register: func(s *mcp.Server, def *mcp.Tool, d *Deps) {
 			r, log := bind(d), d.logger()
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				inResolved, err := resolveIn()
+				if err != nil {
+					return nil, fmt.Errorf("%s: input schema: %w", def.Name, err)
+				}
 				args, err := decodeArgs[In](req.Params.Arguments, inResolved)
 				if err != nil {
 					return ErrorResult(err), nil

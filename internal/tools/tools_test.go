@@ -676,3 +676,21 @@ func TestResultsAreCheckedAgainstOutputSchema(t *testing.T) {
 		})
 	}
 }
+
+// TestInputSchemasResolve resolves every tool's input schema, as its first
+// call does: a schema that cannot be resolved fails here, not in a session.
+func TestInputSchemasResolve(t *testing.T) {
+	resolved := 0
+	for _, tool := range append(Inventory(), Meta()...) {
+		if tool.resolveIn == nil {
+			continue
+		}
+		if _, err := tool.resolveIn(); err != nil {
+			t.Errorf("%s: %v", tool.Def.Name, err)
+		}
+		resolved++
+	}
+	if resolved < 20 {
+		t.Errorf("only %d tools have an input schema to resolve", resolved)
+	}
+}
