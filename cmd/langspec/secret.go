@@ -5,12 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/secrets"
 	"github.com/langspec/langspec/internal/teamauth"
 )
@@ -105,48 +105,24 @@ func forSubject(s string) string {
 }
 
 func newCmdSecretList(f *factory) *cobra.Command {
-	var jsonOut bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List secrets: names, subjects and dates, never values",
-		Args:  exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			store, closeStore, err := tokenStore(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
-			list, err := store.Secrets(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if jsonOut {
-				type row struct {
-					Name      string `json:"name"`
-					Subject   string `json:"subject,omitempty"`
-					CreatedAt string `json:"created_at"`
-					UpdatedAt string `json:"updated_at"`
-				}
-				out := []row{}
-				for _, s := range list {
-					out = append(out, row{s.Name, s.Subject, s.CreatedAt.Format(time.RFC3339), s.UpdatedAt.Format(time.RFC3339)})
-				}
-				return writeJSON(f.io.Out, out)
-			}
-			tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSUBJECT\tCREATED\tUPDATED")
-			for _, s := range list {
-				sub := s.Subject
-				if sub == "" {
-					sub = "(shared)"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, sub, s.CreatedAt.Format(time.DateTime), s.UpdatedAt.Format(time.DateTime))
-			}
-			return tw.Flush()
-		},
+	type row struct {
+		Name      string `json:"name"`
+		Subject   string `json:"subject,omitempty"`
+		CreatedAt string `json:"created_at"`
+		UpdatedAt string `json:"updated_at"`
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	return cmd
+	return newListCmd(f, "List secrets: names, subjects and dates, never values", (*db.DB).Secrets,
+		[]string{"NAME", "SUBJECT", "CREATED", "UPDATED"},
+		func(s db.SealedSecret) []string {
+			sub := s.Subject
+			if sub == "" {
+				sub = "(shared)"
+			}
+			return []string{s.Name, sub, s.CreatedAt.Format(time.DateTime), s.UpdatedAt.Format(time.DateTime)}
+		},
+		func(s db.SealedSecret) any {
+			return row{s.Name, s.Subject, s.CreatedAt.Format(time.RFC3339), s.UpdatedAt.Format(time.RFC3339)}
+		})
 }
 
 func newCmdSecretDelete(f *factory) *cobra.Command {
@@ -156,15 +132,7 @@ func newCmdSecretDelete(f *factory) *cobra.Command {
 		Short: "Delete a secret",
 		Args:  exactArgs(1, "the secret's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkSubject(subject); err != nil {
-				return usageError{err}
-			}
-			store, closeStore, err := tokenStore(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
-			if err := store.DeleteSecret(cmd.Context(), args[0], subject); err != nil {
+			if err := deleteSecret(cmd.Context(), f, args[0], subject); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: secret %q deleted%s\n", args[0], forSubject(subject))

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -105,60 +104,35 @@ func parseToolList(s string, given bool) ([]string, error) {
 }
 
 func newCmdTokenList(f *factory) *cobra.Command {
-	var jsonOut bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the tokens: names, tools and dates, never the tokens",
-		Args:  exactArgs(0, "no arguments"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			store, closeStore, err := tokenStore(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
-			list, err := store.Tokens(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if jsonOut {
-				type row struct {
-					Name      string   `json:"name"`
-					Tools     []string `json:"tools,omitempty"`
-					Admin     bool     `json:"admin,omitempty"`
-					CreatedAt string   `json:"created_at"`
-					RevokedAt string   `json:"revoked_at,omitempty"`
-				}
-				out := []row{}
-				for _, t := range list {
-					r := row{Name: t.Name, Tools: t.Tools, Admin: t.Admin, CreatedAt: t.CreatedAt.Format(time.RFC3339)}
-					if !t.RevokedAt.IsZero() {
-						r.RevokedAt = t.RevokedAt.Format(time.RFC3339)
-					}
-					out = append(out, r)
-				}
-				return writeJSON(f.io.Out, out)
-			}
-			tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tTOOLS\tADMIN\tCREATED\tREVOKED")
-			for _, t := range list {
-				toolsText, revoked := "all", ""
-				if t.Tools != nil {
-					toolsText = strings.Join(t.Tools, ",")
-				}
-				if !t.RevokedAt.IsZero() {
-					revoked = t.RevokedAt.Format(time.DateTime)
-				}
-				adminText := ""
-				if t.Admin {
-					adminText = "yes"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, toolsText, adminText, t.CreatedAt.Format(time.DateTime), revoked)
-			}
-			return tw.Flush()
-		},
+	type row struct {
+		Name      string   `json:"name"`
+		Tools     []string `json:"tools,omitempty"`
+		Admin     bool     `json:"admin,omitempty"`
+		CreatedAt string   `json:"created_at"`
+		RevokedAt string   `json:"revoked_at,omitempty"`
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
-	return cmd
+	return newListCmd(f, "List the tokens: names, tools and dates, never the tokens", (*db.DB).Tokens,
+		[]string{"NAME", "TOOLS", "ADMIN", "CREATED", "REVOKED"},
+		func(t db.APIToken) []string {
+			toolsText, adminText, revoked := "all", "", ""
+			if t.Tools != nil {
+				toolsText = strings.Join(t.Tools, ",")
+			}
+			if t.Admin {
+				adminText = "yes"
+			}
+			if !t.RevokedAt.IsZero() {
+				revoked = t.RevokedAt.Format(time.DateTime)
+			}
+			return []string{t.Name, toolsText, adminText, t.CreatedAt.Format(time.DateTime), revoked}
+		},
+		func(t db.APIToken) any {
+			r := row{Name: t.Name, Tools: t.Tools, Admin: t.Admin, CreatedAt: t.CreatedAt.Format(time.RFC3339)}
+			if !t.RevokedAt.IsZero() {
+				r.RevokedAt = t.RevokedAt.Format(time.RFC3339)
+			}
+			return r
+		})
 }
 
 func newCmdTokenRevoke(f *factory) *cobra.Command {

@@ -100,15 +100,7 @@ func newCmdUpstreamLogout(f *factory) *cobra.Command {
 		Short: "Forget an upstream's OAuth tokens",
 		Args:  exactArgs(1, "the upstream's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkSubject(subject); err != nil {
-				return usageError{err}
-			}
-			store, closeStore, err := tokenStore(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
-			if err := store.DeleteSecret(cmd.Context(), app.OAuthTokenSecret(args[0]), subject); err != nil {
+			if err := deleteSecret(cmd.Context(), f, app.OAuthTokenSecret(args[0]), subject); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: logged out of %s%s\n", args[0], forSubject(subject))
