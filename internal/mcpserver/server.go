@@ -78,14 +78,13 @@ func NewFlat(d *tools.Deps, version string, mask catalog.Mask) *mcp.Server {
 
 // newFlat is NewFlat over the tools of the toolsets sets (nil: all).
 func newFlat(d *tools.Deps, version string, mask catalog.Mask, sets []string) *mcp.Server {
-	surface := surfaceDeps(d, sets)
-	s := newMCPServer(surface, version, instructions)
-	visible := slices.DeleteFunc(inToolsets(tools.Available(d), sets), func(t tools.Tool) bool { return !mask.Visible(t.Category, t.Def.Name) })
-	schemas := tools.Register(s, d, visible)
+	a := accessFor(d, sets, mask, nil)
+	s := newMCPServer(a.deps, version, instructions)
+	schemas := tools.Register(s, d, a.tools)
 	// Outermost first: the log line shows the rewritten argument errors.
 	s.AddReceivingMiddleware(middleware.LogCalls(logger(d)), middleware.ExplainArgs(schemas))
-	resources.Register(s, surface)
-	prompts.Register(s, surface, prompts.Options{Tools: visible})
+	resources.Register(s, a.deps)
+	prompts.Register(s, a.deps, prompts.Options{Tools: a.tools})
 	return s
 }
 
@@ -150,8 +149,9 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	if err := opts.Upstreams.AddTransport(catalog.BuiltinServer, "langspec's own tools", InProcess(builtin)); err != nil {
 		return nil, err
 	}
+	cats := catalog.WithBuiltin(opts.Categories, tools.BuiltinCategories(inToolsets(tools.Available(&d), opts.Toolsets)))
 	cat := &catalog.Catalog{
-		Categories: catalog.WithBuiltin(opts.Categories, tools.BuiltinCategories(inToolsets(tools.Available(&d), opts.Toolsets))),
+		Categories: cats,
 		Mask:       opts.Mask,
 		Upstreams:  opts.Upstreams,
 		Log:        d.Logger,
@@ -163,12 +163,12 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 		go addUpstreamTools(ctx, s, &d)
 		return s, nil
 	}
-	surface := surfaceDeps(&d, opts.Toolsets)
-	s := newMCPServer(surface, opts.Version, categoriesInstructions)
+	a := accessFor(&d, opts.Toolsets, opts.Mask, cats)
+	s := newMCPServer(a.deps, opts.Version, categoriesInstructions)
 	schemas := tools.Register(s, &d, tools.Meta())
 	s.AddReceivingMiddleware(middleware.LogCalls(d.Logger), middleware.ExplainArgs(schemas))
-	resources.Register(s, surface)
-	prompts.Register(s, surface, prompts.Options{Categories: true, Tools: inToolsets(tools.Available(&d), opts.Toolsets)})
+	resources.Register(s, a.deps)
+	prompts.Register(s, a.deps, prompts.Options{Categories: true, Tools: a.tools})
 	go refreshWhenSettled(ctx, s, &d)
 	return s, nil
 }

@@ -71,21 +71,3 @@ func inToolsets(list []tools.Tool, sets []string) []tools.Tool {
 	}
 	return slices.DeleteFunc(list, func(t tools.Tool) bool { return !slices.Contains(sets, t.Category) })
 }
-
-// surfaceDeps is d without the folders of the toolsets that are off, for
-// what the server offers besides tools (resource templates, completions):
-// --toolsets spec must not offer the vault's notes as resources either.
-// nil sets keeps everything.
-func surfaceDeps(d *tools.Deps, sets []string) *tools.Deps {
-	if sets == nil {
-		return d
-	}
-	out := *d
-	if !slices.Contains(sets, tools.CategoryManual) {
-		out.Manuals, out.Finder = nil, nil
-	}
-	if !slices.Contains(sets, tools.CategoryVault) {
-		out.Vault = nil
-	}
-	return &out
-}
