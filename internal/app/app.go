@@ -184,7 +184,7 @@ func (a *App) Finder(ctx context.Context) (*find.Finder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &find.Finder{Index: index, Synonyms: find.NewSynonymFile(a.opts.Workspace.Synonyms), Log: a.log}
+	f := &find.Finder{Index: index, Synonyms: find.NewSynonymFile(a.opts.Workspace.Synonyms), Log: a.log, Traces: find.NewTraces(0, 0)}
 	if a.opts.Workspace.Stats != "" {
 		stats, err := adaptive.Open(adaptive.Options{Path: a.opts.Workspace.Stats, Logger: a.log})
 		if err != nil {

@@ -4,13 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path"
 	"strings"
 	"time"
 
-	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -218,59 +216,6 @@ func (d *DB) ManualNodes(ctx context.Context, manualID string) ([]ManualNode, er
 // Column weights for bm25 over manual nodes (title, text, file name): a word
 // in a heading says more than one in the text.
 const manualBM25Weights = "5.0, 1.0, 5.0"
-
-// Trace is a stored manual_find result.
-type Trace struct {
-	ID        string
-	ManualID  string
-	CreatedAt time.Time
-	ExpiresAt time.Time
-	Payload   []byte // JSON, owned by the caller
-}
-
-// PutTrace stores a trace and deletes the traces that expired before its
-// creation, so the table does not grow without end.
-func (d *DB) PutTrace(ctx context.Context, t Trace) error {
-	tx, err := d.sql.BeginTx(ctx, nil)
-	if err != nil {
-		return d.classify(err, "store trace in")
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM manual_traces WHERE expires_at <= ?1`, stamp(t.CreatedAt)); err != nil {
-		return d.classify(err, "store trace in")
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO manual_traces (trace_id, manual_id, created_at, expires_at, payload)
-		VALUES (?1, ?2, ?3, ?4, ?5)`, t.ID, t.ManualID, stamp(t.CreatedAt), stamp(t.ExpiresAt), string(t.Payload)); err != nil {
-		return d.classify(err, "store trace in")
-	}
-	return d.classify(tx.Commit(), "store trace in")
-}
-
-// GetTrace returns the trace id as of now. Errors: apperr.NotFound when there
-// is no such trace or it expired; the caller must not fall back to anything.
-func (d *DB) GetTrace(ctx context.Context, id string, now time.Time) (Trace, error) {
-	t := Trace{ID: id}
-	var created, expires, payload string
-	err := d.sql.QueryRowContext(ctx, `SELECT manual_id, created_at, expires_at, payload FROM manual_traces WHERE trace_id = ?1`, id).
-		Scan(&t.ManualID, &created, &expires, &payload)
-	if errors.Is(err, sql.ErrNoRows) {
-		return t, apperr.New(apperr.NotFound, "run manual_find again to get a new trace_id", "no trace %q (unknown or already expired)", id)
-	}
-	if err != nil {
-		return t, d.classify(err, "read trace from")
-	}
-	t.CreatedAt, _ = time.Parse(time.RFC3339Nano, created)
-	t.ExpiresAt, _ = time.Parse(time.RFC3339Nano, expires)
-	if !now.Before(t.ExpiresAt) {
-		return t, apperr.New(apperr.NotFound, "run manual_find again to get a new trace_id",
-			"trace %q expired at %s", id, t.ExpiresAt.Format(time.RFC3339))
-	}
-	t.Payload = []byte(payload)
-	return t, nil
-}
-
-// stamp formats times so that string order is time order.
-func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000000000Z07:00") }
 
 // Columns of the manual word index, for ranking weights.
 const (

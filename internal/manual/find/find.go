@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -177,7 +178,22 @@ type Finder struct {
 	Stats    *adaptive.Stats  // nil: fixed default thresholds, nothing recorded
 	Now      func() time.Time // nil: time.Now
 	TraceTTL time.Duration    // 0: DefaultTraceTTL
-	Log      *slog.Logger
+	// Traces keeps the traces manual_hits pages; nil: a store of the
+	// Finder's own with the default bounds, made on first use.
+	Traces *Traces
+	Log    *slog.Logger
+
+	tracesOnce sync.Once
+}
+
+// traces is f.Traces, made on first use when the caller gave none.
+func (f *Finder) traces() *Traces {
+	f.tracesOnce.Do(func() {
+		if f.Traces == nil {
+			f.Traces = NewTraces(0, 0)
+		}
+	})
+	return f.Traces
 }
 
 func (f *Finder) now() time.Time {

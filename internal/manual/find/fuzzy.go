@@ -2,13 +2,13 @@ package find
 
 import (
 	"context"
-	"github.com/langspec/langspec/internal/db/wordindex"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/db/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 )
 
@@ -61,9 +60,7 @@ func (f *Finder) store(ctx context.Context, req Request, s *search, sum *Summary
 	if ttl <= 0 {
 		ttl = DefaultTraceTTL
 	}
-	if err := f.Index.store.PutTrace(ctx, db.Trace{ID: sum.TraceID, ManualID: strings.Join(ids, ","), CreatedAt: now, ExpiresAt: now.Add(ttl), Payload: payload}); err != nil {
-		return err
-	}
+	f.traces().put(sum.TraceID, payload, now, now.Add(ttl))
 	// The diagnostic line, on stderr: ids and counts, never manual text.
 	f.log().Info("manual_find", "trace_id", sum.TraceID, "intent", sum.Intent, "candidates", sum.Candidates,
 		"files", sum.Files, "stages", strings.Join(sum.StagesRun, ","), "retries", sum.Retries,
@@ -105,11 +102,11 @@ func (f *Finder) loadTrace(ctx context.Context, id string) (tracePayload, error)
 	if err := CheckTraceID(id); err != nil {
 		return p, err
 	}
-	t, err := f.Index.store.GetTrace(ctx, id, f.now())
+	payload, err := f.traces().get(id, f.now())
 	if err != nil {
 		return p, err
 	}
-	if err := json.Unmarshal(t.Payload, &p); err != nil {
+	if err := json.Unmarshal(payload, &p); err != nil {
 		return p, apperr.Wrap(err, apperr.Internal, "run manual_find again", "trace %q cannot be read", id)
 	}
 	return p, nil
