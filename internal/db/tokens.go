@@ -91,6 +91,15 @@ func (d *DB) TokenByHash(ctx context.Context, sha256Hex string) (t APIToken, ok 
 	return t, err == nil, d.classify(err, "check a token")
 }
 
+// TokenNameTaken says whether a token, valid or revoked, has name: its
+// vault folder and secrets are that name's, so no other subject may take
+// it.
+func (d *DB) TokenNameTaken(ctx context.Context, name string) (bool, error) {
+	var n int
+	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ?`, name).Scan(&n)
+	return n > 0, d.classify(err, "look up a token name")
+}
+
 // HasTokens says whether any token is valid: whether the team server must
 // ask for one.
 func (d *DB) HasTokens(ctx context.Context) (bool, error) {

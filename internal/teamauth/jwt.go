@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
 	"github.com/modelcontextprotocol/go-sdk/auth"
-	"golang.org/x/time/rate"
 )
 
 // JWTOptions say which JWTs the team server accepts.
@@ -33,79 +33,88 @@ type JWTOptions struct {
 	Admins map[string]bool
 	// HTTPClient fetches the key set; nil is a client with a 10 s timeout.
 	HTTPClient *http.Client
-	// UnknownKeyRefresh spaces the fetches a token of an unknown key makes;
-	// 0 is unknownKeyRefresh.
+	// UnknownKeyRefresh is how long a key id that made the key set be
+	// fetched again must wait before it can make another fetch; 0 is
+	// unknownKeyRefresh (30 s).
 	UnknownKeyRefresh time.Duration
-	Logger            *slog.Logger
+	// UnknownKeyRefreshAll spaces the fetches that unknown key ids make
+	// all together, after a burst of unknownKeyBurst; 0 is
+	// unknownKeyRefreshAll (1 s).
+	UnknownKeyRefreshAll time.Duration
+	Logger               *slog.Logger
 }
 
 // clockLeeway is how far exp and nbf may be off between the issuer's clock
 // and ours.
 const clockLeeway = 30 * time.Second
 
-// jwksRefresh is how often the key set is fetched again. A token signed
-// with a key not in it makes a fetch at once, so a rotation is picked up
-// without waiting — at most two at once and one every unknownKeyRefresh
-// after, so that tokens with made-up key ids cannot make the server flood
-// the issuer.
-const (
-	jwksRefresh       = time.Hour
-	unknownKeyRefresh = 30 * time.Second
-)
-
 // JWTVerifier checks JWTs: signed with HS256 by Secret, or with RS256 or
-// ES256 by a key of JWKSURL (fetched now, refreshed until ctx ends); iss,
-// aud and exp present and right, nbf passed. Anything else — "alg": "none",
+// ES256 by a key of JWKSURL (fetched now, refreshed until ctx ends, and
+// on an unknown key id as jwks.go tells); iss, aud and exp present and
+// right, nbf passed, both with clockLeeway. Anything else — "alg": "none",
 // an HS256 token against a key set (algorithm confusion), a wrong issuer
 // or audience, an expired token — is auth.ErrInvalidToken (401).
 func JWTVerifier(ctx context.Context, o JWTOptions) (auth.TokenVerifier, error) {
-	var kf jwt.Keyfunc
+	if o.Issuer == "" {
+		// An empty issuer would turn the iss check off, and a subject's
+		// Key would no longer tell it from a static token's.
+		return nil, errors.New("teamauth: a JWT issuer is required")
+	}
 	var methods []string
 	switch {
 	case len(o.Secret) > 0 && o.JWKSURL == "":
 		methods = []string{jwt.SigningMethodHS256.Alg()}
-		secret := o.Secret
-		kf = func(*jwt.Token) (any, error) { return secret, nil }
 	case len(o.Secret) == 0 && o.JWKSURL != "":
 		methods = []string{jwt.SigningMethodRS256.Alg(), jwt.SigningMethodES256.Alg()}
+	default:
+		return nil, errors.New("teamauth: give a secret or a JWK Set URL, one of them")
+	}
+	opts := []jwt.ParserOption{jwt.WithValidMethods(methods), jwt.WithIssuer(o.Issuer), jwt.WithAudience(o.Audience),
+		jwt.WithExpirationRequired(), jwt.WithLeeway(clockLeeway)}
+	parser := jwt.NewParser(opts...)
+
+	var keyfuncFor func(context.Context) jwt.Keyfunc
+	if len(o.Secret) > 0 {
+		secret := o.Secret
+		keyfuncFor = func(context.Context) jwt.Keyfunc { return func(*jwt.Token) (any, error) { return secret, nil } }
+	} else {
 		client := o.HTTPClient
 		if client == nil {
-			client = &http.Client{Timeout: 10 * time.Second}
+			client = &http.Client{Timeout: jwksFetchTimeout}
 		}
 		log := o.Logger
 		if log == nil {
 			log = slog.New(slog.DiscardHandler)
 		}
-		k, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{o.JWKSURL}, keyfunc.Override{
-			Client:            client,
-			RefreshInterval:   jwksRefresh,
-			RefreshUnknownKID: rate.NewLimiter(rate.Every(cmp.Or(o.UnknownKeyRefresh, unknownKeyRefresh)), 2),
-			RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
-				return func(_ context.Context, err error) { log.Warn("refreshing the JWK Set failed", "url", u, "err", err) }
-			},
-		})
+		gate := newRefreshGate(cmp.Or(o.UnknownKeyRefresh, unknownKeyRefresh), cmp.Or(o.UnknownKeyRefreshAll, unknownKeyRefreshAll),
+			unknownKeyBurst, unknownKeyMemory)
+		ks, err := newKeySet(ctx, o.JWKSURL, client, log, acceptableUnverified(jwt.NewValidator(opts...), methods), gate)
 		if err != nil {
-			return nil, fmt.Errorf("fetching the JWK Set %s: %w", o.JWKSURL, err)
+			return nil, fmt.Errorf("teamauth: the JWK Set %s: %w", o.JWKSURL, err)
 		}
-		kf = k.Keyfunc
-	default:
-		return nil, errors.New("teamauth: give a secret or a JWK Set URL, one of them")
+		keyfuncFor = ks.keyfunc
 	}
-	parser := jwt.NewParser(jwt.WithValidMethods(methods), jwt.WithIssuer(o.Issuer), jwt.WithAudience(o.Audience),
-		jwt.WithExpirationRequired(), jwt.WithLeeway(clockLeeway))
-	return func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+
+	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		var claims jwt.RegisteredClaims
-		if _, err := parser.ParseWithClaims(token, &claims, kf); err != nil {
+		if _, err := parser.ParseWithClaims(token, &claims, keyfuncFor(ctx)); err != nil {
 			return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
 		}
 		if claims.Subject == "" {
 			return nil, fmt.Errorf("%w: the token has no subject (sub)", auth.ErrInvalidToken)
 		}
-		s := Subject{Name: subjectName(claims.Subject), Admin: o.Admins[claims.Subject]}
+		s := Subject{Name: subjectName(claims.Subject), Issuer: claims.Issuer, Admin: o.Admins[claims.Subject]}
 		if tools, ok := o.Tools[claims.Subject]; ok {
 			s.Tools = tools
 		}
-		return &auth.TokenInfo{UserID: s.Name, Expiration: claims.ExpiresAt.Time, Extra: map[string]any{subjectKey: s}}, nil
+		// The SDK's bearer middleware refuses a TokenInfo whose Expiration
+		// has passed, with no leeway of its own by default, so the parser's
+		// leeway on exp would end at the middleware: a token 5 s past exp
+		// by our clock would pass here and be refused there. The
+		// Expiration is therefore exp plus the same leeway. (Setting the
+		// middleware's ClockSkew as well would add the leeway twice.)
+		return &auth.TokenInfo{UserID: s.Key(), Expiration: claims.ExpiresAt.Add(clockLeeway),
+			Extra: map[string]any{subjectKey: s}}, nil
 	}, nil
 }
 
@@ -122,11 +131,55 @@ func subjectName(sub string) string {
 
 // Either accepts a token that static accepts (langspec's own, "lsp_…"),
 // or else one that jwtv accepts; jwtv nil accepts none.
-func Either(static, jwtv auth.TokenVerifier) auth.TokenVerifier {
+//
+// A JWT subject whose name is a langspec token's (valid or revoked) is
+// refused: the name is the token's vault folder and secrets, and the two
+// would share them. CheckNames refuses such a configuration at start;
+// this covers a subject the configuration does not name.
+func Either(storeOf StoreOf, static, jwtv auth.TokenVerifier) auth.TokenVerifier {
 	return func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 		if strings.HasPrefix(token, tokenPrefix) || jwtv == nil {
 			return static(ctx, token, r)
 		}
-		return jwtv(ctx, token, r)
+		info, err := jwtv(ctx, token, r)
+		if err != nil {
+			return nil, err
+		}
+		sub, _ := FromInfo(info)
+		store := storeOf(ctx)
+		if store == nil {
+			return nil, errNoStore
+		}
+		taken, err := store.TokenNameTaken(ctx, sub.Name)
+		if err != nil {
+			return nil, fmt.Errorf("checking the subject's name: %w", err)
+		}
+		if taken {
+			return nil, fmt.Errorf("%w: the identity provider's subject %q has the name of a langspec token, so the two would share a vault and secrets; an admin renames one of them", auth.ErrInvalidToken, sub.Name)
+		}
+		return info, nil
 	}
 }
+
+// CheckNames refuses a configuration in which a subject of the identity
+// provider (by the name it goes by here) has the name of a langspec token:
+// the two would share a vault folder, secrets and logs. Errors:
+// invalid_argument naming both and the way out.
+func CheckNames(ctx context.Context, store *db.DB, jwtSubjects []string) error {
+	for _, sub := range jwtSubjects {
+		name := subjectName(sub)
+		taken, err := store.TokenNameTaken(ctx, name)
+		if err != nil {
+			return err
+		}
+		if taken {
+			return apperr.New(apperr.InvalidArgument, "rename the subject under auth.subjects, or revoke and remake the token under another name",
+				"auth.subjects names %q, and a langspec token is named %q: the two would share a vault folder and secrets", sub, name)
+		}
+	}
+	return nil
+}
+
+// ConfiguredName is the name a subject of the identity provider goes by
+// here (its vault folder): for `token create`, which refuses it.
+func ConfiguredName(sub string) string { return subjectName(sub) }

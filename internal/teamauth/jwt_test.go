@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -58,11 +59,11 @@ func TestJWTVerifierHS256(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, err := v(context.Background(), sign(t, jwt.SigningMethodHS256, "", claims(nil), secret), nil)
-	if err != nil || info.UserID != "alice" {
+	if err != nil || info.UserID != testIssuer+"#alice" {
 		t.Fatalf("a good token: %+v, %v", info, err)
 	}
-	if s := info.Extra[subjectKey].(Subject); len(s.Tools) != 1 || s.Tools[0] != "search_spec" {
-		t.Errorf("alice's tools = %v", s.Tools)
+	if s := info.Extra[subjectKey].(Subject); s.Name != "alice" || s.Issuer != testIssuer || len(s.Tools) != 1 || s.Tools[0] != "search_spec" {
+		t.Errorf("alice = %+v", s)
 	}
 	none, err := jwt.NewWithClaims(jwt.SigningMethodNone, claims(nil)).SignedString(jwt.UnsafeAllowNoneSignatureType)
 	if err != nil {
@@ -87,22 +88,34 @@ func TestJWTVerifierHS256(t *testing.T) {
 	}
 	// A subject that cannot name a folder goes by a digest of it.
 	info, err = v(context.Background(), sign(t, jwt.SigningMethodHS256, "", claims(func(c jwt.MapClaims) { c["sub"] = "auth0|../x" }), secret), nil)
-	if err != nil || !strings.HasPrefix(info.UserID, "sub-") || CheckName(info.UserID) != nil {
+	if s, _ := FromInfo(info); err != nil || !strings.HasPrefix(s.Name, "sub-") || CheckName(s.Name) != nil || info.UserID != s.Key() {
 		t.Errorf("sub auth0|../x: %+v, %v", info, err)
 	}
 }
 
-// jwks serves a JWK Set that a test can rotate, counting fetches.
+// jwks serves a JWK Set that a test can rotate, counting fetches; while
+// hold is open, a fetch waits for it to close (to make fetches overlap).
 type jwks struct {
 	mu      sync.Mutex
 	keys    []map[string]string
-	fetches int
+	hold    chan struct{}
+	fetches atomic.Int64
 }
 
 func (j *jwks) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	j.fetches.Add(1)
+	j.mu.Lock()
+	hold := j.hold
+	j.mu.Unlock()
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.fetches++
 	json.NewEncoder(w).Encode(map[string]any{"keys": j.keys})
 }
 
@@ -110,6 +123,29 @@ func (j *jwks) set(keys ...map[string]string) {
 	j.mu.Lock()
 	j.keys = keys
 	j.mu.Unlock()
+}
+
+func (j *jwks) holdFetches(hold chan struct{}) {
+	j.mu.Lock()
+	j.hold = hold
+	j.mu.Unlock()
+}
+
+func (j *jwks) count() int { return int(j.fetches.Load()) }
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("after 10 s, still not: %s", what)
+		}
+	}
 }
 
 func b64(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
@@ -146,7 +182,7 @@ func TestJWTVerifierJWKS(t *testing.T) {
 		"RS256": sign(t, jwt.SigningMethodRS256, "r1", claims(nil), rsa1),
 		"ES256": sign(t, jwt.SigningMethodES256, "e1", claims(nil), ec1),
 	} {
-		if info, err := v(ctx, token, nil); err != nil || info.UserID != "alice" {
+		if info, err := v(ctx, token, nil); err != nil || info.UserID != testIssuer+"#alice" {
 			t.Errorf("%s: %+v, %v", name, info, err)
 		}
 	}
@@ -176,5 +212,46 @@ func TestJWTVerifierJWKS(t *testing.T) {
 	}
 	if _, err := v(ctx, sign(t, jwt.SigningMethodRS256, "r1", claims(nil), rsa1), nil); err == nil {
 		t.Error("after the rotation, a token of the retired key still passes")
+	}
+}
+
+// TestJWTLeeway: the 30 s clock leeway holds for exp all the way through
+// the SDK's bearer middleware, which refuses a TokenInfo whose Expiration
+// has passed; beyond the leeway the verifier refuses.
+func TestJWTLeeway(t *testing.T) {
+	secret := []byte("a shared secret of enough length!")
+	v, err := JWTVerifier(context.Background(), JWTOptions{Issuer: testIssuer, Audience: testAudience, Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(auth.RequireBearerToken(v, nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	})))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		mod  func(jwt.MapClaims)
+		ok   bool
+	}{
+		{"exp 5 s ago", func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-5 * time.Second).Unix() }, true},
+		{"nbf in 20 s", func(c jwt.MapClaims) { c["nbf"] = time.Now().Add(20 * time.Second).Unix() }, true},
+		{"exp 60 s ago", func(c jwt.MapClaims) { c["exp"] = time.Now().Add(-60 * time.Second).Unix() }, false},
+		{"nbf in 60 s", func(c jwt.MapClaims) { c["nbf"] = time.Now().Add(60 * time.Second).Unix() }, false},
+	} {
+		token := sign(t, jwt.SigningMethodHS256, "", claims(tc.mod), secret)
+		_, err := v(context.Background(), token, nil)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, auth.ErrInvalidToken)) {
+			t.Errorf("%s: the verifier says %v, want ok %v (else ErrInvalidToken)", tc.name, err, tc.ok)
+		}
+		req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: http.StatusNoContent, false: http.StatusUnauthorized}[tc.ok]; resp.StatusCode != want {
+			t.Errorf("%s: through the middleware %d, want %d", tc.name, resp.StatusCode, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -59,10 +60,30 @@ func Hash(token string) string {
 // Subject is who a request comes from, and what it may use.
 type Subject struct {
 	Name string
+	// Issuer is the iss of a JWT subject; "" for langspec's own tokens.
+	Issuer string
 	// Tools are the tool names the subject may list and call; nil: all.
 	Tools []string
 	// Admin may read the server's /metrics.
 	Admin bool
+}
+
+// keySeparator joins a JWT subject's issuer and name in its Key. It
+// cannot occur in a name (namePattern, or "sub-" and hex), so the last one
+// splits a key unambiguously whatever the issuer holds, and a static
+// token's key (a bare name) never has one.
+const keySeparator = "#"
+
+// Key identifies the subject across issuers: the name for langspec's own
+// tokens, issuer#name for a JWT subject. Two subjects of the same name
+// from different issuers, or a JWT subject and a static token of the same
+// name, have different keys; it is the TokenInfo's UserID, so that a
+// session one of them opened cannot be used by the other.
+func (s Subject) Key() string {
+	if s.Issuer == "" {
+		return s.Name
+	}
+	return s.Issuer + keySeparator + s.Name
 }
 
 // Mask is the subject's tools as a catalog mask: a tool of langspec by
@@ -93,12 +114,28 @@ const staticExpiry = 24 * time.Hour
 // subjectKey carries a Subject in TokenInfo.Extra.
 const subjectKey = "langspec.subject"
 
-// Verifier checks bearer tokens against the tokens of store: a token that
-// is unknown or revoked is refused with auth.ErrInvalidToken (401). The
-// store is asked on every request, so a revoked token stops working at
-// once.
-func Verifier(store *db.DB) auth.TokenVerifier {
+// StoreOf is the store that answers a request: tokens are read from it.
+// A read-only replica that switches to a newer index switches its tokens
+// with it, so a revocation shipped with the index takes effect with it.
+type StoreOf func(context.Context) *db.DB
+
+// Fixed is the StoreOf of a server with one store.
+func Fixed(store *db.DB) StoreOf { return func(context.Context) *db.DB { return store } }
+
+// errNoStore is what a verifier answers when the request names no store: a
+// bug of the caller's, never a reason to let a token through.
+var errNoStore = errors.New("teamauth: no store for this request")
+
+// Verifier checks bearer tokens against the tokens of the request's store:
+// a token that is unknown or revoked is refused with auth.ErrInvalidToken
+// (401). The store is asked on every request, so a revoked token stops
+// working at once.
+func Verifier(storeOf StoreOf) auth.TokenVerifier {
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		store := storeOf(ctx)
+		if store == nil {
+			return nil, errNoStore
+		}
 		t, ok, err := store.TokenByHash(ctx, Hash(token))
 		if err != nil {
 			return nil, fmt.Errorf("checking the token: %w", err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/langspec/langspec/internal/catalog"
@@ -78,7 +79,7 @@ func TestVerifier(t *testing.T) {
 	if err := store.CreateToken(ctx, "alice", hash, []string{"search_spec"}, false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	verify := Verifier(store)
+	verify := Verifier(Fixed(store))
 	info, err := verify(ctx, token, nil)
 	if err != nil || info.UserID != "alice" {
 		t.Fatalf("verify = %+v, %v", info, err)
@@ -87,7 +88,7 @@ func TestVerifier(t *testing.T) {
 	if ok {
 		t.Errorf("a context without auth has subject %+v", sub)
 	}
-	if s, _ := info.Extra[subjectKey].(Subject); s.Name != "alice" || len(s.Tools) != 1 {
+	if s, _ := info.Extra[subjectKey].(Subject); s.Name != "alice" || s.Issuer != "" || s.Key() != info.UserID || len(s.Tools) != 1 {
 		t.Errorf("subject = %+v", s)
 	}
 	for _, bad := range []string{"lsp_nope", "", token + "x"} {
@@ -100,5 +101,58 @@ func TestVerifier(t *testing.T) {
 	}
 	if _, err := verify(ctx, token, nil); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Errorf("a revoked token: %v", err)
+	}
+}
+
+// TestSubjectKey: a key tells subjects of the same name apart by issuer,
+// and a JWT subject from a static token of its name.
+func TestSubjectKey(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Subject
+		key  string
+	}{
+		{"static token", Subject{Name: "alice"}, "alice"},
+		{"JWT subject", Subject{Name: "alice", Issuer: "https://id.example"}, "https://id.example#alice"},
+		{"JWT subject of another issuer", Subject{Name: "alice", Issuer: "https://other.example"}, "https://other.example#alice"},
+		{"issuer with a #", Subject{Name: "alice", Issuer: "https://id.example/#x"}, "https://id.example/#x#alice"},
+		{"digest name", Subject{Name: "sub-0123abcd", Issuer: "https://id.example"}, "https://id.example#sub-0123abcd"},
+	} {
+		if got := tc.s.Key(); got != tc.key {
+			t.Errorf("%s: Key() = %q, want %q", tc.name, got, tc.key)
+		}
+		// The name is whatever follows the last separator: no name holds one.
+		if i := strings.LastIndex(tc.key, keySeparator); tc.s.Issuer != "" && tc.key[i+len(keySeparator):] != tc.s.Name {
+			t.Errorf("%s: %q does not end in its name after the last %q", tc.name, tc.key, keySeparator)
+		}
+	}
+	if CheckName("a"+keySeparator+"b") == nil {
+		t.Errorf("a token name may hold %q", keySeparator)
+	}
+}
+
+// TestJWTSubjectKeyByIssuer: two issuers' tokens for the same sub give
+// subjects with their Issuer set and different UserIDs, neither the bare
+// name a static token of that name has.
+func TestJWTSubjectKeyByIssuer(t *testing.T) {
+	secret := []byte("a shared secret of enough length!")
+	for _, tc := range []struct{ issuer, userID string }{
+		{"https://one.example", "https://one.example#alice"},
+		{"https://two.example", "https://two.example#alice"},
+	} {
+		v, err := JWTVerifier(context.Background(), JWTOptions{Issuer: tc.issuer, Audience: testAudience, Secret: secret})
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := v(context.Background(), sign(t, jwt.SigningMethodHS256, "", claims(func(c jwt.MapClaims) { c["iss"] = tc.issuer }), secret), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := FromInfo(info); info.UserID != tc.userID || s.Issuer != tc.issuer || s.Name != "alice" || s.Key() != info.UserID {
+			t.Errorf("%s: UserID %q, subject %+v; want UserID %q", tc.issuer, info.UserID, s, tc.userID)
+		}
+	}
+	if _, err := JWTVerifier(context.Background(), JWTOptions{Audience: testAudience, Secret: secret}); err == nil {
+		t.Error("a verifier without an issuer")
 	}
 }
