@@ -42,6 +42,8 @@ type DB struct {
 		mu    sync.Mutex
 		byKey map[idfKey]float64
 	}
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // dsn builds the connection string. Pragmas go in the DSN rather than one Exec
@@ -193,9 +195,14 @@ func (d *DB) checkMigrated(ctx context.Context) error {
 
 // Close releases the connections.
 func (d *DB) Close() error {
-	d.memo.close()
-	d.stmts.close()
-	return d.sql.Close()
+	// Once: a replica's first index is closed when a newer one replaces it
+	// and again by the app that opened it, at exit.
+	d.closeOnce.Do(func() {
+		d.memo.close()
+		d.stmts.close()
+		d.closeErr = d.sql.Close()
+	})
+	return d.closeErr
 }
 
 // Path is the file the store lives in.

@@ -74,6 +74,11 @@ const sessionTTL = 8 * time.Hour
 // no script at all, no frames, forms only to itself.
 const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
+// challenge is the WWW-Authenticate of the page's 401s (RFC 9110 section
+// 11.6.1 wants one on every 401): an admin's bearer token, or the login
+// form.
+const challenge = `Bearer realm="langspec management page"`
+
 // cookie names: the session, and the login form's CSRF token (double
 // submit, before there is a session).
 const (
@@ -100,8 +105,16 @@ type pendingLogin struct {
 
 type session struct {
 	subject teamauth.Subject
+	// token is the credential the session was opened with, kept in memory
+	// only: every request checks it again (authenticate), so a session
+	// ends with its token's revocation, expiry or demotion.
+	token   string
 	csrf    string
 	expires time.Time
+	// bearer: the request carried its token in an Authorization header,
+	// which a browser never adds by itself, so no other site can forge
+	// it; such a request needs no CSRF token.
+	bearer bool
 }
 
 // New builds the page.
@@ -171,7 +184,7 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if r.Method == http.MethodPost && !u.checkCSRF(r, sess) {
+	if r.Method == http.MethodPost && !sess.bearer && !u.checkCSRF(r, sess) {
 		http.Error(w, "the form is stale or was not sent by this page (CSRF token missing or wrong); reload the page", http.StatusForbidden)
 		return
 	}
@@ -253,22 +266,41 @@ func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, boo
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		u.mu.Lock()
 		s := u.sessions[c.Value]
-		if s != nil && u.o.Now().Before(s.expires) {
+		if s != nil && !u.o.Now().Before(s.expires) {
+			s = nil
+		}
+		if s == nil {
+			delete(u.sessions, c.Value)
+		}
+		u.mu.Unlock()
+		if s != nil {
+			// The credential behind the session, checked again on every
+			// request against the index that answers it: a revoked,
+			// expired or demoted admin's session ends here.
+			sub, err := u.verify(r.Context(), s.token, r)
+			if err != nil || !sub.Admin {
+				u.endSession(c.Value)
+				u.o.Logger.Info("management page session ended: its token no longer admits an admin", "subject", s.subject.Name)
+				u.renderLogin(w, r, http.StatusUnauthorized, "Your session ended: its token was revoked, expired or is no longer an admin's. Log in again.")
+				return nil, false
+			}
+			u.mu.Lock()
+			s.subject = sub
 			s.expires = u.o.Now().Add(sessionTTL)
 			u.mu.Unlock()
 			return s, true
 		}
-		delete(u.sessions, c.Value)
-		u.mu.Unlock()
 	}
 	if authz := r.Header.Get("Authorization"); authz != "" {
 		token, ok := strings.CutPrefix(authz, "Bearer ")
 		if !ok {
+			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, "use Authorization: Bearer TOKEN", http.StatusUnauthorized)
 			return nil, false
 		}
 		sub, err := u.verify(r.Context(), token, r)
 		if err != nil {
+			w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token"`)
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return nil, false
 		}
@@ -276,10 +308,17 @@ func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, boo
 			http.Error(w, "this page is for admin tokens (langspec token create NAME --admin)", http.StatusForbidden)
 			return nil, false
 		}
-		return &session{subject: sub, csrf: randomID()}, true
+		return &session{subject: sub, csrf: randomID(), bearer: true}, true
 	}
 	u.renderLogin(w, r, http.StatusUnauthorized, "")
 	return nil, false
+}
+
+// endSession forgets a page session.
+func (u *UI) endSession(id string) {
+	u.mu.Lock()
+	delete(u.sessions, id)
+	u.mu.Unlock()
 }
 
 func (u *UI) localSession() *session {
@@ -327,6 +366,9 @@ func secureCookies(r *http.Request) bool {
 // token in a cookie beside it (set before the status is written).
 func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	csrf := randomID()
+	if status == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", challenge)
+	}
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: csrf, Path: "/ui/login", HttpOnly: true, Secure: secureCookies(r),
 		SameSite: http.SameSiteStrictMode, MaxAge: 600})
 	p := newPage("Log in", nil)
@@ -360,7 +402,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 			delete(u.sessions, k) // logins that were never logged out of
 		}
 	}
-	u.sessions[id] = &session{subject: sub, csrf: randomID(), expires: u.o.Now().Add(sessionTTL)}
+	u.sessions[id] = &session{subject: sub, token: strings.TrimSpace(r.PostFormValue("token")), csrf: randomID(), expires: u.o.Now().Add(sessionTTL)}
 	u.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/ui", HttpOnly: true, Secure: secureCookies(r),
 		SameSite: http.SameSiteStrictMode})

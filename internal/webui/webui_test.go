@@ -2,10 +2,13 @@ package webui
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +19,7 @@ import (
 
 // newTestUI serves the page over a real store with an admin and a plain
 // token.
-func newTestUI(t *testing.T) (srv *httptest.Server, admin, plain string) {
+func newTestUI(t *testing.T) (srv *httptest.Server, store *db.DB, admin, plain string) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
@@ -28,17 +31,17 @@ func newTestUI(t *testing.T) (srv *httptest.Server, admin, plain string) {
 	plain, h2 := teamauth.NewToken()
 	store.CreateToken(ctx, "ops", h1, nil, true, time.Now())
 	store.CreateToken(ctx, "alice", h2, nil, false, time.Now())
-	u, err := New(Options{StoreOf: func(context.Context) *db.DB { return store }, Verifier: teamauth.Verifier(store)})
+	u, err := New(Options{StoreOf: func(context.Context) *db.DB { return store }, Verifier: teamauth.Verifier(teamauth.Fixed(store))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv = httptest.NewServer(u)
 	t.Cleanup(srv.Close)
-	return srv, admin, plain
+	return srv, store, admin, plain
 }
 
 func TestPageGuards(t *testing.T) {
-	srv, admin, plain := newTestUI(t)
+	srv, _, admin, plain := newTestUI(t)
 	do := func(method, path, token string, form url.Values) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(form.Encode()))
@@ -64,8 +67,7 @@ func TestPageGuards(t *testing.T) {
 		{"made-up token", "GET", "/ui/tokens", "lsp_nope", nil, http.StatusUnauthorized},
 		{"not an admin", "GET", "/ui/tokens", plain, nil, http.StatusForbidden},
 		{"admin", "GET", "/ui/tokens", admin, nil, http.StatusOK},
-		{"a form without its CSRF token", "POST", "/ui/tokens", admin, url.Values{"name": {"x"}}, http.StatusForbidden},
-		{"a form with a wrong CSRF token", "POST", "/ui/tokens/revoke", admin, url.Values{"name": {"alice"}, "csrf": {"guess"}}, http.StatusForbidden},
+		{"an admin's bearer header needs no CSRF token: no browser sends it by itself", "POST", "/ui/tokens", admin, url.Values{"name": {"x"}}, http.StatusOK},
 		{"the login form without its cookie", "POST", "/ui/login", "", url.Values{"token": {admin}, "csrf": {"guess"}}, http.StatusForbidden},
 	} {
 		resp := do(tc.method, tc.path, tc.token, tc.form)
@@ -75,6 +77,91 @@ func TestPageGuards(t *testing.T) {
 		if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
 			t.Errorf("%s: Content-Security-Policy %q", tc.name, csp)
 		}
+		if resp.StatusCode == http.StatusUnauthorized && !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer ") {
+			t.Errorf("%s: 401 without a Bearer challenge: %q", tc.name, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+}
+
+// login logs in through the form as a browser would and returns a client
+// holding the session cookie.
+func login(t *testing.T, srv *httptest.Server, token string) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Get(srv.URL + "/ui/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindSubmatch(body)
+	if m == nil {
+		t.Fatalf("no CSRF token in the login form:\n%s", body)
+	}
+	resp, err = c.PostForm(srv.URL+"/ui/login", url.Values{"token": {token}, "csrf": {string(m[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("login: %d", resp.StatusCode)
+	}
+	return c
+}
+
+// TestSessionFormsNeedCSRF: a session cookie goes with any request a
+// browser makes, a forged cross-site form's too, so every form sent with
+// the cookie needs the page's CSRF token.
+func TestSessionFormsNeedCSRF(t *testing.T) {
+	srv, _, admin, _ := newTestUI(t)
+	c := login(t, srv, admin)
+	for name, form := range map[string]url.Values{
+		"without its CSRF token":  {"name": {"x"}},
+		"with a wrong CSRF token": {"name": {"alice"}, "csrf": {"guess"}},
+	} {
+		resp, err := c.PostForm(srv.URL+"/ui/tokens", form)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a form %s: %d, want 403", name, resp.StatusCode)
+		}
+	}
+}
+
+// TestSessionEndsWithItsToken: a page session is its token, checked again
+// on every request — revoked, the session ends at once (the attacker's
+// path: log in, get revoked, keep minting admin tokens with the cookie).
+func TestSessionEndsWithItsToken(t *testing.T) {
+	srv, store, admin, _ := newTestUI(t)
+	c := login(t, srv, admin)
+	get := func() int {
+		resp, err := c.Get(srv.URL + "/ui/tokens")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get(); code != http.StatusOK {
+		t.Fatalf("logged in: %d", code)
+	}
+	if err := store.RevokeToken(context.Background(), "ops", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if code := get(); code != http.StatusUnauthorized {
+		t.Errorf("after revocation: %d, want 401", code)
+	}
+	// Logging in again with the revoked token does not work either.
+	resp, err := c.Get(srv.URL + "/ui/tokens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the old cookie again: %d, want 401", resp.StatusCode)
 	}
 }
 
