@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,8 @@ type serveOptions struct {
 	readOnly       bool
 	allowOrigins   []string
 	rate           float64
+	sessionIdle    time.Duration
+	maxSessions    int
 	// openUI, for `langspec ui`: print the management page's address and
 	// open a browser on it once the server listens.
 	openUI bool
@@ -75,8 +78,15 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if _, err := mcpserver.ParseToolsets(opts.toolsets); err != nil {
 				return usageError{err}
 			}
-			if opts.http == "" && (opts.insecureNoAuth || len(opts.allowOrigins) > 0 || cmd.Flags().Changed("rate")) {
-				return usageErrorf("--insecure-no-auth, --allow-origin and --rate go with --http ADDR")
+			if opts.http == "" && (opts.insecureNoAuth || len(opts.allowOrigins) > 0 || cmd.Flags().Changed("rate") ||
+				cmd.Flags().Changed("session-idle") || cmd.Flags().Changed("max-sessions")) {
+				return usageErrorf("--insecure-no-auth, --allow-origin, --rate, --session-idle and --max-sessions go with --http ADDR")
+			}
+			if opts.sessionIdle < time.Second {
+				return usageErrorf("--session-idle %s: give a duration of a second or more, such as 30m", opts.sessionIdle)
+			}
+			if opts.maxSessions < 1 {
+				return usageErrorf("--max-sessions %d: give at least 1", opts.maxSessions)
 			}
 			if opts.rate <= 0 {
 				return usageErrorf("--rate %g: give a positive number of requests a second", opts.rate)
@@ -101,6 +111,10 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 	cmd.Flags().BoolVar(&opts.readOnly, "read-only", false, "serve no tool that writes (the vault's writing tools and the bridge)")
 	cmd.Flags().StringArrayVar(&opts.allowOrigins, "allow-origin", nil, "with --http: a browser origin allowed to call, e.g. http://localhost:6274 (repeat); others get 403")
 	cmd.Flags().Float64Var(&opts.rate, "rate", mcpserver.DefaultRatePerSecond, "with --http: requests a second each subject may send (bursts of twice that)")
+	cmd.Flags().DurationVar(&opts.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle,
+		"with --http: close an MCP session after this long without a request or an open stream (its client starts a new one)")
+	cmd.Flags().IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultSessionsPerSubject,
+		"with --http: sessions each subject may hold at once; a new one closes the subject's oldest idle one")
 	cmd.Flags().StringVar(&opts.toolsets, "toolsets", f.getenv("LANGSPEC_TOOLSETS"),
 		"tool families to serve, comma-separated: "+strings.Join(mcpserver.ToolsetNames(), ", ")+" or "+mcpserver.ToolsetAll+
 			" (env LANGSPEC_TOOLSETS; default spec, plus manual, vault and bridge when their folders are there)")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"slices"
 	"time"
@@ -44,7 +45,8 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 			"refusing to serve %s without auth: no token exists", opts.http)}
 	}
 	h := mcpserver.HTTPOptions{AllowedOrigins: append(slices.Clone(opts.allowOrigins), ac.AllowedOrigins...),
-		RatePerSecond: opts.rate, RateBurst: int(2 * opts.rate), Sources: ui.sources, Ingest: ui.ingest, Subjects: map[string]webui.SubjectInfo{}}
+		RatePerSecond: opts.rate, RateBurst: int(2 * opts.rate), SessionIdle: opts.sessionIdle, SessionsPerSubject: opts.maxSessions,
+		Sources: ui.sources, Ingest: ui.ingest, Subjects: map[string]webui.SubjectInfo{}}
 	for sub, s := range ui.subjects {
 		h.Subjects[sub] = webui.SubjectInfo{Tools: s.Tools, Admin: s.Admin}
 	}
@@ -56,7 +58,14 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 			}
 			h.AuthorizationServers = []string{j.Issuer}
 		}
-		h.Verifier = teamauth.Either(teamauth.Verifier(deps.Store), jwtv)
+		if ac.JWT != nil {
+			if err := teamauth.CheckNames(ctx, deps.Store, slices.Collect(maps.Keys(ac.Subjects))); err != nil {
+				return err
+			}
+		}
+		// Tokens are read from the index that answers each request.
+		storeOf := teamauth.StoreOf(mcpserver.StoreOf)
+		h.Verifier = teamauth.Either(storeOf, teamauth.Verifier(storeOf), jwtv)
 		h.VaultRoot = ws.Vault // each subject in a folder of its own
 	}
 	if opts.readOnly {
@@ -72,6 +81,9 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 				return tools.Deps{}, nil, err
 			}
 			d.ReadOnly = true
+			// Traces are the server's state, not the index's: manual_hits
+			// pages a trace made before the swap.
+			d.Finder.Traces = deps.Finder.Traces
 			return d, a.Close, nil
 		}}
 	}

@@ -49,6 +49,16 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			for sub := range cfg.Auth.Subjects {
+				if teamauth.ConfiguredName(sub) == name {
+					return apperr.New(apperr.InvalidArgument, "choose another name: the two would share a vault folder and secrets",
+						"the identity provider's subject %q under auth.subjects goes by the name %q already", sub, name)
+				}
+			}
 			store, closeStore, err := tokenStore(cmd.Context(), f)
 			if err != nil {
 				return err

@@ -120,6 +120,11 @@ func TestRequestIDs(t *testing.T) {
 		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, "1.5", "not a string or an integer"},
 		{"exponent id", `{"jsonrpc":"2.0","id":1e3,"method":"ping"}`, "1e3", "not a string or an integer"},
 		{"object id", `{"jsonrpc":"2.0","id":{},"method":"ping"}`, "{}", ""},
+		// The SDK reads ids as float64: past 2^53 it would answer another id.
+		{"id past 2^53", `{"jsonrpc":"2.0","id":9007199254740993,"method":"ping"}`, "9007199254740993", "beyond"},
+		{"id past int64", `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}`, "123456789012345678901234567890", "not a string or an integer"},
+		// encoding/json would read "Id" as the id; the SDK reads "id" only.
+		{"an id spelled twice", `{"jsonrpc":"2.0","id":1.5,"Id":2,"method":"ping"}`, "1.5", "not a string or an integer"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -216,12 +216,11 @@ func (l *lineWriter) Close() error { return nil }
 // sent (an id is never rewritten: 1.5 stays 1.5), or null when none can be
 // read, as JSON-RPC prescribes.
 func (l *lineWriter) writeError(line []byte, e *jsonrpc.Error) {
-	var probe struct {
-		ID json.RawMessage `json:"id"`
-	}
 	id := json.RawMessage("null")
-	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
-		id = probe.ID
+	if json.Valid(line) {
+		if m := readMembers(line); m.id != nil {
+			id = m.id // "id" exactly, as the SDK reads it
+		}
 	} else if top := topLevelID(line); top != nil {
 		id = top // JSON too deep to decode whole, with its id before the depth
 	}
@@ -291,13 +290,15 @@ func (f *inFlight) received(line []byte) *jsonrpc.Error {
 		}
 		return nil
 	}
+	// The id as the SDK reads it (the name matched exactly: encoding/json
+	// would take "Id" too), held to the rules it can answer exactly.
+	m.ID = readMembers(line).id
 	if m.ID == nil {
 		return nil // a notification
 	}
-	key, ok := idKey(m.ID)
-	if !ok {
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
-			Message: fmt.Sprintf("invalid request: id %s is not a string or an integer", m.ID)}
+	key, e := vetID(m.ID)
+	if e != nil {
+		return e
 	}
 	if m.Method == "" {
 		return nil // the client's answer to a request of ours

@@ -1,0 +1,240 @@
+package mcpserver
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/teamauth"
+	"github.com/langspec/langspec/internal/tools"
+	"github.com/langspec/langspec/internal/vault"
+)
+
+// subjectVaults opens each subject's vault folder once, for every
+// generation: two Vaults over one folder would not share their locks.
+type subjectVaults struct {
+	ctx  context.Context
+	root string // "" keeps Deps.Vault for everyone
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	open map[string]*vault.Vault
+}
+
+// get returns the vault of subject name; nil when every subject shares
+// Deps.Vault.
+func (sv *subjectVaults) get(name string) (*vault.Vault, error) {
+	if sv.root == "" {
+		return nil, nil
+	}
+	if name == "" {
+		name = "anonymous"
+	}
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	if v := sv.open[name]; v != nil {
+		return v, nil
+	}
+	// The name passed teamauth.CheckName (or is a digest): no separators,
+	// no dot first, so the folder is always inside root.
+	v, err := vault.Open(filepath.Join(sv.root, name), vault.Options{Logger: sv.log})
+	if err != nil {
+		return nil, err
+	}
+	context.AfterFunc(sv.ctx, func() { v.Close() })
+	sv.open[name] = v
+	return v, nil
+}
+
+// Watch makes the team server switch to a database file that was replaced
+// (renamed over, as rsync, rclone or Litestream's restore do) by a newer
+// index, without dropping a request: requests that started on the old one
+// finish on it, new ones go to the new one, and the old one is closed when
+// the last of its requests ends. Sessions are stateless then (each request
+// stands alone), so that no session holds an old index open, and any
+// replica behind a load balancer can answer any request. Tokens are read
+// from the index that answers (StoreOf), so a revocation shipped with a
+// newer index takes effect with it.
+type Watch struct {
+	Path     string
+	Interval time.Duration // how often the file is looked at; 0 is a second
+	// Open opens the file as it is now: the tools' parts over it, and what
+	// closes them.
+	Open func(ctx context.Context) (tools.Deps, func() error, error)
+}
+
+// generation is the servers over one database file: a new one starts when
+// a watched file is replaced.
+type generation struct {
+	deps     tools.Deps
+	subjects *subjectServers
+	inflight sync.WaitGroup
+	close    func() error // what closes its index once it is replaced; nil: the caller closes it
+}
+
+func newGeneration(ctx context.Context, d tools.Deps, opts Options, vaults *subjectVaults, m *metrics, closeDeps func() error) *generation {
+	return &generation{deps: d, close: closeDeps,
+		subjects: &subjectServers{ctx: ctx, deps: d, opts: opts, vaults: vaults, metrics: m, servers: map[string]*mcp.Server{}}}
+}
+
+func (g *generation) release() { g.inflight.Done() }
+
+// generations hands each request the current generation.
+type generations struct {
+	mu  sync.Mutex
+	cur *generation
+}
+
+// acquire returns the current generation, counted in flight until its
+// release.
+func (gs *generations) acquire() *generation {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	gs.cur.inflight.Add(1)
+	return gs.cur
+}
+
+type generationKey struct{}
+
+// serve runs each request on the generation current when it arrived.
+func (gs *generations) serve(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g := gs.acquire()
+		defer g.release()
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), generationKey{}, g)))
+	})
+}
+
+func generationOf(r *http.Request) *generation {
+	return r.Context().Value(generationKey{}).(*generation)
+}
+
+// swap makes next current; the old generation is closed once its last
+// request ends.
+func (gs *generations) swap(next *generation, log *slog.Logger) {
+	gs.mu.Lock()
+	old := gs.cur
+	gs.cur = next
+	gs.mu.Unlock()
+	go func() {
+		old.inflight.Wait()
+		if old.close != nil {
+			if err := old.close(); err != nil {
+				log.Warn("closing the replaced index", "err", err)
+			}
+		}
+	}()
+}
+
+// watch looks at w.Path every w.Interval until ctx ends, and when the file
+// was replaced (another file, size or time), opens it and swaps. A file
+// that does not open (cut short, not an index) is logged and tried again
+// at the next look; the old one serves meanwhile.
+func (gs *generations) watch(ctx context.Context, w Watch, build func(tools.Deps, func() error) *generation, log *slog.Logger) {
+	interval := cmpOr(w.Interval, time.Second)
+	last, _ := os.Stat(w.Path)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		fi, err := os.Stat(w.Path)
+		if err != nil || (last != nil && os.SameFile(fi, last) && fi.Size() == last.Size() && fi.ModTime().Equal(last.ModTime())) {
+			continue
+		}
+		d, closeDeps, err := w.Open(ctx)
+		if err != nil {
+			log.Warn("the index file changed but does not open; serving the previous one", "path", w.Path, "err", err)
+			continue
+		}
+		last = fi
+		gs.swap(build(d, closeDeps), log)
+		log.Info("switched to the replaced index", "path", w.Path, "size", fi.Size(), "modified", fi.ModTime())
+	}
+}
+
+// subjectServers builds and keeps one MCP server per subject, over one
+// generation's parts.
+type subjectServers struct {
+	ctx     context.Context
+	deps    tools.Deps
+	opts    Options
+	vaults  *subjectVaults
+	metrics *metrics
+
+	mu      sync.Mutex
+	servers map[string]*mcp.Server
+}
+
+func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	key := sub.Key() // a JWT subject and a token of one name are two subjects
+	if s := ss.servers[key]; s != nil {
+		return s, nil
+	}
+	d := ss.deps
+	if d.Vault != nil {
+		v, err := ss.vaults.get(sub.Name)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			d.Vault = v
+		}
+	}
+	opts := ss.opts
+	opts.Mask = opts.Mask.Both(sub.Mask())
+	switch {
+	case opts.Upstreams != nil:
+		// The configured upstreams, shared — but for those the subject
+		// has secrets of its own for; the subject's langspec tools are
+		// added to its fork by Build.
+		fork, err := opts.Upstreams.ForkFor(sub.Name)
+		if err != nil {
+			return nil, err
+		}
+		opts.Upstreams = fork
+	case opts.Mode == ModeCategories:
+		// A Manager of the subject's own: it serves the subject's
+		// langspec tools in process.
+		opts.Upstreams = newManager(d.Logger, opts.Version)
+	}
+	if mgr := opts.Upstreams; mgr != nil {
+		context.AfterFunc(ss.ctx, func() { _ = mgr.Close() })
+	}
+	s, err := Build(ss.ctx, d, opts)
+	if err != nil {
+		return nil, err
+	}
+	addNotifications(s, nil) // progress; the client log is stdio's
+	s.AddReceivingMiddleware(ss.metrics.middleware(), cancelOnShutdown(ss.ctx))
+	ss.servers[key] = s
+	return s, nil
+}
+
+// cancelOnShutdown cancels the handlers of requests in flight when ctx
+// (the team server's) ends. The SDK runs a streamable session's handlers
+// on the session's context, which a shutdown does not end: a long call
+// would hold the server's exit for its whole grace period. Cancelled, a
+// tool answers with an error the client can show.
+func cancelOnShutdown(ctx context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(callCtx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			callCtx, cancel := context.WithCancel(callCtx)
+			defer cancel()
+			stop := context.AfterFunc(ctx, cancel)
+			defer stop()
+			return next(callCtx, method, req)
+		}
+	}
+}

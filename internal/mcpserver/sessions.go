@@ -1,0 +1,331 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Session limits of the team server (stateful streamable HTTP).
+const (
+	// DefaultSessionIdle is how long a session may go without a request
+	// (and without an open GET stream) before it is closed. A client whose
+	// session was closed gets 404 and starts a new one, as the transport
+	// specifies; Claude Code and the SDKs do. Half an hour keeps an editor
+	// left open over a meeting connected, and bounds what a client that
+	// never says goodbye (DELETE) leaves behind.
+	DefaultSessionIdle = 30 * time.Minute
+	// DefaultSessionsPerSubject caps the sessions one subject holds at
+	// once. An assistant holds one per connection; 32 leaves room for
+	// every editor and agent a person runs, and bounds what one token can
+	// make the server keep (about 27 KB a session).
+	DefaultSessionsPerSubject = 32
+)
+
+// headerSessionID is the streamable HTTP transport's session header.
+const headerSessionID = "Mcp-Session-Id"
+
+// sessionRegistry knows every stateful session of the team server: whose it
+// is, whether a request is using it, and when it was last used. It closes a
+// session idle for longer than idle, closes a subject's oldest idle session
+// when a new one would pass the cap, and at shutdown ends every GET stream
+// at once. The SDK keeps the sessions themselves; closing one here is
+// closing it there (mcp.ServerSession.Close), after which its id gets 404.
+type sessionRegistry struct {
+	idle       time.Duration
+	perSubject int
+	now        func() time.Time
+	log        *slog.Logger
+
+	mu       sync.Mutex
+	byID     map[string]*trackedSession
+	stopping bool
+	// calls counts the requests in flight that are not GET streams: at
+	// shutdown, their answers go out before the streams end.
+	calls atomic.Int64
+}
+
+// trackedSession is one session as the registry sees it.
+type trackedSession struct {
+	id      string
+	subject string // teamauth.Subject.Key
+	server  *mcp.Server
+	open    int       // requests in flight on it, a held GET stream among them
+	last    time.Time // when a request on it last began or ended
+	// streams cancel the session's open GET streams, which otherwise last
+	// as long as the client keeps them.
+	streams map[*http.Request]context.CancelFunc
+}
+
+func newSessionRegistry(idle time.Duration, perSubject int, log *slog.Logger) *sessionRegistry {
+	return &sessionRegistry{idle: idle, perSubject: perSubject, now: time.Now, log: log, byID: map[string]*trackedSession{}}
+}
+
+// track wraps the streamable handler of subject's server s. server is how
+// to reach the subject's server; subject its key.
+func (sr *sessionRegistry) track(w http.ResponseWriter, r *http.Request, subject string, server *mcp.Server, next http.Handler) {
+	if r.Method != http.MethodGet {
+		sr.calls.Add(1)
+		defer sr.calls.Add(-1)
+	}
+	id := r.Header.Get(headerSessionID)
+	if id == "" {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err := sr.makeRoom(subject); err != nil {
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, err.Error(), http.StatusTooManyRequests)
+			return
+		}
+		rec := &sessionHeaderRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if made := rec.Header().Get(headerSessionID); made != "" {
+			sr.add(made, subject, server)
+		}
+		return
+	}
+	s := sr.begin(id)
+	if s == nil {
+		next.ServeHTTP(w, r) // unknown or closed: the SDK answers 404
+		return
+	}
+	if r.Method == http.MethodGet {
+		ctx, cancel := context.WithCancel(r.Context())
+		r = r.WithContext(ctx)
+		sr.mu.Lock()
+		s.streams[r] = cancel
+		stopping := sr.stopping
+		sr.mu.Unlock()
+		if stopping {
+			cancel()
+		}
+		defer func() {
+			sr.mu.Lock()
+			delete(s.streams, r)
+			sr.mu.Unlock()
+			cancel()
+		}()
+	}
+	defer sr.end(s)
+	rec := &sessionHeaderRecorder{ResponseWriter: w}
+	next.ServeHTTP(rec, r)
+	if r.Method == http.MethodDelete && rec.status == http.StatusNoContent {
+		sr.forget(id)
+	}
+}
+
+// makeRoom keeps a subject under its cap before it makes a new session:
+// its oldest idle sessions are closed. Errors when every one of them is in
+// use.
+func (sr *sessionRegistry) makeRoom(subject string) error {
+	if sr.perSubject <= 0 {
+		return nil
+	}
+	sr.mu.Lock()
+	var mine []*trackedSession
+	for _, s := range sr.byID {
+		if s.subject == subject {
+			mine = append(mine, s)
+		}
+	}
+	var evict []*trackedSession
+	if len(mine) >= sr.perSubject {
+		idle := slices.DeleteFunc(mine, func(s *trackedSession) bool { return s.open > 0 })
+		slices.SortFunc(idle, func(a, b *trackedSession) int { return a.last.Compare(b.last) })
+		over := len(mine) - sr.perSubject + 1
+		if len(idle) < over {
+			sr.mu.Unlock()
+			return fmt.Errorf("too many sessions: this subject holds %d, every one in use, and may hold %d; end one (DELETE %s with its %s) or retry later",
+				len(mine), sr.perSubject, PathMCP, headerSessionID)
+		}
+		evict = idle[:over]
+		for _, s := range evict {
+			delete(sr.byID, s.id)
+		}
+	}
+	sr.mu.Unlock()
+	for _, s := range evict {
+		sr.log.Info("closed the subject's oldest idle session to make room", "session_cap", sr.perSubject, "idle_for", sr.now().Sub(s.last).Round(time.Second))
+		closeSession(s)
+	}
+	return nil
+}
+
+func (sr *sessionRegistry) add(id, subject string, server *mcp.Server) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	if _, ok := sr.byID[id]; !ok {
+		sr.byID[id] = &trackedSession{id: id, subject: subject, server: server, last: sr.now(), streams: map[*http.Request]context.CancelFunc{}}
+	}
+}
+
+// begin notes a request on session id; nil when the registry does not know
+// it.
+func (sr *sessionRegistry) begin(id string) *trackedSession {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	s := sr.byID[id]
+	if s != nil {
+		s.open++
+		s.last = sr.now()
+	}
+	return s
+}
+
+func (sr *sessionRegistry) end(s *trackedSession) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	s.open--
+	s.last = sr.now()
+}
+
+func (sr *sessionRegistry) forget(id string) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	delete(sr.byID, id)
+}
+
+// sweep closes the sessions idle for longer than sr.idle.
+func (sr *sessionRegistry) sweep() {
+	if sr.idle <= 0 {
+		return
+	}
+	cutoff := sr.now().Add(-sr.idle)
+	sr.mu.Lock()
+	var expired []*trackedSession
+	for id, s := range sr.byID {
+		if s.open == 0 && s.last.Before(cutoff) {
+			expired = append(expired, s)
+			delete(sr.byID, id)
+		}
+	}
+	sr.mu.Unlock()
+	for _, s := range expired {
+		closeSession(s)
+	}
+	if len(expired) > 0 {
+		sr.log.Info("closed idle sessions", "count", len(expired), "idle_after", sr.idle)
+	}
+}
+
+// run sweeps until ctx ends, often enough that a session outlives its idle
+// time by at most a quarter of it.
+func (sr *sessionRegistry) run(ctx context.Context) {
+	if sr.idle <= 0 {
+		return
+	}
+	every := min(max(sr.idle/4, 50*time.Millisecond), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			sr.sweep()
+		}
+	}
+}
+
+// streamGrace is how long, at shutdown, the calls in flight (cancelled by
+// then) get to send their answers before the GET streams end: a client may
+// take the end of its stream for the end of the session and drop the
+// answers still to come on its other requests.
+const streamGrace = time.Second
+
+// answerSettle is how long the streams stay open after the last answer of
+// a call cut short by shutdown was written.
+const answerSettle = 100 * time.Millisecond
+
+// endStreams ends every open GET stream, from now on, once the calls in
+// flight have answered (or streamGrace passed): a stream only waits for
+// server messages, so at shutdown nothing is lost by ending it, and the
+// HTTP server's Shutdown would otherwise wait its whole grace for streams
+// that never end by themselves.
+func (sr *sessionRegistry) endStreams() {
+	for deadline := time.Now().Add(streamGrace); sr.calls.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if sr.openStreams() > 0 {
+		// Written is not yet read: the client reads each answer on its
+		// own connection, and may act on its stream's end first.
+		time.Sleep(answerSettle)
+	}
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	sr.stopping = true
+	for _, s := range sr.byID {
+		for _, cancel := range s.streams {
+			cancel()
+		}
+	}
+}
+
+// openStreams is how many GET streams are open.
+func (sr *sessionRegistry) openStreams() int {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	n := 0
+	for _, s := range sr.byID {
+		n += len(s.streams)
+	}
+	return n
+}
+
+// count is how many sessions the registry holds, for tests and logs.
+func (sr *sessionRegistry) count() int {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	return len(sr.byID)
+}
+
+// closeSession closes s in the SDK: its id then gets 404, and its GET
+// stream ends.
+func closeSession(s *trackedSession) {
+	for ss := range s.server.Sessions() {
+		if ss.ID() == s.id {
+			_ = ss.Close()
+			return
+		}
+	}
+}
+
+// sessionHeaderRecorder remembers the status written, and lets the
+// registry read the session id the SDK set on a new session's response.
+type sessionHeaderRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *sessionHeaderRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *sessionHeaderRecorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(p)
+}
+
+// Flush keeps server-sent events flowing through the recorder.
+func (r *sessionHeaderRecorder) Flush() {
+	if f, ok := r.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *sessionHeaderRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
