@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,18 +72,24 @@ func TestTokenCommands(t *testing.T) {
 type teamServer struct {
 	url    string // http://127.0.0.1:port
 	stderr *lockedBuffer
+	cmd    *exec.Cmd
+
+	stopOnce sync.Once
+	exit     error
+	took     time.Duration
+	hung     bool
 }
 
 // startTeamServer starts `langspec serve --http 127.0.0.1:0 args...` on
 // dbPath, with a vault under the database's folder, and waits until it
 // listens.
-func startTeamServer(t *testing.T, dbPath string, args ...string) *teamServer {
+func startTeamServer(t testing.TB, dbPath string, args ...string) *teamServer {
 	t.Helper()
 	return startTeamServerEnv(t, dbPath, nil, args...)
 }
 
 // startTeamServerEnv is startTeamServer with more environment variables.
-func startTeamServerEnv(t *testing.T, dbPath string, env []string, args ...string) *teamServer {
+func startTeamServerEnv(t testing.TB, dbPath string, env []string, args ...string) *teamServer {
 	t.Helper()
 	bin := langspecBinary(t)
 	cmd := exec.Command(bin, append([]string{"--db", dbPath, "serve", "--http", "127.0.0.1:0"}, args...)...)
@@ -91,14 +99,9 @@ func startTeamServerEnv(t *testing.T, dbPath string, env []string, args ...strin
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	s := &teamServer{stderr: stderr, cmd: cmd}
 	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		select {
-		case <-done:
-		case <-time.After(hangLimit):
-			cmd.Process.Kill()
+		if _, _, hung := s.stop(os.Interrupt); hung {
 			t.Errorf("the team server did not stop within %s of SIGINT", hangLimit)
 		}
 	})
@@ -109,7 +112,28 @@ func startTeamServerEnv(t *testing.T, dbPath string, env []string, args ...strin
 	if m == nil {
 		t.Fatalf("no url in stderr:\n%s", stderr)
 	}
-	return &teamServer{url: m[1], stderr: stderr}
+	s.url = m[1]
+	return s
+}
+
+// stop sends sig once and waits for the exit (killing the server after
+// hangLimit): the exit's error, how long it took, and whether it hung.
+// Later calls return the first one's results.
+func (s *teamServer) stop(sig os.Signal) (exit error, took time.Duration, hung bool) {
+	s.stopOnce.Do(func() {
+		start := time.Now()
+		s.cmd.Process.Signal(sig)
+		done := make(chan error, 1)
+		go func() { done <- s.cmd.Wait() }()
+		select {
+		case s.exit = <-done:
+		case <-time.After(hangLimit):
+			s.cmd.Process.Kill()
+			s.exit, s.hung = <-done, true
+		}
+		s.took = time.Since(start)
+	})
+	return s.exit, s.took, s.hung
 }
 
 // bearer adds a bearer token to every request.
@@ -204,23 +228,29 @@ func TestTeamServerAuth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `resource_metadata="`+s.url+`/.well-known/oauth-protected-resource"`) {
-			t.Errorf("%s: %d, WWW-Authenticate %q", name, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		// langspec's own tokens only: no authorization server to log in
+		// to, so the 401 points at none (a client would try OAuth
+		// discovery that cannot complete) and says how to get a token.
+		challenge := resp.Header.Get("WWW-Authenticate")
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer ") || strings.Contains(challenge, "resource_metadata") ||
+			strings.Contains(challenge, "invalid_token") != (token != "") || !strings.Contains(string(body), "langspec token create") {
+			t.Errorf("%s: %d, WWW-Authenticate %q, body %q", name, resp.StatusCode, challenge, body)
 		}
 		if _, err := s.connect(t, token); err == nil {
 			t.Errorf("%s: an MCP client connected", name)
 		}
 	}
-	resp, err := http.Get(s.url + "/.well-known/oauth-protected-resource")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var meta map[string]any
-	json.NewDecoder(resp.Body).Decode(&meta)
-	resp.Body.Close()
-	if meta["resource"] != s.url+"/mcp" {
-		t.Errorf("metadata = %v", meta)
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		resp, err := http.Get(s.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s without an authorization server: %d, want 404", path, resp.StatusCode)
+		}
 	}
 
 	as, err := s.connect(t, alice)
@@ -414,17 +444,30 @@ func TestTeamServerJWT(t *testing.T) {
 	if got := toolNames(t, ds); !slices.Equal(got, []string{"get_section"}) {
 		t.Errorf("dave's own token lists %v", got)
 	}
-	resp, err := http.Get(s.url + "/.well-known/oauth-protected-resource")
+	// With an identity provider, the metadata names it, at both the bare
+	// path and RFC 9728's path form, and a 401 points at it.
+	for _, path := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		resp, err := http.Get(s.url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var meta struct {
+			Resource             string   `json:"resource"`
+			AuthorizationServers []string `json:"authorization_servers"`
+		}
+		json.NewDecoder(resp.Body).Decode(&meta)
+		resp.Body.Close()
+		if meta.Resource != s.url+"/mcp" || !slices.Equal(meta.AuthorizationServers, []string{"https://id.example"}) {
+			t.Errorf("%s: metadata %+v", path, meta)
+		}
+	}
+	resp, err := http.Post(s.url+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var meta struct {
-		AuthorizationServers []string `json:"authorization_servers"`
-	}
-	json.NewDecoder(resp.Body).Decode(&meta)
 	resp.Body.Close()
-	if !slices.Equal(meta.AuthorizationServers, []string{"https://id.example"}) {
-		t.Errorf("metadata names %v", meta.AuthorizationServers)
+	if want := `resource_metadata="` + s.url + `/.well-known/oauth-protected-resource/mcp"`; !strings.Contains(resp.Header.Get("WWW-Authenticate"), want) {
+		t.Errorf("401 WWW-Authenticate %q lacks %s", resp.Header.Get("WWW-Authenticate"), want)
 	}
 	// The configured origin is allowed.
 	req, _ := http.NewRequest("POST", s.url+"/mcp", strings.NewReader(`{}`))
