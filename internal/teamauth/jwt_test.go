@@ -187,14 +187,42 @@ func TestJWTVerifierJWKS(t *testing.T) {
 		}
 	}
 	pubDER, _ := x509.MarshalPKIXPublicKey(&rsa1.PublicKey)
+	// The attacker's own key set, which a token may name in its header:
+	// the verifier must never fetch it.
+	attacker, _ := rsa.GenerateKey(rand.Reader, 2048)
+	evil := &jwks{}
+	evil.set(rsaJWK("evil", attacker))
+	evilSrv := httptest.NewServer(evil)
+	defer evilSrv.Close()
+	withHeader := func(token jwt.SigningMethod, kid string, key any, header map[string]any) string {
+		tok := jwt.NewWithClaims(token, claims(nil))
+		tok.Header["kid"] = kid
+		for k, v := range header {
+			tok.Header[k] = v
+		}
+		signed, err := tok.SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return signed
+	}
 	for name, token := range map[string]string{
 		"unknown key":         sign(t, jwt.SigningMethodRS256, "r2", claims(nil), rsa2),
 		"algorithm confusion": sign(t, jwt.SigningMethodHS256, "r1", claims(nil), pubDER),
 		"wrong audience":      sign(t, jwt.SigningMethodRS256, "r1", claims(func(c jwt.MapClaims) { c["aud"] = "x" }), rsa1),
+		"jku injection":       withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"jku": evilSrv.URL}),
+		"x5u injection":       withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"x5u": evilSrv.URL}),
+		"embedded jwk":        withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"jwk": rsaJWK("evil", attacker)}),
+		"kid path traversal":  withHeader(jwt.SigningMethodHS256, "../../../../dev/null", []byte(""), nil),
+		"kid SQL":             withHeader(jwt.SigningMethodRS256, "r1' OR '1'='1", attacker, nil),
+		"kid of a real key, signed by another": withHeader(jwt.SigningMethodRS256, "r1", attacker, nil),
 	} {
 		if _, err := v(ctx, token, nil); !errors.Is(err, auth.ErrInvalidToken) {
 			t.Errorf("%s: %v, want ErrInvalidToken", name, err)
 		}
+	}
+	if n := evil.fetches.Load(); n != 0 {
+		t.Errorf("the verifier fetched the attacker's key set %d times", n)
 	}
 	// The issuer rotates to r2: a token of r2 makes the verifier fetch the
 	// set again (an unknown key id), and r1 is gone.

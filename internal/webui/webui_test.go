@@ -171,3 +171,42 @@ func TestMarkSnippet(t *testing.T) {
 		t.Errorf("markSnippet = %q, want %q", got, want)
 	}
 }
+
+// TestPagesEscapeStoredText: a document's text, titles and the user's own
+// query are data on every page: markup in them is shown, never run.
+func TestPagesEscapeStoredText(t *testing.T) {
+	srv, store, admin, _ := newTestUI(t)
+	const payload = `<script>alert(1)</script><img src=x onerror=alert(2)>`
+	snap := db.Snapshot{Language: "evil", Doc: "spec", DisplayName: "Evil " + payload, Version: "1", SourceURL: "test",
+		FetchedAt: time.Now(), ContentHash: "e1"}
+	if _, err := store.Publish(context.Background(), snap, []db.Section{{SectionID: "Hostile", Level: 2, Title: "Hostile " + payload,
+		Path: "Hostile", URL: "javascript:alert(3)", Text: "The hostile words are " + payload, SourcePolicy: db.FullText}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{
+		"/ui/search?q=" + url.QueryEscape("hostile "+payload),
+		"/ui/section?lang=evil&id=Hostile",
+		"/ui/sources",
+		"/ui/search?q=" + url.QueryEscape(`"><script>alert(4)</script>`),
+	} {
+		req, _ := http.NewRequest("GET", srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+admin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d", path, resp.StatusCode)
+		}
+		if !strings.Contains(path, "alert(4)") && !strings.Contains(string(body), "&lt;script&gt;") {
+			t.Errorf("%s: the hostile text is not shown (escaped) at all:\n%.2000s", path, body)
+		}
+		for _, raw := range []string{"<script>", "<img src=x", `href="javascript:`} {
+			if strings.Contains(string(body), raw) {
+				t.Errorf("%s: the page holds %q unescaped", path, raw)
+			}
+		}
+	}
+}
