@@ -386,9 +386,10 @@ func TestTeamAttackShutdownWithAStreamOpen(t *testing.T) {
 	}
 	defer stream.Body.Close()
 	exit, took, hung := s.stop(syscall.SIGTERM)
-	// The bound is the behaviour, not a benchmark: far under the grace
-	// the server used to wait out (BenchmarkTeamServerShutdown measures).
-	if hung || exit != nil || took > 3*time.Second {
+	// The bound is the behaviour, not a benchmark: well under the 10 s
+	// grace the server used to wait out, with room for a loaded machine
+	// under the race detector (BenchmarkTeamServerShutdown measures).
+	if hung || exit != nil || took > shutdownGrace/2 {
 		t.Errorf("SIGTERM with a stream open: exit %v after %s (hung %v); stderr:\n%s", exit, took, hung, s.stderr)
 	}
 	t.Logf("SIGTERM to exit with a stream open: %s", took)
@@ -428,7 +429,7 @@ func TestTeamAttackShutdownMidUpstreamCall(t *testing.T) {
 	}()
 	time.Sleep(time.Second) // the call reaches the upstream
 	exit, took, hung := s.stop(syscall.SIGTERM)
-	if hung || exit != nil || took > 3*time.Second {
+	if hung || exit != nil || took > shutdownGrace/2 {
 		t.Errorf("SIGTERM mid-call: exit %v after %s (hung %v); stderr:\n%s", exit, took, hung, s.stderr)
 	}
 	select {

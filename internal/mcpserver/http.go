@@ -256,9 +256,11 @@ func ListenAndServeHTTP(ctx context.Context, ln net.Listener, handler http.Handl
 	case <-ctx.Done():
 	}
 	log.Info("stopping: finishing requests in flight", "grace", grace)
+	start := time.Now()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
 	err := srv.Shutdown(sctx)
+	log.Info("requests finished", "ms", time.Since(start).Milliseconds())
 	if errors.Is(err, context.DeadlineExceeded) {
 		srv.Close()
 		return fmt.Errorf("requests still running after %s were cut off", grace)
