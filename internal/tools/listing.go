@@ -1,6 +1,9 @@
 package tools
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -71,16 +74,32 @@ func isEmptySchema(s *jsonschema.Schema) bool {
 }
 
 // listedOutput is an output schema as tools/list shows it: an object and
-// the names of its fields, each allowing any value. A model needs the
+// the names of its fields, each the empty schema {}. A model needs the
 // names to refer to a field (batch's ${id.results[0].section_id}); it reads
-// results, not their schema.
-func listedOutput(s *jsonschema.Schema) *jsonschema.Schema {
-	out := &jsonschema.Schema{Type: s.Type, Types: s.Types}
-	if len(s.Properties) > 0 {
-		out.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
-		for name := range s.Properties {
-			out.Properties[name] = &jsonschema.Schema{}
-		}
+// results, not their schema. Each field is written {} (an object that
+// allows any value), never the boolean schema true, which jsonschema-go
+// writes for an empty Schema: the MCP schema types a property as an
+// object, and clients built on the TypeScript SDK (1.32.2) refuse the
+// whole listing otherwise. {} is also the shortest schema that says
+// nothing, and every result valid against the full schema is valid
+// against it.
+func listedOutput(s *jsonschema.Schema) json.RawMessage {
+	listed := map[string]any{}
+	if s.Type != "" {
+		listed["type"] = s.Type
+	} else if len(s.Types) > 0 {
+		listed["type"] = s.Types
 	}
-	return out
+	if len(s.Properties) > 0 {
+		props := make(map[string]struct{}, len(s.Properties))
+		for name := range s.Properties {
+			props[name] = struct{}{}
+		}
+		listed["properties"] = props
+	}
+	b, err := json.Marshal(listed)
+	if err != nil {
+		panic(fmt.Sprintf("listing an output schema: %v", err)) // strings and a map of them always marshal
+	}
+	return b
 }

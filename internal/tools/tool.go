@@ -81,7 +81,8 @@ type Tool struct {
 	resolveIn func() (*jsonschema.Resolved, error)
 	// listedIn and listedOut are the schemas as tools/list shows them
 	// (listedInput, listedOutput); nil: Def's, as they are.
-	listedIn, listedOut *jsonschema.Schema
+	listedIn  *jsonschema.Schema
+	listedOut json.RawMessage
 }
 
 // Inventory is every tool langspec has, in listing order, unbound.
