@@ -19,7 +19,7 @@ import (
 // alone.
 var (
 	schemaValued = []string{"items", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems"}
-	schemaMaps = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
+	schemaMaps   = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 )
 
 // booleanSchemas lists the places in a schema where a boolean stands for a

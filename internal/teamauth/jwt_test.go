@@ -207,14 +207,14 @@ func TestJWTVerifierJWKS(t *testing.T) {
 		return signed
 	}
 	for name, token := range map[string]string{
-		"unknown key":         sign(t, jwt.SigningMethodRS256, "r2", claims(nil), rsa2),
-		"algorithm confusion": sign(t, jwt.SigningMethodHS256, "r1", claims(nil), pubDER),
-		"wrong audience":      sign(t, jwt.SigningMethodRS256, "r1", claims(func(c jwt.MapClaims) { c["aud"] = "x" }), rsa1),
-		"jku injection":       withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"jku": evilSrv.URL}),
-		"x5u injection":       withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"x5u": evilSrv.URL}),
-		"embedded jwk":        withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"jwk": rsaJWK("evil", attacker)}),
-		"kid path traversal":  withHeader(jwt.SigningMethodHS256, "../../../../dev/null", []byte(""), nil),
-		"kid SQL":             withHeader(jwt.SigningMethodRS256, "r1' OR '1'='1", attacker, nil),
+		"unknown key":                          sign(t, jwt.SigningMethodRS256, "r2", claims(nil), rsa2),
+		"algorithm confusion":                  sign(t, jwt.SigningMethodHS256, "r1", claims(nil), pubDER),
+		"wrong audience":                       sign(t, jwt.SigningMethodRS256, "r1", claims(func(c jwt.MapClaims) { c["aud"] = "x" }), rsa1),
+		"jku injection":                        withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"jku": evilSrv.URL}),
+		"x5u injection":                        withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"x5u": evilSrv.URL}),
+		"embedded jwk":                         withHeader(jwt.SigningMethodRS256, "evil", attacker, map[string]any{"jwk": rsaJWK("evil", attacker)}),
+		"kid path traversal":                   withHeader(jwt.SigningMethodHS256, "../../../../dev/null", []byte(""), nil),
+		"kid SQL":                              withHeader(jwt.SigningMethodRS256, "r1' OR '1'='1", attacker, nil),
 		"kid of a real key, signed by another": withHeader(jwt.SigningMethodRS256, "r1", attacker, nil),
 	} {
 		if _, err := v(ctx, token, nil); !errors.Is(err, auth.ErrInvalidToken) {
