@@ -638,3 +638,44 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "p95-ms")
 }
+
+// TestServeAnswersWhatItReadBeforeEOF: a client that writes its requests
+// and closes stdin at once (`{ echo INIT; echo CALL; } | langspec serve`)
+// gets every answer, then the server exits 0 — ten times over, since the
+// defect this guards against lost the answer most times, not every time.
+func TestServeAnswersWhatItReadBeforeEOF(t *testing.T) {
+	dbPath := seededDB(t)
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`
+	const initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	for _, tc := range []struct{ name, request string }{
+		{"tools/call", toolCall(2, "search_spec", map[string]any{"query": "defer", "limit": 1})},
+		{"ping", `{"jsonrpc":"2.0","id":2,"method":"ping"}`},
+		{"resources/list", `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for i := range 10 {
+				s := startRaw(t, dbPath)
+				// One write, then EOF: the server reads all three lines
+				// before it learns the input ended.
+				s.send(initialize + "\n" + initialized + "\n" + tc.request)
+				s.stdin.Close()
+				answered := false
+				for line := range s.lines {
+					var msg struct {
+						ID     json.RawMessage `json:"id"`
+						Result json.RawMessage `json:"result"`
+					}
+					if json.Unmarshal(line, &msg) == nil && string(msg.ID) == "2" && msg.Result != nil {
+						answered = true
+					}
+				}
+				if err := s.wait(); err != nil {
+					t.Errorf("run %d: exit %v", i, err)
+				}
+				if !answered {
+					t.Fatalf("run %d: %s was not answered before the server exited; stderr:\n%s", i, tc.name, s.stderr)
+				}
+			}
+		})
+	}
+}

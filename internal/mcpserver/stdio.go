@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,6 +117,14 @@ func filterMessages(in io.Reader, pw *io.PipeWriter, w *lineWriter, log *slog.Lo
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
+				// The client has said all it will say, not that it wants
+				// no answers: every request read gets its answer before
+				// the server sees the end and stops (a pipe such as
+				// `{ echo INIT; echo CALL; } | langspec serve` closes
+				// right after its last request).
+				if !w.ids.waitAnswered(drainLimit) {
+					log.Warn("input ended with requests unanswered; stopping anyway", "after", drainLimit)
+				}
 			}
 			pw.CloseWithError(err) // nil: the server sees EOF
 			return
@@ -258,12 +267,43 @@ func topLevelID(line []byte) json.RawMessage {
 	return nil
 }
 
+// drainLimit bounds how long the server, once its input has ended, waits
+// for the answers of the requests it read: as long as a stopping team
+// server gives its requests (shutdownGrace in cmd/langspec).
+const drainLimit = 10 * time.Second
+
 // inFlight is the ids of the client's requests that have not been
 // answered yet. The SDK drops a request whose id is already in flight and
 // the client then waits forever; here it is answered with an error instead.
 type inFlight struct {
 	mu  sync.Mutex
 	ids map[string]bool
+	// idle is closed when the last request in flight is answered, for a
+	// waitAnswered under way; nil when none waits.
+	idle chan struct{}
+}
+
+// waitAnswered waits until no request is in flight, or limit passes;
+// false when it gave up.
+func (f *inFlight) waitAnswered(limit time.Duration) bool {
+	timeout := time.After(limit)
+	for {
+		f.mu.Lock()
+		if len(f.ids) == 0 {
+			f.mu.Unlock()
+			return true
+		}
+		if f.idle == nil {
+			f.idle = make(chan struct{})
+		}
+		idle := f.idle
+		f.mu.Unlock()
+		select {
+		case <-idle:
+		case <-timeout:
+			return false
+		}
+	}
 }
 
 // envelope is what inFlight reads of a message.
@@ -370,6 +410,10 @@ func (f *inFlight) answered(id jsonrpc.ID) {
 func (f *inFlight) done(key string) {
 	f.mu.Lock()
 	delete(f.ids, key)
+	if len(f.ids) == 0 && f.idle != nil {
+		close(f.idle)
+		f.idle = nil
+	}
 	f.mu.Unlock()
 }
 
