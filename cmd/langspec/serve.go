@@ -133,8 +133,12 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	f := opts.f
 	level, _ := parseLogLevel(opts.logLevel) // checked in RunE
 	// Every record goes to stderr at --log-level, and to the client at the
-	// level it sets, if it sets one.
+	// level it sets, if it sets one: over stdio every record, to the team
+	// server's clients those of their own requests.
 	clientLog := mcpserver.NewClientLog()
+	if opts.http != "" {
+		clientLog = mcpserver.NewScopedClientLog()
+	}
 	log := slog.New(slog.NewMultiHandler(slog.NewTextHandler(f.io.ErrOut, &slog.HandlerOptions{Level: level}), clientLog.Handler()))
 	tuneGC(f.getenv, log)
 	ws, err := opts.ws.Resolve(true)
@@ -185,7 +189,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 			}
 		}
 		return serveHTTP(ctx, opts, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
-			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets}, ws, cfg.Auth, ui, log)
+			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets, ClientLog: clientLog}, ws, cfg.Auth, ui, log)
 	}
 	log.Info("serving MCP on stdio", "tools", mode, "toolsets", strings.Join(toolsets, ","), "db", deps.Store.Path(),
 		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)

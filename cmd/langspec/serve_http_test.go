@@ -151,14 +151,22 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // connect opens an MCP session to s as the holder of token ("" for none).
 func (s *teamServer) connect(t *testing.T, token string) (*mcp.ClientSession, error) {
 	t.Helper()
+	return s.connectWith(t, token, nil, "")
+}
+
+// connectWith is connect with client options and a protocol version to
+// ask for ("" for the SDK's latest).
+func (s *teamServer) connectWith(t *testing.T, token string, opts *mcp.ClientOptions, protocol string) (*mcp.ClientSession, error) {
+	t.Helper()
 	client := &http.Client{Transport: bearer{token, http.DefaultTransport}, Timeout: hangLimit}
 	if token == "" {
 		client = &http.Client{Timeout: hangLimit}
 	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
 	defer cancel()
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: client, MaxRetries: -1}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: client, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: protocol})
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}

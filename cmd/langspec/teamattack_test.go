@@ -663,7 +663,7 @@ func TestTeamAttackAuthDetails(t *testing.T) {
 		}
 		return tok
 	}
-	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	ping := initializeBody // a stateful server answers nothing else without a session
 	if resp, body := mcpPost(t, s, mint(-5*time.Second), "", ping); resp.StatusCode != http.StatusOK {
 		t.Errorf("a JWT 5 s past its exp (leeway 30 s): %d %s", resp.StatusCode, body)
 	}

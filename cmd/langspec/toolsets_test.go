@@ -292,19 +292,46 @@ func TestServeStdoutProtocolOnly(t *testing.T) {
 // TestServeProtocolVersion: a client of the same SDK negotiates the latest
 // version it supports (server/discover), and one that starts with
 // initialize at an older version gets that version.
+// TestServeProtocolVersion: every released protocol version is offered on
+// every transport — stdio, the stateful team server and a stateless
+// replica — and the tools work under each.
 func TestServeProtocolVersion(t *testing.T) {
 	latest := mcp.SupportedProtocolVersions()[0]
-	for _, tc := range []struct{ ask, want string }{
-		{"", latest},
-		{"2025-11-25", "2025-11-25"},
-		{"2025-06-18", "2025-06-18"},
-	} {
-		cs, _ := connectServe(t, nil, tc.ask, nil, "--toolsets", "spec")
-		if got := cs.InitializeResult().ProtocolVersion; got != tc.want {
-			t.Errorf("asked %q: negotiated %s, want %s", tc.ask, got, tc.want)
+	dbPath := seededDB(t)
+	stateful := startTeamServer(t, dbPath, "--toolsets", "spec")
+	replica := startTeamServer(t, dbPath, "--toolsets", "spec", "--read-only")
+	for _, ask := range []string{"", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"} {
+		want := ask
+		if want == "" {
+			want = latest
 		}
-		if got := listedNames(t, cs); !slices.Equal(got, specTools) {
-			t.Errorf("asked %q: tools %v", tc.ask, got)
+		for transport, connect := range map[string]func() *mcp.ClientSession{
+			"stdio": func() *mcp.ClientSession { cs, _ := connectServe(t, nil, ask, nil, "--toolsets", "spec"); return cs },
+			"stateful HTTP": func() *mcp.ClientSession {
+				cs, err := stateful.connectWith(t, "", nil, ask)
+				if err != nil {
+					t.Fatalf("stateful HTTP, %q: %v", ask, err)
+				}
+				return cs
+			},
+			"stateless HTTP": func() *mcp.ClientSession {
+				cs, err := replica.connectWith(t, "", nil, ask)
+				if err != nil {
+					t.Fatalf("stateless HTTP, %q: %v", ask, err)
+				}
+				return cs
+			},
+		} {
+			cs := connect()
+			if got := cs.InitializeResult().ProtocolVersion; got != want {
+				t.Errorf("%s, asked %q: negotiated %s, want %s", transport, ask, got, want)
+			}
+			if got := listedNames(t, cs); !slices.Equal(got, specTools) {
+				t.Errorf("%s, asked %q: tools %v", transport, ask, got)
+			}
+			if text, isErr := callText(t, cs, "search_spec", map[string]any{"query": "defer", "limit": 1}); isErr {
+				t.Errorf("%s, asked %q: search_spec: %s", transport, ask, text)
+			}
 		}
 	}
 }

@@ -216,7 +216,7 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	addNotifications(s, nil) // progress; the client log is stdio's
+	addNotifications(s, ss.opts.ClientLog)
 	s.AddReceivingMiddleware(ss.metrics.middleware(), cancelOnShutdown(ss.ctx))
 	ss.servers[key] = s
 	return s, nil

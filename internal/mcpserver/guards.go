@@ -1,9 +1,14 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -13,6 +18,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/time/rate"
 )
 
@@ -199,11 +205,52 @@ func rateLimit(next http.Handler, perSecond float64, burst int) http.Handler {
 			limiters[key] = l
 		}
 		mu.Unlock()
-		if !l.Allow() {
-			w.Header().Set("Retry-After", "1")
-			http.Error(w, "too many requests; slow down", http.StatusTooManyRequests)
+		res := l.Reserve()
+		if wait := res.Delay(); wait > 0 {
+			res.Cancel()
+			tooMany(w, r, perSecond, burst, wait)
 			return
 		}
 		next.ServeHTTP(w, r)
+	})
+}
+
+// tooMany answers 429 with Retry-After (whole seconds, at least one) and
+// a JSON-RPC error a client can show, carrying the request's id when it
+// has one.
+func tooMany(w http.ResponseWriter, r *http.Request, perSecond float64, burst int, wait time.Duration) {
+	retry := max(1, int(math.Ceil(wait.Seconds())))
+	var id json.RawMessage
+	if r.Method == http.MethodPost {
+		if body, err := io.ReadAll(r.Body); err == nil && json.Valid(body) {
+			id = readMembers(body).id
+		}
+	}
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
+	data, _ := json.Marshal(map[string]any{"retry_after_seconds": retry, "rate_per_second": perSecond, "burst": burst})
+	writeRejections(w, http.StatusTooManyRequests, []rejection{{id: id, err: &jsonrpc.Error{Code: codeRateLimited, Data: data,
+		Message: fmt.Sprintf("rate limited: this subject may send %g requests a second, in bursts of %d; retry after %d s (the server's --rate sets it)",
+			perSecond, burst, retry)}}}, false)
+}
+
+// codeRateLimited is the JSON-RPC error code of a 429: in the range
+// JSON-RPC leaves to servers; MCP defines none for it.
+const codeRateLimited = -32029
+
+// logRequests writes one debug line per HTTP request (method, path,
+// status, milliseconds; never a header): what a client sends, and how
+// fast, read off `serve --http --log-level debug` — how the default
+// --rate was chosen (README).
+func logRequests(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !log.Enabled(r.Context(), slog.LevelDebug) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		log.Debug("http request", "method", r.Method, "path", r.URL.Path, "status", cmp.Or(rec.status, http.StatusOK),
+			"ms", float64(time.Since(start).Microseconds())/1000)
 	})
 }

@@ -133,14 +133,28 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	gens.cur = newGeneration(ctx, d, opts, vaults, met, closeFirst)
 	sessions := newSessionRegistry(h.SessionIdle, h.SessionsPerSubject, d.Logger)
 	go sessions.run(ctx)
-	stream := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+	if opts.ClientLog != nil {
+		go opts.ClientLog.run(ctx)
+	}
+	serverOf := func(r *http.Request) *mcp.Server {
 		s, err := generationOf(r).subjects.get(subjectOf(r))
 		if err != nil {
 			d.Logger.Error("building a subject's server", "err", err)
 			return nil // the SDK answers 400
 		}
 		return s
-	}, &mcp.StreamableHTTPOptions{Logger: d.Logger, Stateless: h.Watch != nil})
+	}
+	// Protocol 2026-07-28 has no sessions: each request stands alone, and
+	// the SDK serves it only over a stateless handler. So a request that
+	// speaks it goes to one (over the same subject servers), and the rest
+	// to the stateful handler — one endpoint, every version, as on stdio.
+	// A replica is stateless for every version (Watch).
+	stateless := mcp.NewStreamableHTTPHandler(serverOf, &mcp.StreamableHTTPOptions{Logger: d.Logger, Stateless: true})
+	var stream http.Handler = stateless
+	if h.Watch == nil {
+		stateful := mcp.NewStreamableHTTPHandler(serverOf, &mcp.StreamableHTTPOptions{Logger: d.Logger})
+		stream = byProtocol(requireSession(trackSessions(stateful, sessions)), stateless)
+	}
 	if h.Watch != nil {
 		go gens.watch(ctx, *h.Watch, func(d tools.Deps, closeDeps func() error) *generation {
 			d.Logger = logger(&d)
@@ -148,11 +162,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 		}, d.Logger)
 	}
 
-	var mcpHandler http.Handler = stream
-	if h.Watch == nil {
-		mcpHandler = trackSessions(stream, sessions)
-	}
-	mcpHandler = vetMessages(mcpHandler, d.Logger)
+	mcpHandler := vetMessages(stream, d.Logger)
 	mcpHandler = rateLimit(mcpHandler, h.RatePerSecond, h.RateBurst)
 	challenge := bearerChallenge{realm: "langspec"}
 	if len(h.AuthorizationServers) > 0 {
@@ -202,7 +212,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	}
 	// The Host check before any route, unknown ones too: a rebinding
 	// page learns nothing, not even which paths exist.
-	return &Handler{routes: checkHost(mux), sessions: sessions}, nil
+	return &Handler{routes: logRequests(checkHost(mux), d.Logger), sessions: sessions}, nil
 }
 
 // StoreOf is the index that answers a request of the team server: the

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -19,45 +20,66 @@ import (
 // dropped once the queue is full, and the drop is reported when it drains.
 const clientLogQueue = 256
 
-// ClientLog mirrors langspec's log records to the MCP client as
-// notifications/message, at or above the level the client asked for. stderr
-// keeps every line it had: the caller builds its logger over both handlers
-// (slog.NewMultiHandler(stderr, cl.Handler())), so the records the client
-// sees are the very records stderr sees, after the same redaction (the
-// upstream servers' secrets are cut out by their loggers before a record
-// reaches either).
+// ClientLog mirrors langspec's log records to MCP clients as
+// notifications/message, at or above the level each client asked for.
+// stderr keeps every line it had: the caller builds its logger over both
+// handlers (slog.NewMultiHandler(stderr, cl.Handler())), so the records a
+// client sees are the very records stderr sees, after the same redaction
+// (the upstream servers' secrets are cut out by their loggers before a
+// record reaches either).
 //
-// Nothing is sent before the client sets a level: with protocol versions up
-// to 2025-11-25 by logging/setLevel for the whole session; from 2026-07-28,
-// where that method is gone, by the log level a request carries in its
-// _meta, for the records logged in that request's context only. Records go
-// out from a goroutine of their own, so a slow client never holds up the
-// code that logs (which may hold a lock).
+// Nothing is sent to a session before it sets a level: with protocol
+// versions up to 2025-11-25 by logging/setLevel for the whole session;
+// from 2026-07-28, where that method is gone, by the log level a request
+// carries in its _meta, for the records logged in that request's context
+// only. Records go out from a goroutine of their own, so a slow client
+// never holds up the code that logs (which may hold a lock).
 //
-// One ClientLog serves one session: langspec serves one client over stdio.
+// Over stdio one client owns the server, and gets every record
+// (NewClientLog). The team server has many clients, of many subjects, and
+// a client gets only the records logged while serving its own requests
+// (NewScopedClientLog): the log names subjects, tools and queries, which
+// are nobody else's business.
 type ClientLog struct {
-	session  atomic.Pointer[mcp.ServerSession]
+	scoped  bool
+	dropped atomic.Int64
+	queue   chan clientRecord
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*clientSession
+}
+
+// clientSession is what a ClientLog knows of one session.
+type clientSession struct {
 	level    atomic.Int64 // slog.Level set by logging/setLevel, valid when levelSet
 	levelSet atomic.Bool
-	closed   atomic.Bool // the connection is gone: stop formatting records
-	dropped  atomic.Int64
-	queue    chan clientRecord
 }
 
 // clientRecord is one formatted record waiting to be sent.
 type clientRecord struct {
 	ctx   context.Context // the record's context: carries a 2026-07-28 request's log level
+	to    *mcp.ServerSession
 	level slog.Level
 	data  json.RawMessage
 }
 
-// NewClientLog returns a ClientLog not yet attached to a session: its
-// handler is disabled until Serve attaches it.
+// NewClientLog returns a ClientLog for a server with one client, which
+// gets every record once it asks (stdio). Its handler is disabled until a
+// session attaches.
 func NewClientLog() *ClientLog {
-	return &ClientLog{queue: make(chan clientRecord, clientLogQueue)}
+	return &ClientLog{queue: make(chan clientRecord, clientLogQueue), sessions: map[*mcp.ServerSession]*clientSession{}}
 }
 
-// Handler is the slog.Handler that feeds the client.
+// NewScopedClientLog returns a ClientLog for a server with many clients:
+// each gets the records logged in the context of its own requests, and no
+// other.
+func NewScopedClientLog() *ClientLog {
+	c := NewClientLog()
+	c.scoped = true
+	return c
+}
+
+// Handler is the slog.Handler that feeds the clients.
 func (c *ClientLog) Handler() slog.Handler {
 	var buf bytes.Buffer
 	return &clientHandler{c: c, mu: new(sync.Mutex), buf: &buf, json: slog.NewJSONHandler(&buf, &slog.HandlerOptions{
@@ -71,18 +93,24 @@ func (c *ClientLog) Handler() slog.Handler {
 	})}
 }
 
-// requestLogLevel is the context key of the log level a 2026-07-28 request
-// asked for in its _meta.
-type requestLogLevel struct{}
+// Context keys: the log level a 2026-07-28 request asked for in its _meta,
+// and the session whose request is being served.
+type (
+	requestLogLevel struct{}
+	requestSession  struct{}
+)
 
-// attach is the receiving middleware that ties c to the session it serves,
-// follows logging/setLevel, and puts a request's own log level (2026-07-28)
-// in its context.
+// attach is the receiving middleware that ties a session to c, follows
+// its logging/setLevel, and puts the session and a request's own log level
+// (2026-07-28) in the request's context.
 func (c *ClientLog) attach() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-				c.session.CompareAndSwap(nil, ss)
+			ss, _ := req.GetSession().(*mcp.ServerSession)
+			var cs *clientSession
+			if ss != nil {
+				cs = c.session(ss)
+				ctx = context.WithValue(ctx, requestSession{}, ss)
 			}
 			if l, ok := metaOf(req)[mcp.MetaKeyLogLevel].(string); ok && l != "" {
 				if lvl, known := slogLevel(mcp.LoggingLevel(l)); known {
@@ -90,17 +118,40 @@ func (c *ClientLog) attach() mcp.Middleware {
 				}
 			}
 			res, err := next(ctx, method, req)
-			if method == "logging/setLevel" && err == nil {
+			if method == "logging/setLevel" && err == nil && cs != nil {
 				if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok && p != nil {
 					if lvl, known := slogLevel(p.Level); known {
-						c.level.Store(int64(lvl))
-						c.levelSet.Store(true)
+						cs.level.Store(int64(lvl))
+						cs.levelSet.Store(true)
 					}
 				}
 			}
 			return res, err
 		}
 	}
+}
+
+// session is c's state of ss, made on its first request; it is forgotten
+// when the session ends.
+func (c *ClientLog) session(ss *mcp.ServerSession) *clientSession {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs := c.sessions[ss]
+	if cs == nil {
+		cs = &clientSession{}
+		c.sessions[ss] = cs
+		go func() {
+			_ = ss.Wait()
+			c.forget(ss)
+		}()
+	}
+	return cs
+}
+
+func (c *ClientLog) forget(ss *mcp.ServerSession) {
+	c.mu.Lock()
+	delete(c.sessions, ss)
+	c.mu.Unlock()
 }
 
 // metaOf is the _meta of a request's params, nil when it has none. A
@@ -115,16 +166,32 @@ func metaOf(req mcp.Request) map[string]any {
 	return p.GetMeta()
 }
 
-// enabled reports whether the client wants a record of level logged with
+// target is the session a record logged with ctx goes to: the one whose
+// request logged it; nil for every session when c is not scoped (and
+// nothing, ok false, when it is).
+func (c *ClientLog) target(ctx context.Context) (ss *mcp.ServerSession, ok bool) {
+	ss, _ = ctx.Value(requestSession{}).(*mcp.ServerSession)
+	return ss, ss != nil || !c.scoped
+}
+
+// enabled reports whether a client wants a record of level logged with
 // ctx.
 func (c *ClientLog) enabled(ctx context.Context, level slog.Level) bool {
-	if c.closed.Load() || c.session.Load() == nil {
+	to, ok := c.target(ctx)
+	if !ok {
 		return false
 	}
 	if lvl, ok := ctx.Value(requestLogLevel{}).(slog.Level); ok {
 		return level >= lvl
 	}
-	return c.levelSet.Load() && level >= slog.Level(c.level.Load())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for ss, cs := range c.sessions {
+		if (to == nil || ss == to) && cs.levelSet.Load() && level >= slog.Level(cs.level.Load()) {
+			return true
+		}
+	}
+	return false
 }
 
 // enqueue hands a record to the sender without waiting.
@@ -136,37 +203,41 @@ func (c *ClientLog) enqueue(r clientRecord) {
 	}
 }
 
-// run sends queued records until ctx ends or the connection is gone. The
-// SDK checks the level again, against the session's state or the
-// request's.
+// run sends queued records until ctx ends. The SDK checks the level again,
+// against the session's state or the request's.
 func (c *ClientLog) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case r := <-c.queue:
-			ss := c.session.Load()
-			if n := c.dropped.Swap(0); n > 0 {
-				data, _ := json.Marshal(map[string]any{"msg": "log messages dropped: the client read them too slowly", "dropped": n})
-				c.send(ss, r.ctx, mcp.LevelWarning, data)
+			targets := []*mcp.ServerSession{r.to}
+			if r.to == nil {
+				c.mu.Lock()
+				targets = slices.Collect(maps.Keys(c.sessions))
+				c.mu.Unlock()
 			}
-			if !c.send(ss, r.ctx, r.level, r.data) {
-				return
+			n := c.dropped.Swap(0)
+			for _, ss := range targets {
+				if n > 0 {
+					data, _ := json.Marshal(map[string]any{"msg": "log messages dropped: the client read them too slowly", "dropped": n})
+					c.send(ss, r.ctx, mcp.LevelWarning, data)
+				}
+				c.send(ss, r.ctx, r.level, r.data)
 			}
 		}
 	}
 }
 
-// send sends one message; false once the connection is closed.
-func (c *ClientLog) send(ss *mcp.ServerSession, ctx context.Context, level slog.Level, data json.RawMessage) bool {
+// send sends one message to ss; a session whose connection is closed is
+// forgotten.
+func (c *ClientLog) send(ss *mcp.ServerSession, ctx context.Context, level slog.Level, data json.RawMessage) {
 	// Log is deprecated from protocol 2026-07-28 (SEP-2577) but works in
 	// every version langspec negotiates, for the deprecation window.
 	err := ss.Log(ctx, &mcp.LoggingMessageParams{Logger: "langspec", Level: mcpLevel(level), Data: data})
 	if errors.Is(err, mcp.ErrConnectionClosed) {
-		c.closed.Store(true)
-		return false
+		c.forget(ss)
 	}
-	return true
 }
 
 // clientHandler formats records as JSON objects for the client. Handlers
@@ -194,7 +265,18 @@ func (h *clientHandler) Handle(ctx context.Context, r slog.Record) error {
 	}
 	// The sender may run after the call has returned and its context is
 	// cancelled; the values (a request's log level) must survive.
-	h.c.enqueue(clientRecord{ctx: context.WithoutCancel(ctx), level: r.Level, data: data})
+	to, _ := h.c.target(ctx)
+	if to != nil && h.c.scoped {
+		// Over HTTP a record of a request goes out on that request's
+		// stream, which closes with its answer: sent later, it would find
+		// no stream and be dropped. So it is sent now, before the answer,
+		// from the request's own goroutine: one short event written to
+		// the request's own response, as its answer will be, so only
+		// that request waits on a slow client.
+		h.c.send(to, ctx, r.Level, data)
+		return nil
+	}
+	h.c.enqueue(clientRecord{ctx: context.WithoutCancel(ctx), to: to, level: r.Level, data: data})
 	return nil
 }
 

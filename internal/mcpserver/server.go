@@ -65,8 +65,9 @@ type Options struct {
 	// returns them): in the flat listing, and as langspec's own categories.
 	// nil: every family Deps can serve.
 	Toolsets []string
-	// ClientLog, when set, mirrors the log to the client once it asks for
-	// a level (see ClientLog); Serve attaches it to the session.
+	// ClientLog, when set, mirrors the log to the clients that ask for a
+	// level (see ClientLog): Serve's one client, or each session of the
+	// team server (NewScopedClientLog).
 	ClientLog *ClientLog
 }
 

@@ -1,8 +1,11 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -10,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -82,11 +86,15 @@ func (sr *sessionRegistry) track(w http.ResponseWriter, r *http.Request, subject
 			return
 		}
 		if err := sr.makeRoom(subject); err != nil {
+			var id json.RawMessage
+			if body, rerr := io.ReadAll(r.Body); rerr == nil && json.Valid(body) {
+				id = readMembers(body).id
+			}
 			w.Header().Set("Retry-After", "60")
-			http.Error(w, err.Error(), http.StatusTooManyRequests)
+			writeRejections(w, http.StatusTooManyRequests, []rejection{{id: id, err: &jsonrpc.Error{Code: codeRateLimited, Message: err.Error()}}}, false)
 			return
 		}
-		rec := &sessionHeaderRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		if made := rec.Header().Get(headerSessionID); made != "" {
 			sr.add(made, subject, server)
@@ -116,7 +124,7 @@ func (sr *sessionRegistry) track(w http.ResponseWriter, r *http.Request, subject
 		}()
 	}
 	defer sr.end(s)
-	rec := &sessionHeaderRecorder{ResponseWriter: w}
+	rec := &statusRecorder{ResponseWriter: w}
 	next.ServeHTTP(rec, r)
 	if r.Method == http.MethodDelete && rec.status == http.StatusNoContent {
 		sr.forget(id)
@@ -299,21 +307,22 @@ func closeSession(s *trackedSession) {
 	}
 }
 
-// sessionHeaderRecorder remembers the status written, and lets the
-// registry read the session id the SDK set on a new session's response.
-type sessionHeaderRecorder struct {
+// statusRecorder remembers the status a handler wrote, and lets the
+// session registry read the session id the SDK set on a new session's
+// response.
+type statusRecorder struct {
 	http.ResponseWriter
 	status int
 }
 
-func (r *sessionHeaderRecorder) WriteHeader(code int) {
+func (r *statusRecorder) WriteHeader(code int) {
 	if r.status == 0 {
 		r.status = code
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
-func (r *sessionHeaderRecorder) Write(p []byte) (int, error) {
+func (r *statusRecorder) Write(p []byte) (int, error) {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
@@ -321,11 +330,76 @@ func (r *sessionHeaderRecorder) Write(p []byte) (int, error) {
 }
 
 // Flush keeps server-sent events flowing through the recorder.
-func (r *sessionHeaderRecorder) Flush() {
+func (r *statusRecorder) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
 // Unwrap lets http.ResponseController reach the connection.
-func (r *sessionHeaderRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// sessionlessVersion is the first protocol version without sessions
+// (SEP-2575); versions are dates, so they compare as strings.
+const sessionlessVersion = "2026-07-28"
+
+// byProtocol sends a request that speaks a sessionless protocol version
+// (its Mcp-Protocol-Version header, and no session) to sessionless, and
+// every other to stateful.
+func byProtocol(stateful, sessionless http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get(headerSessionID) == "" && r.Header.Get("Mcp-Protocol-Version") >= sessionlessVersion {
+			sessionless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+// requireSession answers 400 to a POST without Mcp-Session-Id that does
+// not initialize a session, as the transport specifies: the SDK would make
+// a session for it and answer it as if initialized, or fail it with error
+// code 0 ("invalid during session initialization"), leaving the client
+// unsure what happened. The body has been vetted (vetMessages): valid JSON.
+func requireSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get(headerSessionID) != "" || !isJSON(r.Header.Get("Content-Type")) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "cannot read the request body", http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if initializes(body) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		writeRejections(w, http.StatusBadRequest, []rejection{{id: readMembers(body).id, err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+			Message: "Bad Request: no " + headerSessionID + " header: start a session with initialize, then send its id with every request (or speak protocol " + sessionlessVersion + ", which needs none)"}}}, false)
+	})
+}
+
+// initializes says whether a body holds an initialize request, alone or
+// in a batch.
+func initializes(body []byte) bool {
+	var one struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == "initialize"
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) != nil {
+		return false
+	}
+	return slices.ContainsFunc(batch, func(m struct {
+		Method string `json:"method"`
+	}) bool {
+		return m.Method == "initialize"
+	})
+}
