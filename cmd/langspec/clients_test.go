@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -176,4 +177,31 @@ func TestHTTPRequestWithoutSession(t *testing.T) {
 	if id := openSession(t, s, ""); id == "" {
 		t.Error("initialize without a session made none")
 	}
+}
+
+// TestHTTPRateLimitAnswer: a request over the rate gets 429 with
+// Retry-After and a JSON-RPC error that carries its id and says what to
+// do, which a client can show.
+func TestHTTPRateLimitAnswer(t *testing.T) {
+	s := startTeamServer(t, seededDB(t), "--rate", "1")
+	for i := range 10 {
+		resp, body := mcpPost(t, s, "", "", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fast","version":"1"}}}`, 100+i))
+		if resp.StatusCode != http.StatusTooManyRequests {
+			continue
+		}
+		var answer struct {
+			ID    json.RawMessage
+			Error *struct {
+				Code    int
+				Message string
+			}
+		}
+		if resp.Header.Get("Retry-After") == "" || resp.Header.Get("Content-Type") != "application/json" ||
+			json.Unmarshal([]byte(body), &answer) != nil || string(answer.ID) != fmt.Sprint(100+i) || answer.Error == nil ||
+			!strings.Contains(answer.Error.Message, "retry after") {
+			t.Errorf("429: Retry-After %q, %s", resp.Header.Get("Retry-After"), body)
+		}
+		return
+	}
+	t.Error("ten requests at once at --rate 1: none got 429")
 }
