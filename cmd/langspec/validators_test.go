@@ -310,13 +310,9 @@ type conformanceCheck struct {
 // do not fail it.
 func TestValidatorConformance(t *testing.T) {
 	v := validatorsOrSkip(t)
-	// --rate 100000, here only: the scenarios run back to back against one
-	// server, and whether ~50 requests stay under the default limit (20 a
-	// second, bursts of 40, per subject) would depend on how fast Node
-	// starts between them. The default limit also answers 429 to legitimate
-	// bursts (a server defect being fixed separately). Every other validator
-	// runs on default flags.
-	s := startTeamServerEnv(t, seededDB(t), []string{"MANUALS_ROOT=" + manualsRoot(t)}, "--rate", "100000")
+	// Default flags, the rate limit among them: the scenarios run back to
+	// back against one server, as a client would.
+	s := startTeamServerEnv(t, seededDB(t), []string{"MANUALS_ROOT=" + manualsRoot(t)})
 	url := s.url + "/mcp"
 
 	type row struct {
