@@ -1,14 +1,20 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/langspec/langspec/internal/eval"
 	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // fixtureManuals is the repository's sample manuals folder.
@@ -119,5 +125,66 @@ func TestEvalSearch(t *testing.T) {
 		if code, _, _ := run(t, env, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// TestReadsCreateNoVault: in a folder with manuals and no VAULT_ROOT, a
+// manual_find records its statistics in the user's state folder, not in
+// ./vault, and creates nothing there; so the next plain `langspec serve` in
+// that folder serves the same tools as the first (a vault folder turns the
+// vault's writing tools on).
+func TestReadsCreateNoVault(t *testing.T) {
+	work := t.TempDir()
+	manuals, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "manuals", "ops-en"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(work, "manuals"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(manuals, filepath.Join(work, "manuals", "ops-en")); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(work, "home")
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dbPath := filepath.Join(home, "l.db")
+	copyFile(t, seededDB(t), dbPath)
+	serve := func() *mcp.ClientSession {
+		cmd := exec.Command(langspecBinary(t), "--db", dbPath, "serve")
+		cmd.Dir = work
+		cmd.Env = []string{"HOME=" + home, "LANGSPEC_LOG=info"}
+		stderr := &lockedBuffer{}
+		cmd.Stderr = stderr
+		ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
+		defer cancel()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("serve: %v\n%s", err, stderr)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	first := serve()
+	before := listedNames(t, first)
+	if slices.Contains(before, "vault_write") {
+		t.Fatalf("without a vault, serve lists the vault's tools: %v", before)
+	}
+	var found struct {
+		TraceID string `json:"trace_id"`
+	}
+	if text := callJSON(t, first, "manual_find", map[string]any{"query": "failover"}, &found); found.TraceID == "" {
+		t.Fatalf("manual_find: %s", text)
+	}
+	first.Close()
+	if _, err := os.Stat(filepath.Join(work, "vault")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a manual_find created ./vault (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".local", "state", "langspec", "adaptive_stats.jsonl")); err != nil {
+		t.Errorf("the statistics are not in the state folder: %v", err)
+	}
+	if after := listedNames(t, serve()); !slices.Equal(after, before) {
+		t.Errorf("the next serve lists %v, the first listed %v", after, before)
 	}
 }

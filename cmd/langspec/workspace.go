@@ -29,6 +29,10 @@ func (w *workspaceFlags) addVaultFlags(cmd *cobra.Command, f *factory) {
 	fl := cmd.Flags()
 	fl.StringVar(&w.Vault, "vault-root", f.getenv("VAULT_ROOT"),
 		"folder the model may write into (env VAULT_ROOT; default WORKSPACE_ROOT/vault, created on first write)")
-	fl.StringVar(&w.Stats, "stats-path", f.getenv("ADAPTIVE_STATS_PATH"),
-		"manual_find's statistics, counts and hashes only (env ADAPTIVE_STATS_PATH; default VAULT_ROOT/.system/adaptive_stats.jsonl)")
+	stats := f.getenv("ADAPTIVE_STATS_PATH")
+	if stats == "" {
+		stats = app.DefaultStatsPath(f.getenv)
+	}
+	fl.StringVar(&w.Stats, "stats-path", stats,
+		"manual_find's statistics, counts and hashes only (env ADAPTIVE_STATS_PATH; default $XDG_STATE_HOME/langspec/adaptive_stats.jsonl)")
 }

@@ -12,7 +12,7 @@ import (
 type Workspace struct {
 	Vault    string // VAULT_ROOT: the folder the model may write into
 	Manuals  string // MANUALS_ROOT: one folder per manual
-	Stats    string // manual_find's statistics file; "" keeps none
+	Stats    string // manual_find's statistics file (state, never in the vault); "" keeps none
 	Synonyms string // manual_find's synonym dictionary
 	// VaultNamed: the user named the vault's place (VAULT_ROOT, or
 	// WORKSPACE_ROOT it defaults into), rather than leaving it to the
@@ -26,7 +26,7 @@ type WorkspaceFlags struct {
 	Root     string // WORKSPACE_ROOT; default: the working directory
 	Vault    string // default: Root/vault
 	Manuals  string // default: Root/manuals
-	Stats    string // default: Vault/.system/adaptive_stats.jsonl
+	Stats    string // the statistics file; "" keeps none (the command gives DefaultStatsPath)
 	Synonyms string // default: Manuals/synonyms.json
 }
 
@@ -49,15 +49,29 @@ func (w WorkspaceFlags) Resolve(stats bool) (Workspace, error) {
 			return ws, err
 		}
 	}
-	if stats {
-		ws.Stats = filepath.Join(ws.Vault, ".system", "adaptive_stats.jsonl")
-		if w.Stats != "" {
-			if ws.Stats, err = filepath.Abs(w.Stats); err != nil {
-				return ws, err
-			}
+	if stats && w.Stats != "" {
+		if ws.Stats, err = filepath.Abs(w.Stats); err != nil {
+			return ws, err
 		}
 	}
 	return ws, nil
+}
+
+// DefaultStatsPath is where manual_find keeps its statistics unless told
+// otherwise: $XDG_STATE_HOME/langspec/adaptive_stats.jsonl, else
+// ~/.local/state/langspec/; "" (none kept) without either. They are state
+// written while serving, so they live with the user's state, never in the
+// vault: a search must not create the folder whose presence turns the
+// vault's writing tools on (app.Workspace.Toolsets), nor write into an
+// index (../shared/ARCHITECTURE.md).
+func DefaultStatsPath(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "langspec", "adaptive_stats.jsonl")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "state", "langspec", "adaptive_stats.jsonl")
+	}
+	return ""
 }
 
 // root is a root folder: set when given, else Root/name, Root being the
