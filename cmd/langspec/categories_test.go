@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,7 +22,10 @@ import (
 const everythingVersion = "2026.8.31"
 
 // everythingCommand is how to start the reference upstream server: the copy
-// .ci/run installed (LANGSPEC_EVERYTHING), else npx from the npm registry.
+// .ci/run installed (LANGSPEC_EVERYTHING), else a copy this test run
+// installs once with npm, pinned, into the user's cache folder — before any
+// test times anything, so no test waits on a download. Without npm, or when
+// the install fails, the test skips and says what to install.
 func everythingCommand(t testing.TB) (string, []string) {
 	t.Helper()
 	if p := os.Getenv("LANGSPEC_EVERYTHING"); p != "" {
@@ -28,11 +33,48 @@ func everythingCommand(t testing.TB) (string, []string) {
 			return p, []string{"stdio"}
 		}
 	}
-	npx, err := exec.LookPath("npx")
-	if err != nil {
-		t.Skip("npx is not installed: skipping the end-to-end test against @modelcontextprotocol/server-everything (install Node.js, or set LANGSPEC_EVERYTHING to its mcp-server-everything)")
+	everything.once.Do(installEverything)
+	if everything.skip != "" {
+		t.Skip(everything.skip)
 	}
-	return npx, []string{"-y", "@modelcontextprotocol/server-everything@" + everythingVersion, "stdio"}
+	return everything.path, []string{"stdio"}
+}
+
+// everything is the copy of server-everything installed for this test run.
+var everything struct {
+	once sync.Once
+	path string // its mcp-server-everything
+	skip string // why the tests that need it skip
+}
+
+// installEverything installs the pinned server-everything with npm into
+// the user cache (kept for later runs; npm skips what is there).
+func installEverything() {
+	const why = "skipping the end-to-end tests against @modelcontextprotocol/server-everything: "
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		everything.skip = why + "npm is not installed (install Node.js, or set LANGSPEC_EVERYTHING to its mcp-server-everything; .ci/run does)"
+		return
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	dir := filepath.Join(cache, "langspec-test", "server-everything-"+everythingVersion)
+	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-server-everything")
+	if _, err := os.Stat(bin); err == nil {
+		everything.path = bin
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error",
+		"@modelcontextprotocol/server-everything@"+everythingVersion).CombinedOutput()
+	if _, statErr := os.Stat(bin); err != nil || statErr != nil {
+		everything.skip = fmt.Sprintf("%snpm install failed (%v): %.500s", why, err, out)
+		return
+	}
+	everything.path = bin
 }
 
 // writeCategoriesConfig writes a langspec.json with server-everything as an
@@ -254,9 +296,11 @@ func TestCategoriesShutdownMidCall(t *testing.T) {
 	})
 	s.initialize()
 	// A quick call first: the upstream is running once it is answered.
+	// Starting Node on a busy machine can take longer than a message is
+	// otherwise given, and this is no timing.
 	s.send(toolCall("sum", "call-category-tool", map[string]any{"category": "slow", "name": "get-sum", "args": map[string]any{"a": 1, "b": 2}}))
 	for {
-		msg := s.next() // notifications (tools/list_changed) may come first
+		msg := s.nextWithin(6 * hangLimit) // notifications (tools/list_changed) may come first
 		if msg["id"] == nil {
 			continue
 		}

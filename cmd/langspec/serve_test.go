@@ -357,6 +357,12 @@ func (s *rawServer) send(line string) {
 // 2.0 message, since stdout carries nothing else.
 func (s *rawServer) next() map[string]any {
 	s.t.Helper()
+	return s.nextWithin(hangLimit)
+}
+
+// nextWithin is next with its own bound.
+func (s *rawServer) nextWithin(limit time.Duration) map[string]any {
+	s.t.Helper()
 	select {
 	case line, ok := <-s.lines:
 		if !ok {
@@ -367,8 +373,8 @@ func (s *rawServer) next() map[string]any {
 			s.t.Fatalf("stdout line is not a JSON-RPC message: %.200s", line)
 		}
 		return msg
-	case <-time.After(hangLimit):
-		s.t.Fatalf("no message within %v\nstderr:\n%s", hangLimit, s.stderr)
+	case <-time.After(limit):
+		s.t.Fatalf("no message within %v\nstderr:\n%s", limit, s.stderr)
 	}
 	return nil
 }
