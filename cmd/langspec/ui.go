@@ -16,9 +16,10 @@ func newCmdUI(f *factory) *cobra.Command {
 		Long: `ui serves langspec on a loopback address and opens its management page
 (/ui) in a browser: search and read sections with citations, see what is
 stored, make and revoke tokens, see upstream servers and the names of the
-secrets. Once any token exists the page asks for an admin token
-(langspec token create NAME --admin). MCP clients can connect to /mcp at the
-same address. It runs until interrupted.`,
+secrets. Once any token exists the page asks for one: an admin token
+(langspec token create NAME --admin) opens every page, any other token the
+search and section pages only. MCP clients can connect to /mcp at the same
+address. It runs until interrupted.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !isLoopback(opts.http) {

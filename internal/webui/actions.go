@@ -2,12 +2,15 @@ package webui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/ingest"
 )
 
@@ -74,10 +77,12 @@ type ingestJob struct {
 	ID            int
 	Language, Doc string
 	Started       time.Time
+	DBPath        string // the database it ingests into, for the command a failure suggests
 	mu            sync.Mutex
 	pages, failed int
 	last          string
 	done          bool
+	finished      time.Time
 	report        ingest.Report
 	err           error
 }
@@ -88,19 +93,63 @@ type ingestView struct {
 	Pages, Failed       int
 	Done                bool
 	Report              ingest.Report
-	Error               string
-	Elapsed             time.Duration
+	// Error is what failed, without the command-line advice of its hint
+	// (a flag the page has no field for); Hint is the rest of the hint,
+	// and Command the command to run where the database is instead.
+	Error, Hint, Command string
+	// Elapsed is how long the job ran: until it finished, once it has,
+	// else until now.
+	Elapsed time.Duration
+}
+
+// progress counts one page read.
+func (j *ingestJob) progress(page string, failed bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.pages++
+	if failed {
+		j.failed++
+	}
+	j.last = page
+}
+
+// finish records the job's outcome and when it came.
+func (j *ingestJob) finish(rep ingest.Report, err error, at time.Time) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.done, j.report, j.err, j.finished = true, rep, err, at
 }
 
 func (j *ingestJob) view(now time.Time) ingestView {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	end := now
+	if j.done {
+		end = j.finished
+	}
 	v := ingestView{ID: j.ID, Language: j.Language, Doc: j.Doc, Last: j.last, Pages: j.pages, Failed: j.failed, Done: j.done,
-		Report: j.report, Elapsed: now.Sub(j.Started).Round(time.Millisecond)}
+		Report: j.report, Elapsed: end.Sub(j.Started).Round(time.Millisecond)}
 	if j.err != nil {
-		v.Error = j.err.Error()
+		v.Error, v.Hint = j.err.Error(), ""
+		if ae, ok := errors.AsType[*apperr.Error](j.err); ok {
+			v.Error = string(ae.Code) + ": " + ae.Message
+			// A hint names the command line's flags (--from): the page
+			// says instead what to do from it, or where the command runs.
+			if !strings.Contains(ae.Hint, "--") {
+				v.Hint = ae.Hint
+			}
+		}
+		v.Command = "langspec --db " + shellQuote(j.DBPath) + " ingest " + shellQuote(j.Language) + " --doc " + shellQuote(j.Doc) + " --from PATH"
 	}
 	return v
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=+@%,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // startIngest runs an ingest of a configured source in the background and
@@ -120,24 +169,17 @@ func (u *UI) startIngest(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	u.mu.Lock()
-	j := &ingestJob{ID: len(u.jobs) + 1, Language: lang, Doc: doc, Started: u.o.Now()}
+	j := &ingestJob{ID: len(u.jobs) + 1, Language: lang, Doc: doc, Started: u.o.Now(), DBPath: u.o.StoreOf(r.Context()).Path()}
 	u.jobs = append(u.jobs, j)
 	u.mu.Unlock()
 	u.o.Logger.Info("ingest started on the management page", "language", lang, "doc", doc, "by", s.subject.Name)
 	go func() {
 		// Not the request's context: the ingest goes on after the answer.
-		rep, err := u.o.Ingest(context.WithoutCancel(r.Context()), lang, doc, func(page string, failed bool) {
-			j.mu.Lock()
-			j.pages++
-			if failed {
-				j.failed++
-			}
-			j.last = page
-			j.mu.Unlock()
-		})
-		j.mu.Lock()
-		j.done, j.report, j.err = true, rep, err
-		j.mu.Unlock()
+		rep, err := u.o.Ingest(context.WithoutCancel(r.Context()), lang, doc, j.progress)
+		j.finish(rep, err, u.o.Now())
+		if err != nil {
+			u.o.Logger.Warn("ingest started on the management page failed", "language", lang, "doc", doc, "err", err)
+		}
 	}()
 	http.Redirect(w, r, "/ui/ingest?id="+strconv.Itoa(j.ID), http.StatusSeeOther)
 }

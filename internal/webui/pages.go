@@ -1,6 +1,8 @@
 package webui
 
 import (
+	"context"
+	"html/template"
 	"net/http"
 	"strings"
 
@@ -37,20 +39,74 @@ type sectionPage struct {
 	page
 	Section                                 *search.SectionResult
 	SectionLang, SectionDoc, SectionVersion string
+	// Body is the section's text as HTML (sectionHTML).
+	Body template.HTML
+	// Ancestors are the sections above this one, the document's top first:
+	// its heading path, each a link. Empty when the outline could not be
+	// read; the page then shows the path as text.
+	Ancestors []sectionLink
+	// Prev and Next are the sections before and after this one in
+	// document order (a subsection follows its parent); nil at either end.
+	Prev, Next *sectionLink
 }
+
+// sectionLink is a section of the same document version to link to.
+type sectionLink struct{ ID, Title string }
 
 func (u *UI) section(w http.ResponseWriter, r *http.Request, s *session) {
 	p := sectionPage{page: newPage("Section", s)}
-	res, err := search.Section(r.Context(), u.o.StoreOf(r.Context()), search.SectionRequest{Language: r.FormValue("lang"), Doc: r.FormValue("doc"),
+	store := u.o.StoreOf(r.Context())
+	res, err := search.Section(r.Context(), store, search.SectionRequest{Language: r.FormValue("lang"), Doc: r.FormValue("doc"),
 		Version: r.FormValue("version"), SectionID: r.FormValue("id")})
 	if err != nil {
 		p.Error = err.Error()
 		u.renderStatus(w, http.StatusNotFound, "section", p)
 		return
 	}
-	p.Section, p.Title = &res, res.Citation.Title
+	p.Section, p.Title, p.Body = &res, res.Citation.Title, sectionHTML(res.Text)
 	p.SectionLang, p.SectionDoc, p.SectionVersion = res.Citation.Language, res.Citation.Doc, res.Citation.Version
+	p.Ancestors, p.Prev, p.Next, err = around(r.Context(), store, res.Citation)
+	if err != nil {
+		u.o.Logger.Warn("reading a document's outline for the section page", "language", res.Citation.Language,
+			"doc", res.Citation.Doc, "version", res.Citation.Version, "err", err)
+	}
 	u.render(w, "section", p)
+}
+
+// around finds, in the outline of a section's document version, the
+// sections above it (its heading path) and the ones before and after it in
+// document order.
+func around(ctx context.Context, store *db.DB, c search.Citation) (ancestors []sectionLink, prev, next *sectionLink, err error) {
+	_, outline, err := store.Outline(ctx, db.Scope{Language: c.Language, Doc: c.Doc, Version: c.Version})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	at, byID := -1, make(map[string]db.SectionRow, len(outline))
+	for i, row := range outline {
+		byID[row.SectionID] = row
+		if row.SectionID == c.SectionID {
+			at = i
+		}
+	}
+	if at < 0 {
+		return nil, nil, nil, nil
+	}
+	if at > 0 {
+		prev = &sectionLink{ID: outline[at-1].SectionID, Title: outline[at-1].Title}
+	}
+	if at+1 < len(outline) {
+		next = &sectionLink{ID: outline[at+1].SectionID, Title: outline[at+1].Title}
+	}
+	seen := map[string]bool{c.SectionID: true}
+	for id := outline[at].ParentID; id != "" && !seen[id]; id = byID[id].ParentID {
+		parent, ok := byID[id]
+		if !ok {
+			break
+		}
+		seen[id] = true
+		ancestors = append([]sectionLink{{ID: parent.SectionID, Title: parent.Title}}, ancestors...)
+	}
+	return ancestors, prev, next, nil
 }
 
 type sourcesPage struct {

@@ -2,12 +2,16 @@
 // section reading with citations, the stored sources and versions, tokens
 // (made and revoked there), and upstream servers with their state and the
 // names of the secrets. Server-rendered html/template pages without any
-// JavaScript, behind an admin token (a bearer header, or entered once in a
-// login form that sets an HTTP-only session cookie), every form carrying a
-// CSRF token, a strict Content-Security-Policy, and no secret rendered.
+// JavaScript, behind a token (a bearer header, or entered once in a login
+// form that sets an HTTP-only session cookie), every form carrying a CSRF
+// token, a strict Content-Security-Policy, and no secret rendered. An
+// admin's token opens every page; any other token the search and section
+// pages only (when its tools allow search_spec and get_section), the
+// others answering 403.
 package webui
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -17,6 +21,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -41,8 +46,9 @@ type Options struct {
 	// StoreOf is the database a request reads: the team server's current
 	// one, which a read-only replica replaces under it.
 	StoreOf func(context.Context) *db.DB
-	// Verifier checks an admin's token (bearer header or login form); nil
-	// serves the page without a login (a loopback server without auth).
+	// Verifier checks a token (bearer header or login form); nil serves
+	// the page without a login, as an admin (a loopback server without
+	// auth).
 	Verifier auth.TokenVerifier
 	// Upstreams, when set, are shown with their state.
 	Upstreams *upstream.Manager
@@ -75,8 +81,7 @@ const sessionTTL = 8 * time.Hour
 const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
 // challenge is the WWW-Authenticate of the page's 401s (RFC 9110 section
-// 11.6.1 wants one on every 401): an admin's bearer token, or the login
-// form.
+// 11.6.1 wants one on every 401): a bearer token, or the login form.
 const challenge = `Bearer realm="langspec management page"`
 
 // cookie names: the session, and the login form's CSRF token (double
@@ -107,7 +112,9 @@ type session struct {
 	subject teamauth.Subject
 	// token is the credential the session was opened with, kept in memory
 	// only: every request checks it again (authenticate), so a session
-	// ends with its token's revocation, expiry or demotion.
+	// ends with its token's revocation or expiry, and what it may see is
+	// its token's role on that request (subject), never the role it had at
+	// login.
 	token   string
 	csrf    string
 	expires time.Time
@@ -127,7 +134,7 @@ func New(o Options) (*UI, error) {
 	}
 	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet}
 	u := &UI{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, logins: map[string]*pendingLogin{}}
-	for _, name := range []string{"login", "search", "section", "sources", "tokens", "upstreams", "ingest"} {
+	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -136,6 +143,9 @@ func New(o Options) (*UI, error) {
 	}
 	return u, nil
 }
+
+// pageNames are the templates, each a page in the layout.
+var pageNames = []string{"login", "search", "section", "sources", "tokens", "upstreams", "ingest", "denied"}
 
 // htmlMark marks matched words in the page's snippets with two private-use
 // characters no specification holds, where "**" would be ambiguous in a
@@ -188,11 +198,27 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the form is stale or was not sent by this page (CSRF token missing or wrong); reload the page", http.StatusForbidden)
 		return
 	}
+	if r.URL.Path == "/ui/logout" && r.Method == http.MethodPost {
+		u.logout(w, r)
+		return
+	}
+	switch r.URL.Path {
+	case "/ui/", "/ui", "/ui/search":
+		if u.mayRead(w, sess, searchTool, "search") {
+			u.search(w, r, sess)
+		}
+		return
+	case "/ui/section":
+		if u.mayRead(w, sess, sectionTool, "read sections") {
+			u.section(w, r, sess)
+		}
+		return
+	}
+	if purpose, ok := adminPages[r.URL.Path]; ok && !sess.subject.Admin {
+		u.deny(w, sess, purpose)
+		return
+	}
 	switch {
-	case r.URL.Path == "/ui/" || r.URL.Path == "/ui" || r.URL.Path == "/ui/search":
-		u.search(w, r, sess)
-	case r.URL.Path == "/ui/section":
-		u.section(w, r, sess)
 	case r.URL.Path == "/ui/sources":
 		u.sources(w, r, sess)
 	case r.URL.Path == "/ui/tokens":
@@ -211,31 +237,84 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		u.startIngest(w, r, sess)
 	case r.URL.Path == "/ui/ingest":
 		u.ingestStatus(w, r, sess)
-	case r.URL.Path == "/ui/logout" && r.Method == http.MethodPost:
-		u.logout(w, r)
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// The tools a token that is not an admin's must allow (teamauth.Subject
+// Tools) to use the reading pages: the page is those tools in a browser.
+const (
+	searchTool  = "search_spec"
+	sectionTool = "get_section"
+)
+
+// adminPages are the pages only an admin's token opens, each with what it
+// is for (the 403 says it).
+var adminPages = map[string]string{
+	"/ui/sources":          "The sources page shows the stored versions and ingests documents",
+	"/ui/ingest":           "The ingest page ingests documents into the server's database",
+	"/ui/tokens":           "The tokens page makes and revokes the server's tokens",
+	"/ui/tokens/revoke":    "The tokens page makes and revokes the server's tokens",
+	"/ui/upstreams":        "The upstreams page shows the upstream servers and logs in to them",
+	"/ui/upstreams/login":  "The upstreams page shows the upstream servers and logs in to them",
+	"/ui/upstreams/logout": "The upstreams page shows the upstream servers and logs in to them",
+	"/ui/oauth/callback":   "The upstreams page shows the upstream servers and logs in to them",
+}
+
+// allows says whether a subject may use a tool's page: an admin every
+// one, anyone else when the token's tools allow the tool (nil: all).
+func allows(sub teamauth.Subject, tool string) bool {
+	return sub.Admin || sub.Tools == nil || slices.Contains(sub.Tools, tool)
+}
+
+// mayRead answers 403 unless the session's token allows tool.
+func (u *UI) mayRead(w http.ResponseWriter, s *session, tool, what string) bool {
+	if allows(s.subject, tool) {
+		return true
+	}
+	p := newPage("Not for this token", s)
+	p.Error = "This token may not " + what + " here: its tools do not include " + tool + " (see langspec token list)."
+	u.renderStatus(w, http.StatusForbidden, "denied", p)
+	return false
+}
+
+// deny answers a token that is not an admin's on an admin's page.
+func (u *UI) deny(w http.ResponseWriter, s *session, purpose string) {
+	p := newPage("Admins only", s)
+	p.Error = purpose + ": it is for admin tokens (langspec token create NAME --admin)."
+	u.renderStatus(w, http.StatusForbidden, "denied", p)
 }
 
 // page is what every template gets.
 type page struct {
 	Title, Error, Notice, CSRF string
 	Subject                    string
-	Refresh                    bool // the page reloads itself every second (a job under way)
+	// Admin: the session's token is an admin's, and the navigation links
+	// the admin's pages.
+	Admin bool
+	// CanSearch, CanRead: the token may use the search and section pages.
+	CanSearch, CanRead bool
+	Refresh            bool // the page reloads itself every second (a job under way)
 }
 
 func (u *UI) render(w http.ResponseWriter, name string, data any) {
 	u.renderStatus(w, http.StatusOK, name, data)
 }
 
-// renderStatus is render with another status than 200.
+// renderStatus is render with another status than 200. The page is
+// rendered whole before anything is sent: a template that fails (a field
+// the data lacks) answers 500, not half a page with 200.
 func (u *UI) renderStatus(w http.ResponseWriter, status int, name string, data any) {
+	var b bytes.Buffer
+	if err := u.pages[name].ExecuteTemplate(&b, name+".html", data); err != nil {
+		u.o.Logger.Error("rendering a page", "page", name, "err", err)
+		http.Error(w, "this page could not be rendered (the server's log says why)", http.StatusInternalServerError)
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
-	if err := u.pages[name].ExecuteTemplate(w, name+".html", data); err != nil {
-		u.o.Logger.Error("rendering a page", "page", name, "err", err)
-	}
+	w.Write(b.Bytes())
 }
 
 func newPage(title string, s *session) page {
@@ -245,6 +324,8 @@ func newPage(title string, s *session) page {
 		if p.Subject == "" {
 			p.Subject = "local"
 		}
+		p.Admin = s.subject.Admin
+		p.CanSearch, p.CanRead = allows(s.subject, searchTool), allows(s.subject, sectionTool)
 	}
 	return p
 }
@@ -255,10 +336,12 @@ func randomID() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// authenticate finds the request's admin: a session cookie, or a bearer
-// token (a session is made for it, so its forms get a CSRF token). Without
-// a verifier everyone is the local admin. It answers 401 (with the login
-// page for a browser) or 403 itself when there is none.
+// authenticate finds who the request comes from: a session cookie, or a
+// bearer token (a session is made for it, so its forms get a CSRF token).
+// Without a verifier everyone is the local admin. It answers 401 (with the
+// login page for a browser) itself when there is no one. The session it
+// returns is the request's own copy, holding the role its token has now:
+// the routes decide what that role may see.
 func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, bool) {
 	if u.o.Verifier == nil {
 		return u.localSession(), true
@@ -275,20 +358,22 @@ func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, boo
 		u.mu.Unlock()
 		if s != nil {
 			// The credential behind the session, checked again on every
-			// request against the index that answers it: a revoked,
-			// expired or demoted admin's session ends here.
+			// request against the index that answers it: a revoked or
+			// expired token's session ends here, and the role is the
+			// token's now (an admin's page refuses a demoted subject).
 			sub, err := u.verify(r.Context(), s.token, r)
-			if err != nil || !sub.Admin {
+			if err != nil || !mayLogIn(sub) {
 				u.endSession(c.Value)
-				u.o.Logger.Info("management page session ended: its token no longer admits an admin", "subject", s.subject.Name)
-				u.renderLogin(w, r, http.StatusUnauthorized, "Your session ended: its token was revoked, expired or is no longer an admin's. Log in again.")
+				u.o.Logger.Info("management page session ended: its token was revoked or expired, or may use no page", "subject", s.subject.Name)
+				u.renderLogin(w, r, http.StatusUnauthorized, "Your session ended: its token was revoked or expired, or may no longer use this page. Log in again.")
 				return nil, false
 			}
 			u.mu.Lock()
 			s.subject = sub
 			s.expires = u.o.Now().Add(sessionTTL)
+			req := *s
 			u.mu.Unlock()
-			return s, true
+			return &req, true
 		}
 	}
 	if authz := r.Header.Get("Authorization"); authz != "" {
@@ -302,10 +387,6 @@ func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, boo
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token"`)
 			http.Error(w, err.Error(), http.StatusUnauthorized)
-			return nil, false
-		}
-		if !sub.Admin {
-			http.Error(w, "this page is for admin tokens (langspec token create NAME --admin)", http.StatusForbidden)
 			return nil, false
 		}
 		return &session{subject: sub, csrf: randomID(), bearer: true}, true
@@ -324,12 +405,19 @@ func (u *UI) endSession(id string) {
 func (u *UI) localSession() *session {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	if s := u.sessions[""]; s != nil {
-		return s
+	s := u.sessions[""]
+	if s == nil {
+		s = &session{subject: teamauth.Subject{Admin: true}, csrf: randomID()}
+		u.sessions[""] = s
 	}
-	s := &session{subject: teamauth.Subject{Admin: true}, csrf: randomID()}
-	u.sessions[""] = s
-	return s
+	req := *s
+	return &req
+}
+
+// mayLogIn says whether a subject may use any page: an admin, or a token
+// that allows the search or section tools.
+func mayLogIn(sub teamauth.Subject) bool {
+	return allows(sub, searchTool) || allows(sub, sectionTool)
 }
 
 func (u *UI) verify(ctx context.Context, token string, r *http.Request) (teamauth.Subject, error) {
@@ -391,8 +479,12 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sub, err := u.verify(r.Context(), strings.TrimSpace(r.PostFormValue("token")), r)
-	if err != nil || !sub.Admin {
-		u.renderLogin(w, r, http.StatusUnauthorized, "That is not a valid admin token.")
+	if err != nil {
+		u.renderLogin(w, r, http.StatusUnauthorized, "That is not a valid token: it is unknown, revoked or expired.")
+		return
+	}
+	if !mayLogIn(sub) {
+		u.renderLogin(w, r, http.StatusForbidden, "This token may use no page here: it is not an admin's, and its tools include neither search_spec nor get_section.")
 		return
 	}
 	id := randomID()
@@ -406,7 +498,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	u.mu.Unlock()
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/ui", HttpOnly: true, Secure: secureCookies(r),
 		SameSite: http.SameSiteStrictMode})
-	u.o.Logger.Info("management page login", "subject", sub.Name)
+	u.o.Logger.Info("management page login", "subject", sub.Name, "admin", sub.Admin)
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
 }
 

@@ -14,12 +14,18 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/teamauth"
 )
 
-// newTestUI serves the page over a real store with an admin and a plain
-// token.
+// newTestUI serves the page over a real store holding the Go
+// specification, with an admin and a plain token.
 func newTestUI(t *testing.T) (srv *httptest.Server, store *db.DB, admin, plain string) {
+	return newTestUIWith(t, nil)
+}
+
+// newTestUIWith is newTestUI with options changed by set.
+func newTestUIWith(t *testing.T, set func(*Options)) (srv *httptest.Server, store *db.DB, admin, plain string) {
 	t.Helper()
 	ctx := context.Background()
 	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
@@ -27,11 +33,18 @@ func newTestUI(t *testing.T) (srv *httptest.Server, store *db.DB, admin, plain s
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	admin, h1 := teamauth.NewToken()
 	plain, h2 := teamauth.NewToken()
 	store.CreateToken(ctx, "ops", h1, nil, true, time.Now())
 	store.CreateToken(ctx, "alice", h2, nil, false, time.Now())
-	u, err := New(Options{StoreOf: func(context.Context) *db.DB { return store }, Verifier: teamauth.Verifier(teamauth.Fixed(store))})
+	o := Options{StoreOf: func(context.Context) *db.DB { return store }, Verifier: teamauth.Verifier(teamauth.Fixed(store))}
+	if set != nil {
+		set(&o)
+	}
+	u, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +78,10 @@ func TestPageGuards(t *testing.T) {
 	}{
 		{"no token", "GET", "/ui/tokens", "", nil, http.StatusUnauthorized},
 		{"made-up token", "GET", "/ui/tokens", "lsp_nope", nil, http.StatusUnauthorized},
-		{"not an admin", "GET", "/ui/tokens", plain, nil, http.StatusForbidden},
+		{"not an admin, on the tokens page", "GET", "/ui/tokens", plain, nil, http.StatusForbidden},
+		{"not an admin, making a token", "POST", "/ui/tokens", plain, url.Values{"name": {"x"}}, http.StatusForbidden},
+		{"not an admin, searching", "GET", "/ui/", plain, nil, http.StatusOK},
+		{"not an admin, reading a section", "GET", "/ui/section?lang=go&id=Slice_expressions", plain, nil, http.StatusOK},
 		{"admin", "GET", "/ui/tokens", admin, nil, http.StatusOK},
 		{"an admin's bearer header needs no CSRF token: no browser sends it by itself", "POST", "/ui/tokens", admin, url.Values{"name": {"x"}}, http.StatusOK},
 		{"the login form without its cookie", "POST", "/ui/login", "", url.Values{"token": {admin}, "csrf": {"guess"}}, http.StatusForbidden},
