@@ -284,13 +284,13 @@ func TestSectionLookup(t *testing.T) {
 	if _, err := d.Publish(ctx, snapshot("go1.26", "h"), secs); err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"Slice_expressions", "slice_expressions", "Slice expressions"} {
+	for _, id := range []string{"Slice_expressions", "slice_expressions", "Slice expressions", "slice expression", "the Slice_expression"} {
 		r, err := d.Section(ctx, db.Scope{}, id)
 		if err != nil || r.SectionID != "Slice_expressions" {
 			t.Errorf("Section(%q) = %q, %v", id, r.SectionID, err)
 		}
 	}
-	_, err := d.Section(ctx, db.Scope{}, "Slice_expression")
+	_, err := d.Section(ctx, db.Scope{}, "Slice_exprssions")
 	if apperr.CodeOf(err) != apperr.NotFound || !strings.Contains(err.Error(), "nearest ids: Slice_expressions") {
 		t.Errorf("typo: %v", err)
 	}
@@ -565,5 +565,30 @@ func TestMemoFollowsOtherWriters(t *testing.T) {
 	}
 	if hits := mustSearch(t, server, db.Scope{}, "delta"); len(hits) != 1 || hits[0].Version != "go1.27" {
 		t.Errorf("delta hits = %+v", hits)
+	}
+}
+
+func TestTitleKey(t *testing.T) {
+	tests := []struct{ a, b string }{
+		{"method set", "Method sets"},
+		{"Method_sets", "method sets"},
+		{"the yield statement", "7.7. The yield statement"},
+		{"the-yield-statement", "7.7. The yield statement"},
+		{"yield statements", "7.7 The yield statement"},
+		{"Type assertions", "type assertion"},
+		{"§ 2.1 Lexical analysis", "lexical analysis"},
+	}
+	for _, tt := range tests {
+		if ka, kb := db.TitleKey(tt.a), db.TitleKey(tt.b); ka != kb || ka == "" {
+			t.Errorf("TitleKey(%q) = %q, TitleKey(%q) = %q; want equal", tt.a, ka, tt.b, kb)
+		}
+	}
+	for _, tt := range []struct{ a, b string }{{"Slice expressions", "Full slice expressions"}, {"Statements", "Expression statements"}} {
+		if db.TitleKey(tt.a) == db.TitleKey(tt.b) {
+			t.Errorf("TitleKey(%q) = TitleKey(%q)", tt.a, tt.b)
+		}
+	}
+	if k := db.TitleKey("7.7."); k != "" {
+		t.Errorf("TitleKey of a number = %q, want empty", k)
 	}
 }

@@ -133,9 +133,12 @@ func (d *DB) oneDocument(ctx context.Context, sc Scope) (VersionInfo, error) {
 }
 
 // Section finds one section by id in the scope's versions. A title or an id in
-// other letter case finds it too, when that is unambiguous. Errors:
-// apperr.NotFound with the nearest ids as the hint; apperr.InvalidArgument
-// when the id is in several documents and the scope does not choose one.
+// other letter case finds it too, when that is unambiguous, and then a title
+// as people type it (TitleKey: "method set" for "Method sets", "the yield
+// statement" for "7.7. The yield statement"). Errors: apperr.NotFound with up
+// to five nearest ids (and their titles) as the hint; apperr.InvalidArgument
+// when the id or title names sections of several documents and the scope does
+// not choose one.
 func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, error) {
 	set, err := d.resolve(ctx, sc)
 	if err != nil {
@@ -161,74 +164,182 @@ func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, erro
 	case len(found) == 1, len(found) > 1 && found[0].SectionID == id && found[1].SectionID != id:
 		return found[0], nil
 	case len(found) > 1:
-		var where []string
-		for _, r := range found {
-			where = append(where, r.Language+"/"+r.Doc+": "+r.SectionID)
-		}
-		return SectionRow{}, apperr.New(apperr.InvalidArgument, "name the language (and doc) to choose; matches: "+strings.Join(where, ", "),
-			"section %q is ambiguous", id)
+		return SectionRow{}, ambiguousSection(id, found)
 	}
-	near, err := d.nearestIDs(ctx, set, id, 5)
+	names, err := d.sectionNames(ctx, set)
 	if err != nil {
 		return SectionRow{}, err
 	}
+	if named := byTitleKey(names, id); len(named) > 0 {
+		var rows []SectionRow
+		for _, n := range named {
+			one := newSnapshotSet([]VersionInfo{set.byID[n.snapshotID]})
+			r, err := d.sectionsWhere(ctx, one, byExactID, n.id)
+			if err != nil {
+				return SectionRow{}, err
+			}
+			rows = append(rows, r...)
+		}
+		switch {
+		case len(rows) == 1:
+			return rows[0], nil
+		case len(rows) > 1:
+			return SectionRow{}, ambiguousSection(id, rows)
+		}
+	}
 	hint := "no id is close; search for the topic and use a section_id from the results"
-	if len(near) > 0 {
+	if near := nearestSections(names, id, 5); len(near) > 0 {
 		hint = "nearest ids: " + strings.Join(near, ", ")
 	}
 	return SectionRow{}, apperr.New(apperr.NotFound, hint, "no section %q", id)
 }
 
-// nearestIDs ranks the scope's section ids by how close they are to id: edit
-// distance on lower-cased ids, where containing one another counts as the
-// difference in length.
-func (d *DB) nearestIDs(ctx context.Context, set snapshotSet, id string, n int) ([]string, error) {
-	rows, err := d.query(ctx, `SELECT section_id FROM sections WHERE snapshot_id IN (SELECT value FROM json_each(?))`, set.json)
+// ambiguousSection is the error for an id or title that names several
+// sections: the hint lists them, so the caller can choose.
+func ambiguousSection(id string, found []SectionRow) error {
+	var where []string
+	for _, r := range found {
+		w := r.Language + "/" + r.Doc + ": " + r.SectionID
+		if !sameName(r.SectionID, r.Title) {
+			w += " (" + r.Title + ")"
+		}
+		where = append(where, w)
+	}
+	return apperr.New(apperr.InvalidArgument, "name the language (and doc), or pass one of the ids; matches: "+strings.Join(where, ", "),
+		"section %q is ambiguous", id)
+}
+
+// sectionName is a section's id and title, for the looser lookups.
+type sectionName struct {
+	snapshotID int64
+	id, title  string
+}
+
+// sectionNames reads the id and title of every section of set, in
+// document order.
+func (d *DB) sectionNames(ctx context.Context, set snapshotSet) ([]sectionName, error) {
+	rows, err := d.query(ctx, `SELECT snapshot_id, section_id, title FROM sections
+		WHERE snapshot_id IN (SELECT value FROM json_each(?)) ORDER BY snapshot_id, ord`, set.json)
 	if err != nil {
 		return nil, d.classify(err, "read section ids from")
 	}
 	defer rows.Close()
-	type cand struct {
-		id   string
-		dist int
-	}
-	want := strings.ToLower(strings.ReplaceAll(id, " ", "_"))
-	var cands []cand
+	var out []sectionName
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var n sectionName
+		if err := rows.Scan(&n.snapshotID, &n.id, &n.title); err != nil {
 			return nil, d.classify(err, "read section ids from")
 		}
-		low := strings.ToLower(s)
-		dist := tokenize.EditDistance(want, low)
-		if strings.Contains(low, want) || strings.Contains(want, low) {
-			// "slice" for Slice_expressions: as close as the letters it lacks.
-			dist = min(dist, max(len(low)-len(want), len(want)-len(low)))
-		}
-		// Suggest only ids that share most of their letters with the request.
-		if dist <= max(2, len([]rune(want))/2) {
-			cands = append(cands, cand{s, dist})
+		out = append(out, n)
+	}
+	return out, d.classify(rows.Err(), "read section ids from")
+}
+
+// TitleKey is how a section's name reads once what varies between the way
+// people type it and the way documents print it is set aside: case and
+// diacritics, separators (spaces, "_", "-"), section numbers ("7.7."), a
+// leading article ("The yield statement") and word endings (porter stems:
+// "Method sets" is "method set"). "" when nothing is left.
+func TitleKey(s string) string {
+	toks := tokenize.Tokenize(s)
+	words := make([]string, 0, len(toks))
+	for _, t := range toks {
+		words = append(words, t.Folded)
+	}
+	for len(words) > 0 && (isNumber(words[0]) || words[0] == "the" || words[0] == "a" || words[0] == "an") {
+		words = words[1:]
+	}
+	for i, w := range words {
+		words[i] = tokenize.Stem(w)
+	}
+	return strings.Join(words, " ")
+}
+
+func isNumber(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, d.classify(err, "read section ids from")
+	return w != ""
+}
+
+// byTitleKey returns the sections whose title or id has the TitleKey of
+// name, each once.
+func byTitleKey(names []sectionName, name string) []sectionName {
+	key := TitleKey(name)
+	if key == "" {
+		return nil
+	}
+	var out []sectionName
+	for _, n := range names {
+		if TitleKey(n.title) == key || TitleKey(n.id) == key {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// sameName reports whether a title adds nothing to its id: the id is the
+// title with underscores for spaces (Go's "Slice_expressions").
+func sameName(id, title string) bool {
+	return strings.ReplaceAll(id, "_", " ") == title
+}
+
+// nearestSections ranks sections by how close their id, or the key of
+// their title, is to name: edit distance on lower-cased ids and on title
+// keys, where containing one another counts as the difference in length.
+// Each comes as its id, with its title in parentheses when the title adds
+// something.
+func nearestSections(names []sectionName, name string, n int) []string {
+	type cand struct {
+		label string
+		dist  int
+	}
+	want := strings.ToLower(strings.ReplaceAll(name, " ", "_"))
+	wantKey := TitleKey(name)
+	closeness := func(a, b string) (int, bool) {
+		dist := tokenize.EditDistance(a, b)
+		if strings.Contains(b, a) || strings.Contains(a, b) {
+			// "slice" for Slice_expressions: as close as the letters it lacks.
+			dist = min(dist, max(len(b)-len(a), len(a)-len(b)))
+		}
+		// Suggest only names that share most of their letters with the request.
+		return dist, dist <= max(2, len([]rune(a))/2)
+	}
+	var cands []cand
+	for _, s := range names {
+		best, ok := closeness(want, strings.ToLower(s.id))
+		if wantKey != "" {
+			if d, k := closeness(wantKey, TitleKey(s.title)); k && (!ok || d < best) {
+				best, ok = d, true
+			}
+		}
+		if !ok {
+			continue
+		}
+		label := s.id
+		if !sameName(s.id, s.title) {
+			label += " (" + s.title + ")"
+		}
+		cands = append(cands, cand{label, best})
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int {
 		if a.dist != b.dist {
 			return a.dist - b.dist
 		}
-		return strings.Compare(a.id, b.id)
+		return strings.Compare(a.label, b.label)
 	})
 	var out []string
 	for _, c := range cands {
 		if len(out) == n {
 			break
 		}
-		if !slices.Contains(out, c.id) {
-			out = append(out, c.id)
+		if !slices.Contains(out, c.label) {
+			out = append(out, c.label)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // byExactID is the condition of a section whose id is ?2.
