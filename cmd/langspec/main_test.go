@@ -89,7 +89,7 @@ func TestCLI(t *testing.T) {
 			out: []string{"go/spec go1.26: unchanged, 165 sections (0 added, 0 changed, 165 unchanged, 0 removed)",
 				"pages: 1 read, 0 fetched, 0 cached, 0 failed"}},
 		{name: "ingest with --from", args: []string{"ingest", "go", "--from", "embedded", "--json"},
-			out: []string{`"status": "unchanged"`, `"source": "https://go.dev/ref/spec"`}},
+			out: []string{`"status": "unchanged"`, `"source": "embedded:gospec/go_spec.html"`}},
 		{name: "ingest source twice", args: []string{"ingest", "go", "x.html", "--from", "y.html"}, code: 2, err: []string{"either PATH or --from"}},
 		{name: "ingest unknown language", args: []string{"ingest", "cobol"}, code: 1,
 			err: []string{`not_found: no source for "cobol"`, "known sources: go/spec, rust/reference"}},

@@ -369,5 +369,13 @@ func JSONSchema() ([]byte, error) {
 	if ms := s.Properties["mcpServers"]; ms != nil && ms.AdditionalProperties != nil && ms.AdditionalProperties.Properties["type"] != nil {
 		ms.AdditionalProperties.Properties["type"].Enum = []any{upstream.TypeStdio, upstream.TypeHTTP, upstream.TypeSSE}
 	}
-	return json.MarshalIndent(s, "", "  ")
+	// Not escaped for HTML: patterns and descriptions keep their < and >.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

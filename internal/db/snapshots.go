@@ -326,10 +326,15 @@ func (d *DB) Versions(ctx context.Context, language string) ([]VersionInfo, erro
 	return nil, unknownLanguage(language, all)
 }
 
+// ErrUnknownLanguage is the cause of the not_found error for a language
+// with nothing stored, so callers that know where languages come from
+// (internal/ingest.NotStored) can add the next step.
+var ErrUnknownLanguage = errors.New("unknown language")
+
 // unknownLanguage is the error for a language not in all.
 func unknownLanguage(language string, all []VersionInfo) error {
 	if len(all) == 0 {
-		return apperr.New(apperr.NotFound, "ingest a specification first (langspec ingest go)", "nothing has been ingested yet")
+		return apperr.Wrap(ErrUnknownLanguage, apperr.NotFound, "ingest a specification first (langspec ingest go)", "nothing has been ingested yet")
 	}
 	var langs []string
 	for _, v := range all {
@@ -337,7 +342,7 @@ func unknownLanguage(language string, all []VersionInfo) error {
 			langs = append(langs, v.Language)
 		}
 	}
-	return apperr.New(apperr.NotFound, "available languages: "+strings.Join(langs, ", "), "unknown language %q", language)
+	return apperr.Wrap(ErrUnknownLanguage, apperr.NotFound, "available languages: "+strings.Join(langs, ", "), "unknown language %q", language)
 }
 
 // versions lists the stored versions of language ("" for all) as

@@ -168,6 +168,9 @@ func locationOf(s string, src SourceSpec) (Location, error) {
 	if err != nil {
 		return Location{}, apperr.Wrap(err, apperr.Unavailable, "check the path, or pass a URL", "cannot read %s", s)
 	}
+	if dir, ok := docInBuild(s, st, src); ok {
+		return Location{Kind: AtFolder, Base: dir, Entry: entry}, nil
+	}
 	if st.IsDir() {
 		if src.Kind == KindMarkdown {
 			return Location{Kind: AtFolder, Base: s}, nil
@@ -178,6 +181,29 @@ func locationOf(s string, src SourceSpec) (Location, error) {
 		return Location{Kind: AtFolder, Base: s, Entry: entry}, nil
 	}
 	return Location{Kind: AtFolder, Base: filepath.Dir(s), Entry: filepath.Base(s)}, nil
+}
+
+// docInBuild finds a Sphinx document inside a whole Sphinx build: when s
+// is the build's folder, or its entry page (index.html), and the build has
+// a folder named after the document holding its own entry page (Debian's
+// python3-doc installs /usr/share/doc/python3/html, whose reference/ is the
+// Language Reference), that folder is the document.
+func docInBuild(s string, st os.FileInfo, src SourceSpec) (string, bool) {
+	if src.Kind != KindSphinx || src.Doc == "" || src.Entry == "" {
+		return "", false
+	}
+	build := s
+	if !st.IsDir() {
+		if filepath.Base(s) != src.Entry {
+			return "", false
+		}
+		build = filepath.Dir(s)
+	}
+	dir := filepath.Join(build, src.Doc)
+	if fi, err := os.Stat(filepath.Join(dir, filepath.FromSlash(src.Entry))); err != nil || fi.IsDir() {
+		return "", false
+	}
+	return dir, true
 }
 
 // expand replaces ${GOROOT} and ${RUSTUP_TOOLCHAIN}; it reports false when

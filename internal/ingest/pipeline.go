@@ -163,13 +163,18 @@ func readAt(ctx context.Context, src SourceSpec, loc Location, read kindReader, 
 	return doc, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// sourceOf is the source_url stored with a version: the canonical address
-// for the built-in copy, else where it was read.
-func sourceOf(src SourceSpec, loc Location) string {
-	if loc.Kind == AtEmbedded {
-		return src.CanonicalURL
-	}
+// sourceOf is the source_url stored with a version: where it was read,
+// "embedded:<path>" for the copy built into langspec. Citations do not use
+// it (each section keeps its canonical URL), so the built-in copy is not
+// recorded as if it had been fetched from the canonical address.
+func sourceOf(_ SourceSpec, loc Location) string {
 	return loc.String()
+}
+
+// BuiltIn reports whether a stored source_url is the copy built into
+// langspec (a Location of kind AtEmbedded).
+func BuiltIn(sourceURL string) bool {
+	return strings.HasPrefix(sourceURL, string(AtEmbedded)+":")
 }
 
 // compareSections counts sections added, changed, unchanged and removed

@@ -78,7 +78,7 @@ func readSphinx(ctx context.Context, src SourceSpec, r PageReader) (Document, er
 	sections := sphinxSections(src, pages)
 	if len(sections) == 0 {
 		return Document{}, apperr.New(apperr.InvalidArgument,
-			"pass the index.html of a Sphinx HTML build, e.g. the Python Language Reference",
+			"pass the folder (or index.html) of the document's Sphinx HTML build, e.g. the Python Language Reference's reference/, or a whole build that holds it",
 			"no Sphinx sections (<section id> or <div class=\"section\" id>) in %q or the pages it lists", src.Entry)
 	}
 	version := src.Version

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -39,9 +41,13 @@ type specTools struct {
 // ListLanguagesIn takes no arguments.
 type ListLanguagesIn struct{}
 
-// ListLanguagesOut lists what can be searched.
+// ListLanguagesOut lists what can be searched, and where it is stored: a
+// server started by a client that does not pass the user's environment
+// opens the default database, and the answer must say so.
 type ListLanguagesOut struct {
 	Languages []search.Language `json:"languages" jsonschema:"stored languages, sorted by id"`
+	Database  string            `json:"database" jsonschema:"the database file this server reads"`
+	Hint      string            `json:"hint" jsonschema:"how to add a language or use another database"`
 }
 
 // ListVersionsIn names a language.
@@ -179,13 +185,41 @@ func withLanguages(tools []Tool) []Tool {
 
 func (st *specTools) listLanguages(ctx context.Context, _ ListLanguagesIn) (ListLanguagesOut, error) {
 	langs, err := search.Languages(ctx, st.store)
-	return ListLanguagesOut{Languages: langs}, err
+	if err != nil {
+		return ListLanguagesOut{}, err
+	}
+	if langs == nil {
+		langs = []search.Language{}
+	}
+	stored := make([]string, len(langs))
+	for i, l := range langs {
+		stored[i] = l.Language
+	}
+	return ListLanguagesOut{Languages: langs, Database: st.store.Path(), Hint: AddLanguageHint(stored)}, nil
+}
+
+// AddLanguageHint is the next step for a language that is not stored, given
+// those that are: the ingest that adds one (naming the built-in sources
+// not stored) and how to use another database. serve's start-up line says
+// the same.
+func AddLanguageHint(stored []string) string {
+	var missing []string
+	for _, p := range ingest.Presets() {
+		if !slices.Contains(stored, p.Language) && !slices.Contains(missing, p.Language) {
+			missing = append(missing, p.Language)
+		}
+	}
+	hint := "add a language with langspec ingest LANG"
+	if len(missing) > 0 {
+		hint += " (" + strings.Join(missing, ", ") + ")"
+	}
+	return hint + "; read another database with --db PATH or LANGSPEC_DB in the server's environment"
 }
 
 func (st *specTools) listVersions(ctx context.Context, in ListVersionsIn) (ListVersionsOut, error) {
 	language := strings.TrimSpace(in.Language)
 	vs, err := st.store.Versions(ctx, language)
-	return ListVersionsOut{Language: language, Versions: vs}, err
+	return ListVersionsOut{Language: language, Versions: vs}, notStored(err, language)
 }
 
 func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpecOut, error) {
@@ -208,7 +242,7 @@ func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpe
 		Stems:      st.stems,
 	})
 	if err != nil {
-		return SearchSpecOut{}, err
+		return SearchSpecOut{}, notStored(err, strings.TrimSpace(in.Language))
 	}
 	return compactSearch(res, in.Verbose), nil
 }
@@ -217,7 +251,7 @@ func (st *specTools) getSection(ctx context.Context, in GetSectionIn) (search.Se
 	if in.MaxChars == 0 { // the schema default, for callers that send none
 		in.MaxChars = defaultPageChars
 	}
-	return search.Section(ctx, st.store, search.SectionRequest{
+	res, err := search.Section(ctx, st.store, search.SectionRequest{
 		Language:        strings.TrimSpace(in.Language),
 		Doc:             strings.TrimSpace(in.Doc),
 		Version:         strings.TrimSpace(in.Version),
@@ -226,26 +260,38 @@ func (st *specTools) getSection(ctx context.Context, in GetSectionIn) (search.Se
 		Offset:          in.Offset,
 		MaxChars:        in.MaxChars,
 	})
+	return res, notStored(err, strings.TrimSpace(in.Language))
 }
 
 func (st *specTools) buildLearningPlan(ctx context.Context, in BuildLearningPlanIn) (plan.Plan, error) {
-	return plan.Build(ctx, st.store, plan.Request{
+	p, err := plan.Build(ctx, st.store, plan.Request{
 		Language: strings.TrimSpace(in.Language),
 		Doc:      strings.TrimSpace(in.Doc),
 		Version:  strings.TrimSpace(in.Version),
 		Weeks:    in.TotalWeeks,
 		Focus:    in.FocusAreas,
 	})
+	return p, notStored(err, strings.TrimSpace(in.Language))
+}
+
+// notStored names the ingest that adds a language with nothing stored
+// (ingest.NotStored), and a local copy found without asking a toolchain
+// (the python3-doc folder): the model can tell the user the one command.
+func notStored(err error, language string) error {
+	if err == nil {
+		return nil
+	}
+	return ingest.NotStored(err, language, nil, &ingest.Env{})
 }
 
 // The renderings below are the text content: the same facts as the
 // structured result, laid out to cost a model few tokens.
 
 func renderLanguages(out ListLanguagesOut) string {
-	if len(out.Languages) == 0 {
-		return "No languages are stored yet."
-	}
 	var b strings.Builder
+	if len(out.Languages) == 0 {
+		b.WriteString("No languages are stored yet.\n")
+	}
 	for _, l := range out.Languages {
 		for _, d := range l.Docs {
 			fmt.Fprintf(&b, "%s/%s — %s: latest %s, %d sections", l.Language, d.Doc, d.DisplayName, orNone(d.LatestVersion), d.SectionCount)
@@ -255,6 +301,7 @@ func renderLanguages(out ListLanguagesOut) string {
 			b.WriteByte('\n')
 		}
 	}
+	fmt.Fprintf(&b, "Database: %s\nHint: %s.\n", out.Database, out.Hint)
 	return b.String()
 }
 

@@ -322,12 +322,23 @@ func TestListLanguagesAndVersions(t *testing.T) {
 	if !strings.Contains(text(res), "go/spec — The Go Programming Language Specification: latest go1.26, 165 sections") {
 		t.Errorf("text:\n%s", text(res))
 	}
+	// A server a client started without the user's environment reads the
+	// default database: the answer names the file and the way out.
+	if langs.Database != store.Path() || !strings.Contains(langs.Hint, "langspec ingest LANG (rust, java, ecmascript, python, typescript)") ||
+		!strings.Contains(langs.Hint, "--db PATH or LANGSPEC_DB") {
+		t.Errorf("database %q, hint %q", langs.Database, langs.Hint)
+	}
+	for _, want := range []string{"Database: " + store.Path(), "Hint: add a language with langspec ingest LANG"} {
+		if !strings.Contains(text(res), want) {
+			t.Errorf("text lacks %q:\n%s", want, text(res))
+		}
+	}
 
 	var vs ListVersionsOut
 	res = call(t, cs, "list_versions", map[string]any{"language": "go"})
 	decode(t, res, &vs)
 	if len(vs.Versions) != 1 || vs.Versions[0].Version != "go1.26" || !vs.Versions[0].Latest ||
-		vs.Versions[0].SourceURL != "https://go.dev/ref/spec" || !vs.Versions[0].FetchedAt.Equal(testNow) {
+		vs.Versions[0].SourceURL != "embedded:gospec/go_spec.html" || !vs.Versions[0].FetchedAt.Equal(testNow) {
 		t.Errorf("versions %+v", vs.Versions)
 	}
 	if !strings.Contains(text(res), "go/spec go1.26 (latest): 165 sections, fetched 2026-11-22T09:00:00Z") {
@@ -563,6 +574,13 @@ func TestToolErrors(t *testing.T) {
 		{"get_section", map[string]any{"language": "go", "section_id": "Slice_expresion"}, []string{`not_found: no section "Slice_expresion"`, "nearest ids: Slice_expressions"}},
 		{"get_section", map[string]any{"language": "go", "section_id": "qqqqqqqqqqqqqqqq"}, []string{"search for the topic"}},
 		{"get_section", map[string]any{"language": "cobol", "section_id": "Types"}, []string{`unknown language "cobol"`}},
+		// A language langspec has a source for names the ingest that adds it.
+		{"get_section", map[string]any{"language": "rust", "section_id": "Types"}, []string{`language "rust" is not stored yet`, "run langspec ingest rust to add The Rust Reference", "available languages: go, golicensed"}},
+		{"search_spec", map[string]any{"query": "x", "language": "java"}, []string{"run langspec ingest java"}},
+		{"list_versions", map[string]any{"language": "typescript"}, []string{"run langspec ingest typescript"}},
+		{"build_learning_plan", map[string]any{"language": "ecmascript"}, []string{"run langspec ingest ecmascript"}},
+		// get_section finds a title as people type it: case, plurals.
+		{"get_section", map[string]any{"language": "go", "section_id": "metod sets"}, []string{`no section "metod sets"`, "nearest ids: Method_sets"}},
 		{"get_section", map[string]any{"section_id": "Types"}, []string{`missing required argument "language"`}},
 		{"get_section", map[string]any{"language": "go", "section_id": "Types", "offset": 99999}, []string{"offset 99999 is past the end", "use an offset from 0 to"}},
 		{"get_section", map[string]any{"language": "golicensed", "section_id": "Types", "with_subsections": true, "offset": 1300},
