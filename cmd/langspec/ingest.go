@@ -36,11 +36,14 @@ could not be read is stored as incomplete and never searched by default: the
 previous complete version stays current.
 
 With no --from, local copies come first (go: $(go env GOROOT)/doc/go_spec.html;
-rust: the Reference rustup installs with each toolchain), then the network.
-'langspec sources' lists every source and where it would be read from.`,
+rust: the Reference rustup installs with each toolchain; python: Debian's
+python3-doc), then the network. 'langspec sources' lists every source and
+where it would be read from. For python, --from may name a whole Sphinx build
+(/usr/share/doc/python3/html) or its index.html: its reference/ is read.`,
 		Example: `  langspec ingest go
   langspec ingest rust
   langspec ingest go --from ./go_spec.html
+  langspec ingest python --from /usr/share/doc/python3/html
   langspec ingest java --from https://docs.oracle.com/javase/specs/jls/se21/html/`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
@@ -152,13 +155,21 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 	return nil
 }
 
+// readFrom names where an ingest read from, for its report line.
+func readFrom(source string) string {
+	if ingest.BuiltIn(source) {
+		return "the copy built into langspec"
+	}
+	return source
+}
+
 func printReport(f *factory, rep ingest.Report) {
 	out := f.io.Out
 	s, p := rep.Sections, rep.Pages
 	fmt.Fprintf(out, "%s/%s %s: %s, %d sections (%d added, %d changed, %d unchanged, %d removed)\n",
 		rep.Language, rep.Doc, rep.Version, rep.Status, s.Added+s.Changed+s.Unchanged, s.Added, s.Changed, s.Unchanged, s.Removed)
 	fmt.Fprintf(out, "pages: %d read, %d fetched, %d cached, %d failed; %s; from %s\n",
-		p.Read, p.Fetched, p.Cached, p.Failed, rep.Elapsed.Round(time.Millisecond), rep.Source)
+		p.Read, p.Fetched, p.Cached, p.Failed, rep.Elapsed.Round(time.Millisecond), readFrom(rep.Source))
 	if rep.Status == app.StatusKeptIncomplete {
 		fmt.Fprintln(out, "incomplete: not searched by default; the previous complete version stays current")
 	}

@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/app"
+	"github.com/langspec/langspec/internal/apperr"
 )
 
 type ingestManualsOptions struct {
@@ -21,14 +24,21 @@ func newCmdIngestManuals(f *factory, runF func(context.Context, *ingestManualsOp
 	opts := &ingestManualsOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "manuals",
-		Short: "Index the manuals folder for manual_find",
-		Long: `Index every manual under MANUALS_ROOT (one folder per manual, .md and .json
-files at any depth) into the database, incrementally: files whose size and
-modification time are unchanged are skipped, and files whose content is
+		Short: "Index the manuals folder for manual find (and manual_find)",
+		Long: `Index every manual under the manuals folder (one folder per manual, .md and
+.json files at any depth) into the database, incrementally: files whose size
+and modification time are unchanged are skipped, and files whose content is
 unchanged are not re-indexed. Files that are gone are dropped.
 
-serve does the same when it starts and whenever a tool finds a manual
-changed, so this command is only needed to index ahead of time.`,
+The manuals folder is --manuals-root, else MANUALS_ROOT, else
+WORKSPACE_ROOT/manuals (WORKSPACE_ROOT: --workspace-root, or the working
+directory). A folder that is missing or holds no manual is an error
+(not_found, exit 1): nothing was indexed.
+
+Search the manuals with 'langspec manual find'; 'langspec search' searches
+the specifications only. serve indexes the same way when it starts and
+whenever a tool finds a manual changed, so this command is only needed to
+index ahead of time.`,
 		Example: `  langspec ingest manuals
   langspec ingest manuals --manuals-root ~/work/manuals --json`,
 		Args: exactArgs(0, "no arguments"),
@@ -50,6 +60,9 @@ func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := checkManualsRoot(ws.Manuals); err != nil {
+		return err
+	}
 	a, err := f.newApp(ws, nil)
 	if err != nil {
 		return err
@@ -63,16 +76,13 @@ func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
 	if err != nil {
 		return err
 	}
-	dir := ws.Manuals
-	if opts.jsonOut {
-		if reports == nil {
-			reports = []app.ManualsReport{}
-		}
-		return writeJSON(f.io.Out, reports)
-	}
 	if len(reports) == 0 {
-		fmt.Fprintf(f.io.Out, "no manuals in %s (put one folder of .md and .json files per manual there)\n", dir)
-		return nil
+		// Nothing was indexed: say so as an error, so a script does not
+		// carry on as if the manuals were there.
+		return noManuals(ws.Manuals)
+	}
+	if opts.jsonOut {
+		return writeJSON(f.io.Out, reports)
 	}
 	for _, r := range reports {
 		fmt.Fprintf(f.io.Out, "%s: %d files, %d indexed, %d unchanged, %d removed", r.ManualID, r.Files, r.Indexed, r.Unchanged, r.Removed)
@@ -85,4 +95,27 @@ func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
 		}
 	}
 	return nil
+}
+
+// manualsRootHint says how to point langspec at the manuals.
+const manualsRootHint = "point at your manuals with --manuals-root DIR or MANUALS_ROOT=DIR, DIR holding one folder of .md and .json files per manual (default: WORKSPACE_ROOT/manuals, else ./manuals)"
+
+// checkManualsRoot refuses a manuals folder that is not there: not_found,
+// naming it and how to name another.
+func checkManualsRoot(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return apperr.New(apperr.NotFound, manualsRootHint, "no manuals folder at %s", dir)
+	case err != nil:
+		return apperr.Wrap(err, apperr.Unavailable, "check the folder's permissions, or "+manualsRootHint, "cannot read the manuals folder %s", dir)
+	case !fi.IsDir():
+		return apperr.New(apperr.InvalidArgument, manualsRootHint, "the manuals folder %s is not a folder", dir)
+	}
+	return nil
+}
+
+// noManuals is the error for a manuals folder without a manual in it.
+func noManuals(dir string) error {
+	return apperr.New(apperr.NotFound, "put one folder of .md and .json files per manual in it, or "+manualsRootHint, "no manuals in %s", dir)
 }

@@ -30,8 +30,11 @@ func systemIO() *ioStreams {
 }
 
 // writeJSON prints v as indented JSON, the format of every --json flag.
+// Nothing is escaped for HTML: the output is read by people and programs,
+// never put in a page, and "x <- ch" must stay as written.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

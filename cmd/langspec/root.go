@@ -47,8 +47,8 @@ func (f *factory) newAppReadOnly(ws app.Workspace, log *slog.Logger, readOnly bo
 	if err != nil {
 		return nil, err
 	}
-	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeded: f.toldSeeded,
-		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly}), nil
+	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
+		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, Env: f.env}), nil
 }
 
 // specApp is the app for the commands that read the store only (search,
@@ -56,15 +56,19 @@ func (f *factory) newAppReadOnly(ws app.Workspace, log *slog.Logger, readOnly bo
 // database first gets the Go specification built into langspec, and on a
 // terminal the user is told.
 func (f *factory) specApp() *app.App {
-	return app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now, Seeded: f.toldSeeded})
+	return app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Env: f.env})
 }
 
-// toldSeeded tells a terminal user that the first run loaded the built-in
-// Go specification.
-func (f *factory) toldSeeded(dbPath string) {
-	if f.io.errTTY {
-		fmt.Fprintf(f.io.ErrOut, "langspec: first run: loaded the built-in Go specification into %s\n", dbPath)
+// tellSeeding says once, on stderr, what a first run creates and where:
+// even when stderr is not a terminal, since a database appearing unasked
+// is worth a line in a log, and never on stdout, which may be JSON or the
+// MCP protocol.
+func (f *factory) tellSeeding(dbPath string, created bool) {
+	if created {
+		fmt.Fprintf(f.io.ErrOut, "langspec: first run: creating %s with the Go specification built in\n", dbPath)
+		return
 	}
+	fmt.Fprintf(f.io.ErrOut, "langspec: %s holds no specification yet: loading the Go specification built into langspec\n", dbPath)
 }
 
 // config reads langspec.json; a missing default file is an empty config.
@@ -133,9 +137,12 @@ func newCmdRoot(f *factory) *cobra.Command {
 		Short: "Look things up in language specifications, offline",
 		Long: `langspec searches language specifications with ranked results, snippets and
 canonical links. The Go specification is built in: the first search works
-with no set-up and no network.`,
+with no set-up and no network. 'langspec manual' finds and reads in your
+manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		// --version prints what `langspec version` prints.
+		Version: readVersion().String(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
 			if f.dbPath == "" {
 				p, err := defaultDBPath(f.getenv)
@@ -152,6 +159,8 @@ with no set-up and no network.`,
 	root.PersistentFlags().StringVar(&f.configFlag, "config", "",
 		"config file (env LANGSPEC_CONFIG; default $XDG_CONFIG_HOME/langspec/langspec.json, optional)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print langspec's version (what 'langspec version' prints)")
 	asGroup(root)
 	root.AddCommand(
 		newCmdSearch(f, nil),
@@ -169,6 +178,8 @@ with no set-up and no network.`,
 		newCmdSecret(f),
 		newCmdUpstream(f),
 		newCmdUI(f),
+		newCmdVersion(f, nil),
+		newCmdManual(f),
 	)
 	return root
 }

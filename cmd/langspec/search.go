@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -22,16 +24,33 @@ func newCmdSearch(f *factory, runF func(context.Context, *searchOptions) error) 
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Search specifications; print ranked sections with snippets",
-		Long: `Search ranks sections by BM25 (title above path above body) and shows the
-parts of each section that matched.
+		Long: `Search ranks the sections of the stored specifications. Several channels run
+at once and their scores are fused, so no channel hides another; each hit
+says in parentheses which ones found it:
 
-Words are matched by stem ("slices" finds "slice"), "quoted words" as a phrase,
-and word* as a prefix. Operators and punctuation are plain text. When no
-section has every word, langspec falls back to any word, then to substrings
-(x.(T), <-chan, Japanese text), then to close spellings, and says which answered.`,
+  words     the query's words by stem ("slices" finds "slice"), BM25 over
+            title, path, body and the words other sections link it with
+  title     (a label, not a channel) a query word is in the title or path
+  related   the same, with the words specifications use for yours ("shut a
+            chan" also searches close, channel; "-2**2" the power operator)
+  literal   code and Japanese or Chinese text as written: x.(T), <-chan
+  symbol    code of the same shape as a short code query: s[i:j:k]
+  typo:W    W, the closest spelling of a word the documents do not hold
+            (langspec says so on stderr)
+  semantic  by meaning, when langspec.json configures an embeddings endpoint
+
+Question words (how, what, the, …) are left out of the match. "quoted words"
+are one term and word* a prefix; operators and punctuation are plain text.
+--also adds other phrasings, ranked together with the query.
+
+A query that starts with - goes after --, and flags before it:
+langspec search -n 3 -- -2**2.
+Manuals are searched with 'langspec manual find'.`,
 		Example: `  langspec search slice expressions
   langspec search '"type assertion"' --limit 3
-  langspec search 'x.(T)' --json`,
+  langspec search 'x.(T)' --json
+  langspec search -n 3 -- -2**2
+  langspec search "shut a chan" --also "close channel"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("search needs a query")
@@ -50,6 +69,13 @@ section has every word, langspec falls back to any word, then to substrings
 			return runSearch(cmd.Context(), opts)
 		},
 	}
+	// A query that starts with - reads as flags; say how to search for it.
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		if !strings.HasPrefix(err.Error(), "unknown ") { // "unknown flag", "unknown shorthand flag"
+			return usageError{err}
+		}
+		return usageErrorf("%v; to search for text that starts with -, put -- before it: langspec search -- %s", err, dashedArg(err))
+	})
 	fl := cmd.Flags()
 	fl.StringVar(&opts.req.Language, "lang", "", "language to search (default: all)")
 	fl.StringVar(&opts.req.Doc, "doc", "", "document within the language (default: all)")
@@ -61,6 +87,48 @@ section has every word, langspec falls back to any word, then to substrings
 	fl.BoolVar(&opts.jsonOut, "json", false, "print a JSON array of citations")
 	fl.StringArrayVar(&opts.req.Also, "also", nil, "another phrasing of the same question, ranked together with the query (repeat, up to 4)")
 	return cmd
+}
+
+// manualsAround names the manuals a user may have meant to search: those
+// the database has an index of (ingest manuals, manual find, serve), else
+// the folders of MANUALS_ROOT. None when there are none, or on any error:
+// it only adds a hint.
+func manualsAround(ctx context.Context, f *factory, a *app.App) []string {
+	if ids, err := a.IndexedManuals(ctx); err == nil && len(ids) > 0 {
+		return ids
+	}
+	root := f.getenv("MANUALS_ROOT")
+	if root == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids
+}
+
+// dashedArg is the argument a flag error names ("unknown shorthand flag:
+// '2' in -2**2", "unknown flag: --release"), quoted for a shell; a
+// placeholder when the error names none.
+func dashedArg(err error) string {
+	msg := err.Error()
+	arg := ""
+	if i := strings.LastIndex(msg, " in -"); i >= 0 {
+		arg = msg[i+len(" in "):]
+	} else if i := strings.LastIndex(msg, ": -"); i >= 0 {
+		arg = msg[i+len(": "):]
+	}
+	if arg == "" || strings.ContainsAny(arg, " \t") {
+		return "'-QUERY'"
+	}
+	return shellQuote(arg)
 }
 
 func runSearch(ctx context.Context, opts *searchOptions) error {
@@ -85,6 +153,10 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(io.ErrOut, "langspec: no sections match %q\n", res.Query)
+		if ids := manualsAround(ctx, opts.f, a); len(ids) > 0 {
+			fmt.Fprintf(io.ErrOut, "langspec: search reads the specifications only; to search the manuals (%s), run: langspec manual find %s\n",
+				strings.Join(ids, ", "), shellQuote(res.Query))
+		}
 		return nil
 	}
 	for i, h := range res.Hits {

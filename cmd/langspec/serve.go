@@ -12,6 +12,7 @@ import (
 
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/mcpserver"
+	"github.com/langspec/langspec/internal/tools"
 )
 
 type serveOptions struct {
@@ -191,7 +192,10 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		return serveHTTP(ctx, opts, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
 			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets, ClientLog: clientLog}, ws, cfg.Auth, ui, log)
 	}
-	log.Info("serving MCP on stdio", "tools", mode, "toolsets", strings.Join(toolsets, ","), "db", deps.Store.Path(),
+	// The database and what it holds come first: a server a client started
+	// without the user's environment reads the default database.
+	log.Info("serving MCP on stdio", "db", deps.Store.Path(), "languages", strings.Join(deps.Languages, ","),
+		"hint", tools.AddLanguageHint(deps.Languages), "tools", mode, "toolsets", strings.Join(toolsets, ","),
 		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)
 	return mcpserver.Serve(ctx, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
 		Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets, ClientLog: clientLog}, readCloser(f.io.In), f.io.Out)

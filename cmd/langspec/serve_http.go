@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -102,7 +103,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 		openBrowser(h.BaseURL + mcpserver.PathUI)
 	}
 	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "ui", h.BaseURL+mcpserver.PathUI, "auth", authOn, "read_only", deps.ReadOnly,
-		"tools", mo.Mode, "db", deps.Store.Path())
+		"tools", mo.Mode, "db", deps.Store.Path(), "languages", strings.Join(deps.Languages, ","), "hint", tools.AddLanguageHint(deps.Languages))
 	return mcpserver.ListenAndServeHTTP(ctx, ln, handler, shutdownGrace, log)
 }
 

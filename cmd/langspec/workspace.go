@@ -15,7 +15,16 @@ type workspaceFlags struct {
 
 // addManualFlags adds the flags for the manuals folder and its dictionary.
 func (w *workspaceFlags) addManualFlags(cmd *cobra.Command, f *factory) {
+	w.addManualFlagsTo(cmd, f, false)
+}
+
+// addManualFlagsTo adds the manual flags to cmd, as persistent flags when
+// persistent: a group's persistent flags are every subcommand's.
+func (w *workspaceFlags) addManualFlagsTo(cmd *cobra.Command, f *factory, persistent bool) {
 	fl := cmd.Flags()
+	if persistent {
+		fl = cmd.PersistentFlags()
+	}
 	fl.StringVar(&w.Root, "workspace-root", f.getenv("WORKSPACE_ROOT"),
 		"folder the vault and manuals live in by default (env WORKSPACE_ROOT; default: the working directory)")
 	fl.StringVar(&w.Manuals, "manuals-root", f.getenv("MANUALS_ROOT"),

@@ -10,7 +10,9 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
@@ -47,9 +49,15 @@ type Options struct {
 	Stderr  io.Writer
 	Getenv  func(string) string
 	Version string
-	// Seeded is told when the Go specification built into langspec was
-	// loaded into an empty database (a first run); nil tells no one.
-	Seeded func(dbPath string)
+	// Seeding is told when the Go specification built into langspec is
+	// about to be loaded into an empty database (a first run), before the
+	// load: created says the database file did not exist before this run.
+	// nil tells no one.
+	Seeding func(dbPath string, created bool)
+	// Env finds the local toolchains, for the hint that names a local copy
+	// of a language that is not stored (ingest.NotStored); nil looks only
+	// where no toolchain is needed.
+	Env func(context.Context) ingest.Env
 	// ReadOnly opens the database read-only (db.OpenReadOnly): it must
 	// exist, and nothing is written to it, not even the built-in Go spec.
 	ReadOnly bool
@@ -68,6 +76,8 @@ type App struct {
 
 	semanticOnce sync.Once
 	semantic     *embed.Channel
+
+	created bool // Store made the database file
 }
 
 // New returns an App that opens nothing yet.
@@ -108,11 +118,13 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 	if a.opts.ReadOnly {
 		open = db.OpenReadOnly
 	}
+	_, statErr := os.Stat(a.opts.DBPath)
 	store, err := open(ctx, a.opts.DBPath)
 	if err != nil {
 		return nil, err
 	}
 	a.store = store
+	a.created = errors.Is(statErr, fs.ErrNotExist)
 	a.onClose(store.Close)
 	return store, nil
 }
@@ -124,6 +136,11 @@ func (a *App) SeededStore(ctx context.Context) (store *db.DB, loaded bool, err e
 	store, err = a.Store(ctx)
 	if err != nil || store.ReadOnly() {
 		return store, false, err
+	}
+	if a.opts.Seeding != nil {
+		if empty, err := store.Empty(ctx); err == nil && empty {
+			a.opts.Seeding(store.Path(), a.created)
+		}
 	}
 	loaded, err = ingest.EnsureDefault(ctx, store, a.opts.Now())
 	return store, loaded, err

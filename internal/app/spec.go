@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,7 +45,32 @@ func (a *App) Search(ctx context.Context, req search.Request) (search.Result, er
 	if req.Semantic == nil && !req.Lexical {
 		req.Semantic = a.Semantic()
 	}
-	return search.Search(ctx, store, req)
+	res, err := search.Search(ctx, store, req)
+	return res, a.notStored(ctx, err, req.Language)
+}
+
+// notStored is ingest.NotStored over the configured sources and the local
+// toolchains: an error for a language with nothing stored names the ingest
+// that adds it, and the local copy it would read.
+func (a *App) notStored(ctx context.Context, err error, language string) error {
+	if err == nil {
+		return nil
+	}
+	env := ingest.Env{}
+	if a.opts.Env != nil && errors.Is(err, db.ErrUnknownLanguage) {
+		env = a.opts.Env(ctx)
+	}
+	return ingest.NotStored(err, language, a.opts.Config.Sources, &env)
+}
+
+// IndexedManuals are the manuals the store has an index of (ingest
+// manuals, or a server's refresh), sorted; none when it has none.
+func (a *App) IndexedManuals(ctx context.Context) ([]string, error) {
+	store, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.IndexedManuals(ctx)
 }
 
 // Section reads one section, as get_section does.
@@ -53,7 +79,8 @@ func (a *App) Section(ctx context.Context, req search.SectionRequest) (search.Se
 	if err != nil {
 		return search.SectionResult{}, err
 	}
-	return search.Section(ctx, store, req)
+	res, err := search.Section(ctx, store, req)
+	return res, a.notStored(ctx, err, req.Language)
 }
 
 // Plan builds a reading plan, as build_learning_plan does.
@@ -62,7 +89,8 @@ func (a *App) Plan(ctx context.Context, req plan.Request) (plan.Plan, error) {
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	return plan.Build(ctx, store, req)
+	p, err := plan.Build(ctx, store, req)
+	return p, a.notStored(ctx, err, req.Language)
 }
 
 // Versions lists the stored versions of a language ("" for all), each
@@ -72,7 +100,8 @@ func (a *App) Versions(ctx context.Context, language string) ([]Version, error) 
 	if err != nil {
 		return nil, err
 	}
-	return store.Versions(ctx, language)
+	vs, err := store.Versions(ctx, language)
+	return vs, a.notStored(ctx, err, language)
 }
 
 // Prune keeps the newest keep versions of a language's documents (one
@@ -179,17 +208,11 @@ func (a *App) Sources(ctx context.Context, env ingest.Env) ([]SourceStatus, erro
 	return rows, nil
 }
 
-// seeded is SeededStore, telling Options.Seeded when the built-in Go
-// specification was loaded.
+// seeded is SeededStore without the report (Options.Seeding is told
+// before a load).
 func (a *App) seeded(ctx context.Context) (*db.DB, error) {
-	store, loaded, err := a.SeededStore(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if loaded && a.opts.Seeded != nil {
-		a.opts.Seeded(a.opts.DBPath)
-	}
-	return store, nil
+	store, _, err := a.SeededStore(ctx)
+	return store, err
 }
 
 // NetworkGetter is the fetcher ingest uses, with its HTTP cache under

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/manual/find"
+	"github.com/langspec/langspec/internal/tools"
+)
+
+// defaultManualFindLimit is how many candidates manual find prints: a
+// screen, where manual_hits pages 20 to a model.
+const defaultManualFindLimit = 10
+
+type manualFindOptions struct {
+	*manualBase
+	in      tools.ManualFindIn
+	limit   int
+	jsonOut bool
+}
+
+func newCmdManualFind(base *manualBase, runF func(context.Context, *manualFindOptions) error) *cobra.Command {
+	opts := &manualFindOptions{manualBase: base}
+	cmd := &cobra.Command{
+		Use:   "find QUERY...",
+		Short: "Collect everything about a topic in the manuals (manual_find)",
+		Long: `Find collects the sections of the manuals about a topic, built not to miss
+(as manual_find does): BM25 over headings, file names and text, normalised
+and separator-free matching (Japanese text included), the synonym dictionary,
+exception wording (except, 対象外, ただし…), headings with their subsections,
+and a widening pass when too little is found.
+
+Each candidate is printed best first with its manual id, path, node id,
+lines and the first line that matched; read one with
+'langspec manual read MANUAL_ID PATH --node NODE_ID'. The manuals' index is
+brought up to date first (as 'langspec ingest manuals' does).`,
+		Example: `  langspec manual find 給与
+  langspec manual find 地震 保険金 --manual kasai-hoken
+  langspec manual find "replication lag" --limit 3 --json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("manual find needs a query")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.in.Query = strings.Join(args, " ")
+			if strings.TrimSpace(opts.in.Query) == "" {
+				return usageErrorf("manual find needs a query")
+			}
+			if opts.limit < 1 || opts.limit > find.MaxHitsLimit {
+				return usageErrorf("--limit %d is out of range; use 1 to %d", opts.limit, find.MaxHitsLimit)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runManualFind(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.in.ManualID, "manual", "", "only this manual (an id from manual list; default: every manual)")
+	fl.IntVarP(&opts.limit, "limit", "n", defaultManualFindLimit, fmt.Sprintf("candidates to print (1-%d)", find.MaxHitsLimit))
+	fl.BoolVar(&opts.jsonOut, "json", false, `print JSON: {"summary": manual_find's result, "hits": manual_hits' page with snippets}`)
+	return cmd
+}
+
+// manualFindJSON is manual find's --json: what manual_find returns, and the
+// first page manual_hits returns for it (with the snippets).
+type manualFindJSON struct {
+	Summary find.Summary  `json:"summary"`
+	Hits    find.HitsPage `json:"hits"`
+}
+
+func runManualFind(ctx context.Context, opts *manualFindOptions) error {
+	a, calls, dir, err := opts.open(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if opts.in.ManualID == "" {
+		list, err := calls.List(ctx)
+		if err != nil {
+			return err
+		}
+		if len(list.Manuals) == 0 {
+			return noManuals(dir)
+		}
+	}
+	sum, err := calls.Find(ctx, opts.in)
+	if err != nil {
+		return err
+	}
+	page, err := calls.Hits(ctx, tools.ManualHitsIn{TraceID: sum.TraceID, Limit: opts.limit, Verbose: true})
+	if err != nil {
+		return err
+	}
+	io := opts.f.io
+	if opts.jsonOut {
+		if page.Candidates == nil {
+			page.Candidates = []find.Candidate{}
+		}
+		return writeJSON(io.Out, manualFindJSON{Summary: sum, Hits: page})
+	}
+	if page.Total == 0 {
+		fmt.Fprintf(io.ErrOut, "langspec: nothing in the manuals matches %q\n", opts.in.Query)
+		return nil
+	}
+	w := io.Out
+	for i, c := range page.Candidates {
+		fmt.Fprintf(w, "%d. %s  [%s]  (%s)\n   %s#%s, lines %d-%d\n", i+1, c.Title, c.ManualID, strings.Join(c.Stages, ", "),
+			c.Path, c.NodeID, c.LineStart, c.LineEnd)
+		if c.Snippet != "" {
+			fmt.Fprintf(w, "   line %d: %s\n", c.SnippetLine, c.Snippet)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "%d of %d candidates in %d files", len(page.Candidates), sum.Candidates, sum.Files)
+	if page.NextOffset > 0 {
+		fmt.Fprintf(w, " (more with --limit %d)", min(sum.Candidates, find.MaxHitsLimit))
+	}
+	fmt.Fprintln(w)
+	if sum.CutoffReason != "" {
+		fmt.Fprintf(w, "cut short (%s): %d sections not searched\n", sum.CutoffReason, sum.Unscanned)
+	}
+	for _, warn := range sum.Warnings {
+		fmt.Fprintf(w, "note: %s\n", warn)
+	}
+	first := page.Candidates[0]
+	fmt.Fprintf(w, "read one: langspec manual read %s %s --node %s\n", shellQuote(first.ManualID), shellQuote(first.Path), shellQuote(first.NodeID))
+	return nil
+}
