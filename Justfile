@@ -8,7 +8,7 @@ build:
 test:
     go test ./...
 
-# Benchmarks behind the numbers in README.md (ingest, search, the MCP server),
+# Benchmarks behind the numbers in docs/performance.md (ingest, search, the MCP server),
 # without the scale ones below. BenchmarkServeVsEcho needs Node.js (npx) or
 # LANGSPEC_EVERYTHING pointing at mcp-server-everything.
 bench:

@@ -157,11 +157,11 @@ func TestCategoriesExample(t *testing.T) {
 	if len(c.MCPServers) != 2 || len(c.Categories) != 9 || c.Categories["session"].Enabled("execute_shell_command") {
 		t.Fatalf("parsed %d servers, %d categories; execute_shell_command enabled: %v", len(c.MCPServers), len(c.Categories), c.Categories["session"].Enabled("execute_shell_command"))
 	}
-	readme, err := os.ReadFile("../../README.md")
+	page, err := os.ReadFile("../../docs/categories.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), string(b)) {
-		t.Error("README.md does not show fixtures/config/langspec.categories.json as it is")
+	if !strings.Contains(string(page), string(b)) {
+		t.Error("docs/categories.md does not show fixtures/config/langspec.categories.json as it is")
 	}
 }
