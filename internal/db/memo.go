@@ -35,23 +35,20 @@ type generation struct {
 
 	mu       sync.Mutex
 	versions []VersionInfo // nil until read
-	// The word index's sections and tokens over the whole table (bm25's
-	// statistics), once read.
-	tableRows, tableTokens int64
-	sized                  bool
-	counts                 map[string]int
-	postings               map[string]termPostings
-	rows                   map[int64]SectionRow
-	bytes                  int
+	counts   map[string]int
+	postings map[string]termPostings
+	rows     map[int64]SectionRow
+	bytes    int
 }
 
-// termPostings is one term's entry for one scope: hits is the number of
-// sections holding it in the whole table (for the IDF, as FTS5 counts),
-// lists its postings in each of the scope's snapshots. A term no section
-// holds is kept too, with hits 0, so it is not asked for again.
+// termPostings is one term's entry for one scope: its postings and how
+// many sections hold it in each of the scope's snapshots. A term no
+// section holds is kept too, empty, so it is not asked for again.
 type termPostings struct {
-	hits  int64
 	lists map[int64]wordindex.List
+	// dfs are the sections holding the term in each snapshot of the
+	// scope: a document is ranked with its own statistics.
+	dfs map[int64]int64
 }
 
 // memoKey names a word or term within a scope.
@@ -114,20 +111,6 @@ func (g *generation) allVersions(read func() ([]VersionInfo, error)) ([]VersionI
 		g.versions = append(make([]VersionInfo, 0, len(vs)), vs...)
 	}
 	return g.versions, nil
-}
-
-// tableSize returns the word index's size, reading it on first use.
-func (g *generation) tableSize(read func() (rows, tokens int64, err error)) (int64, int64, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if !g.sized {
-		rows, tokens, err := read()
-		if err != nil {
-			return 0, 0, err
-		}
-		g.tableRows, g.tableTokens, g.sized = rows, tokens, true
-	}
-	return g.tableRows, g.tableTokens, nil
 }
 
 // kept returns what the generation keeps in *m for k.

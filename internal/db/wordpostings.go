@@ -232,23 +232,9 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		}
 		layouts[id] = l
 	}
-	rows, tokens, err := s.gen.tableSize(func() (rows, tokens int64, err error) {
-		err = s.queryRow(ctx, `SELECT coalesce(sum(sections), 0), coalesce(sum(tokens), 0) FROM word_layouts`, &rows, &tokens)
-		return rows, tokens, err
-	})
+	lists, dfs, err := s.postings(ctx, terms)
 	if err != nil {
 		return nil, false, err
-	}
-	if rows == 0 {
-		return nil, true, nil
-	}
-	idf, lists, err := s.postings(ctx, terms, rows)
-	if err != nil {
-		return nil, false, err
-	}
-	q := wordindex.Query{Weights: weights, AvgLen: float64(tokens) / float64(rows), IDF: make([]float64, len(terms))}
-	for i, t := range terms {
-		q.IDF[i] = idf[t] // a term no section holds has no postings: its IDF is never used
 	}
 	top := wordindex.NewTop(limit)
 	scorer, _ := s.d.scorers.Get().(*wordindex.Scorer)
@@ -256,10 +242,32 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		scorer = new(wordindex.Scorer)
 	}
 	defer s.d.scorers.Put(scorer)
+	// Each document (snapshot) is ranked with its own statistics — its
+	// sections, their average length, and how many of them hold each term
+	// — never the whole store's: a language's answers must not change
+	// when another language is stored beside it. Their hits then meet in
+	// one list by score.
 	for id, snap := range layouts {
+		rows := int64(len(snap.IDs))
+		if rows == 0 {
+			continue
+		}
+		q := wordindex.Query{Weights: weights, AvgLen: float64(snap.Tokens) / float64(rows), IDF: make([]float64, len(terms))}
 		perPhrase := make([]wordindex.List, len(terms))
+		any := false
 		for i, t := range terms {
+			df := dfs[id][t]
+			if df == 0 {
+				continue // no postings here: its IDF is never used
+			}
+			if q.IDF[i], err = s.d.idf(ctx, rows, df); err != nil {
+				return nil, false, err
+			}
 			perPhrase[i] = lists[id][t]
+			any = true
+		}
+		if !any {
+			continue
 		}
 		if err := scorer.Rank(snap, q, perPhrase, top); err != nil {
 			return nil, false, fmt.Errorf("snapshot %d: %w", id, err)
@@ -271,10 +279,9 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 	return out, true, nil
 }
 
-// postings reads, for each of terms, its IDF over the whole table (FTS5's
-// statistics for bm25) and its postings in each snapshot of the scope, in
-// one query.
-func (s *Scoped) postings(ctx context.Context, terms []string, rows int64) (map[string]float64, map[int64]map[string]wordindex.List, error) {
+// postings reads, for each of terms, its postings and its document
+// frequency in each snapshot of the scope, in one query.
+func (s *Scoped) postings(ctx context.Context, terms []string) (map[int64]map[string]wordindex.List, map[int64]map[string]int64, error) {
 	byTerm := make(map[string]termPostings, len(terms))
 	var missing []string
 	for _, t := range terms {
@@ -290,38 +297,31 @@ func (s *Scoped) postings(ctx context.Context, terms []string, rows int64) (map[
 			return nil, nil, err
 		}
 		for _, t := range missing {
-			p := read[t] // hits 0 when no section holds it
+			p := read[t] // empty when no section holds it
 			s.gen.keepPostings(memoKey(s.set, t), p)
 			byTerm[t] = p
 		}
 	}
-	idf := make(map[string]float64, len(byTerm))
 	lists := map[int64]map[string]wordindex.List{}
+	dfs := map[int64]map[string]int64{}
 	for term, p := range byTerm {
-		if p.hits == 0 {
-			continue
-		}
-		x, err := s.d.idf(ctx, rows, p.hits)
-		if err != nil {
-			return nil, nil, err
-		}
-		idf[term] = x
 		for snapID, l := range p.lists {
 			if lists[snapID] == nil {
 				lists[snapID] = map[string]wordindex.List{}
+				dfs[snapID] = map[string]int64{}
 			}
 			lists[snapID][term] = l
+			dfs[snapID][term] = p.dfs[snapID]
 		}
 	}
-	return idf, lists, nil
+	return lists, dfs, nil
 }
 
 // readPostings reads terms' entries from the store.
 func (s *Scoped) readPostings(ctx context.Context, terms []string) (map[string]termPostings, error) {
 	list, _ := json.Marshal(terms) // []string always marshals
-	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, df, in_scope, CASE WHEN in_scope THEN postings END, CASE WHEN in_scope THEN skips END
-		FROM (SELECT *, snapshot_id IN (SELECT value FROM json_each(?2)) AS in_scope
-			FROM word_postings WHERE term IN (SELECT value FROM json_each(?1)))`, string(list), s.set.json)
+	rs, err := s.d.query(ctx, `SELECT term, snapshot_id, df, postings, skips FROM word_postings
+		WHERE term IN (SELECT value FROM json_each(?1)) AND snapshot_id IN (SELECT value FROM json_each(?2))`, string(list), s.set.json)
 	if err != nil {
 		return nil, s.d.classify(err, "search")
 	}
@@ -330,19 +330,15 @@ func (s *Scoped) readPostings(ctx context.Context, terms []string) (map[string]t
 	for rs.Next() {
 		var term string
 		var snapID, df int64
-		var inScope bool
 		var l wordindex.List
-		if err := rs.Scan(&term, &snapID, &df, &inScope, &l.Postings, &l.Skips); err != nil {
+		if err := rs.Scan(&term, &snapID, &df, &l.Postings, &l.Skips); err != nil {
 			return nil, s.d.classify(err, "search")
 		}
 		p := out[term]
-		p.hits += df
-		if inScope {
-			if p.lists == nil {
-				p.lists = map[int64]wordindex.List{}
-			}
-			p.lists[snapID] = l
+		if p.lists == nil {
+			p.lists, p.dfs = map[int64]wordindex.List{}, map[int64]int64{}
 		}
+		p.lists[snapID], p.dfs[snapID] = l, df
 		out[term] = p
 	}
 	return out, s.d.classify(rs.Err(), "search")

@@ -1,12 +1,14 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,40 +62,92 @@ func goSpecSections(t *testing.T) []Section {
 }
 
 // TestWordPostingsRankAsFTS5 holds the Go ranking of plain word lists to
-// FTS5's bm25() on the same store: for random queries, weights and scopes,
-// the same sections with the same scores in the same order (sections of
-// equal score may be cut at the limit differently). It runs again after a
-// snapshot is replaced, which changes the whole table's statistics.
+// FTS5's bm25() of each document on its own, and to nothing else stored:
+//   - over a store that holds one document, the same sections with the
+//     same scores in the same order as FTS5 (sections of equal score may be
+//     cut at the limit differently);
+//   - over a store that holds three, each document's ranking is the one it
+//     has alone (by section id and score), and a scope of several documents
+//     is their rankings merged by score.
+//
+// It runs again after a document is replaced, which changes that
+// document's statistics and no other's.
 func TestWordPostingsRankAsFTS5(t *testing.T) {
 	ctx := context.Background()
-	store, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
 	r := rand.New(rand.NewPCG(1, 2))
-	publish := func(lang, doc, version, hash string, secs []Section) {
+	open := func() *DB {
+		store, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { store.Close() })
+		return store
+	}
+	type doc struct {
+		lang, doc string
+		secs      []Section
+	}
+	docs := []doc{{"go", "spec", goSpecSections(t)}, {"gen", "a", genSections(r, 1500, "a")}, {"gen", "b", genSections(r, 400, "b")}}
+	all := open()
+	alone := map[string]*DB{}
+	publish := func(store *DB, d doc, hash string) {
 		t.Helper()
-		snap := Snapshot{Language: lang, Doc: doc, DisplayName: doc, Version: version, SourceURL: "test",
+		snap := Snapshot{Language: d.lang, Doc: d.doc, DisplayName: d.doc, Version: "1", SourceURL: "test",
 			FetchedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ContentHash: hash}
-		if _, err := store.Publish(ctx, snap, secs); err != nil {
+		if _, err := store.Publish(ctx, snap, d.secs); err != nil {
 			t.Fatal(err)
 		}
 	}
-	publish("go", "spec", "go1.26", "g", goSpecSections(t))
-	publish("gen", "a", "1", "a1", genSections(r, 1500, "a"))
-	publish("gen", "b", "1", "b1", genSections(r, 400, "b"))
-
-	scopes := []Filter{
-		{Scope: Scope{Language: "go"}},
-		{Scope: Scope{Language: "gen", Doc: "a"}},
-		{Scope: Scope{Language: "gen"}}, // two snapshots
-		{},                              // everything
+	for _, d := range docs {
+		publish(all, d, d.doc+"1")
+		alone[d.lang+"/"+d.doc] = open()
+		publish(alone[d.lang+"/"+d.doc], d, d.doc+"1")
+	}
+	// ranked is a ranking as section ids and scores, which compare across
+	// stores (row ids do not).
+	ranked := func(store *DB, f Filter, e ftsquery.Expr, w string, limit int, fts bool) []Posting {
+		t.Helper()
+		sc, err := store.Scope(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Posting
+		if fts {
+			got, err = sc.match(ctx, "sections_fts", w, e, limit)
+		} else {
+			var ok bool
+			got, ok, err = sc.rankWords(ctx, e, w, limit)
+			if !ok && err == nil {
+				return nil
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	sectionIDs := func(store *DB, f Filter, ps []Posting) []string {
+		sc, err := store.Scope(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(ps))
+		for i, p := range ps {
+			ids[i] = p.ID
+		}
+		rows, err := sc.Sections(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = rows[p.ID].SectionID
+		}
+		return out
 	}
 	check := func(t *testing.T) {
 		compared := 0
 		for i := range 200 {
-			f := scopes[i%len(scopes)]
 			var words []ftsquery.Word
 			for range 1 + r.IntN(5) {
 				words = append(words, ftsquery.Word{Text: wordSample[r.IntN(len(wordSample))]})
@@ -103,42 +157,86 @@ func TestWordPostingsRankAsFTS5(t *testing.T) {
 				weights = []float64{r.Float64() * 10, r.Float64() * 5, 1, float64(r.IntN(7))}
 			}
 			limit := []int{1, 10, 50, 500}[r.IntN(4)]
-			sc, err := store.Scope(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
 			e := ftsquery.AnyWord(words)
 			w := bm25Weights(weights, len(WordColumns()), wordWeights)
-			got, ok, err := sc.rankWords(ctx, e, w, limit)
-			if err != nil {
-				t.Fatalf("%q: rankWords: %v", e, err)
-			}
-			if _, plain := plainTerms(e); ok != plain {
-				t.Fatalf("%q: rankWords answered %v; a plain word list is %v", e, ok, plain)
-			}
-			if !ok {
+			if _, plain := plainTerms(e); !plain {
 				continue // a code word of several tokens: FTS5's (TestWordsFallsBackToFTS5)
 			}
 			compared++
-			want, err := sc.match(ctx, "sections_fts", w, e, limit)
-			if err != nil {
-				t.Fatal(err)
+			var merged []Posting
+			for _, d := range docs {
+				f := Filter{Scope: Scope{Language: d.lang, Doc: d.doc}}
+				store := alone[d.lang+"/"+d.doc]
+				got := ranked(store, f, e, w, limit, false)
+				if msg := samePostings(got, ranked(store, f, e, w, limit, true)); msg != "" {
+					t.Fatalf("%q, %s alone, weights %s, limit %d: %s", e, d.doc, w, limit, msg)
+				}
+				inAll := ranked(all, f, e, w, limit, false)
+				if !sameScores(got, inAll) {
+					t.Fatalf("%q, %s: scores %v alone, %v beside the others", e, d.doc, got, inAll)
+				}
+				if a, b := sectionIDs(store, f, got), sectionIDs(all, f, inAll); !sameAboveCut(got, a, b) {
+					t.Fatalf("%q, %s: ranked %v alone, %v beside the others", e, d.doc, a, b)
+				}
+				merged = append(merged, inAll...)
 			}
-			if msg := samePostings(got, want); msg != "" {
-				t.Fatalf("%q over %+v, weights %s, limit %d: %s", e, f.Scope, w, limit, msg)
+			// Every document at once: the three rankings merged by score.
+			slices.SortStableFunc(merged, func(x, y Posting) int { return cmp.Compare(y.Score, x.Score) })
+			merged = merged[:min(limit, len(merged))]
+			if msg := samePostings(ranked(all, Filter{}, e, w, limit, false), merged); msg != "" {
+				t.Fatalf("%q over every document, limit %d: %s", e, limit, msg)
 			}
 		}
 		if compared < 100 {
 			t.Fatalf("only %d of 200 queries were plain words; the test compares too little", compared)
 		}
 	}
-	t.Run("three snapshots", check)
-	publish("gen", "a", "1", "a2", genSections(r, 900, "a")) // replaces snapshot a
+	t.Run("three documents", check)
+	docs[1].secs = genSections(r, 900, "a")
+	publish(all, docs[1], "a2") // replaces document a
+	publish(alone["gen/a"], docs[1], "a2")
 	var left int
-	if err := store.sql.QueryRowContext(ctx, `SELECT count(*) FROM word_postings WHERE snapshot_id NOT IN (SELECT id FROM snapshots)`).Scan(&left); err != nil || left != 0 {
+	if err := all.sql.QueryRowContext(ctx, `SELECT count(*) FROM word_postings WHERE snapshot_id NOT IN (SELECT id FROM snapshots)`).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("postings of the replaced snapshot: %d left, %v", left, err)
 	}
 	t.Run("after a replace", check)
+}
+
+// sameAboveCut says whether two rankings with the same scores (sameScores)
+// name the same sections wherever the score tells them apart from the last
+// one kept (equal scores may be cut at the limit differently, and come in
+// any order).
+func sameAboveCut(ps []Posting, a, b []string) bool {
+	if len(ps) == 0 {
+		return true
+	}
+	last := ps[len(ps)-1].Score
+	seen := map[string]int{}
+	for i, p := range ps {
+		if p.Score != last {
+			seen[a[i]]++
+			seen[b[i]]--
+		}
+	}
+	for _, n := range seen {
+		if n != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sameScores says whether two rankings have the same scores, in order.
+func sameScores(a, b []Posting) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Score != b[i].Score {
+			return false
+		}
+	}
+	return true
 }
 
 // samePostings compares a ranking with FTS5's: equal lengths and scores

@@ -216,6 +216,9 @@ func (b *Builder) Layout(ids []int64) ([]byte, error) {
 type Snapshot struct {
 	IDs     []int64
 	Lengths []uint32
+	// Tokens is the sum of Lengths: with len(IDs), the snapshot's own
+	// statistics for bm25's average length.
+	Tokens int64
 
 	// norms holds each section's length term of bm25's denominator for the
 	// last average length asked: it changes only when the table does, and
@@ -263,6 +266,7 @@ func DecodeLayout(data []byte) (*Snapshot, error) {
 		id += int64(d)
 		s.IDs = append(s.IDs, id)
 		s.Lengths = append(s.Lengths, uint32(l))
+		s.Tokens += int64(l)
 	}
 	return s, nil
 }
@@ -314,8 +318,9 @@ func FloorIDF(idf float64) float64 {
 
 // Query is a ranking request: the phrases (one term each) in query order,
 // each with its IDF, the column weights and the average length. The
-// statistics are the whole table's, as FTS5 takes them, so that a score
-// here equals bm25()'s for the same row.
+// statistics are one snapshot's own (internal/db ranks each document with
+// its own): over a table holding that snapshot alone, a score here equals
+// bm25()'s for the same row.
 type Query struct {
 	IDF     []float64
 	Weights [Columns]float64
