@@ -18,6 +18,7 @@ type evalOptions struct {
 	f       *factory
 	ws      workspaceFlags
 	gold    string
+	also    string
 	modes   []string
 	jsonOut bool
 }
@@ -77,6 +78,7 @@ into a temporary database; the gold run writes no statistics.`,
 	opts.ws.addManualFlags(cmd, f)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.gold, "gold", "", "gold file, JSON Lines")
+	fl.StringVar(&opts.also, "also", "", `phrasings a calling model sends beside each question, JSON Lines of {"case_id", "also": [...]}`)
 	fl.StringSliceVar(&opts.modes, "mode", eval.Modes(), "modes to run: "+strings.Join(eval.Modes(), ", "))
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
 	return cmd
@@ -92,6 +94,21 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 	cases, err := eval.ReadGold(gf, filepath.Base(opts.gold))
 	if err != nil {
 		return err
+	}
+	if opts.also != "" {
+		also, err := readAlsoFiles([]string{opts.also}, func(yield func(string) bool) {
+			for _, c := range cases {
+				if !yield(c.CaseID) {
+					return
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		for i := range cases {
+			cases[i].Also = also[cases[i].CaseID]
+		}
 	}
 	ws, err := opts.ws.Resolve(false) // no statistics: a gold run records nothing
 	if err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"iter"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,6 +21,7 @@ import (
 type evalSearchOptions struct {
 	f       *factory
 	gold    []string
+	also    []string
 	parts   []string
 	jsonOut bool
 }
@@ -43,6 +46,7 @@ multiword. Parts: a fixed third of the cases, chosen by a hash of case_id, is
 held out ("heldout"); tune ranking on "tune" and report both. Cases of a
 language the database does not hold are skipped, and the command says so.`,
 		Example: `  langspec eval search --gold fixtures/gold/spec-go.jsonl
+  langspec eval search --gold fixtures/gold/spec-go.jsonl --also fixtures/gold/also/spec-go.jsonl
   langspec ingest rust && langspec eval search --gold fixtures/gold/spec-go.jsonl --gold fixtures/gold/spec-rust.jsonl --json`,
 		Args: exactArgs(0, "no arguments; give the gold files with --gold"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -62,6 +66,7 @@ language the database does not hold are skipped, and the command says so.`,
 	}
 	fl := cmd.Flags()
 	fl.StringSliceVar(&opts.gold, "gold", nil, "gold file, JSON Lines; repeat for several")
+	fl.StringSliceVar(&opts.also, "also", nil, `phrasings a calling model sends beside each question, JSON Lines of {"case_id", "also": [...]}; repeat for several`)
 	fl.StringSliceVar(&opts.parts, "part", eval.Parts(), "parts to report: "+strings.Join(eval.Parts(), ", "))
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
 	return cmd
@@ -81,6 +86,19 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 			return err
 		}
 		cases = append(cases, cs...)
+	}
+	also, err := readAlsoFiles(opts.also, func(yield func(string) bool) {
+		for _, c := range cases {
+			if !yield(c.CaseID) {
+				return
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	for i := range cases {
+		cases[i].Also = also[cases[i].CaseID]
 	}
 	a, err := f.newApp(app.Workspace{}, nil) // the configuration says whether a semantic channel is there
 	if err != nil {
@@ -110,8 +128,8 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 		return apperr.New(apperr.NotFound, "ingest the languages the gold files name", "no gold case names a stored language")
 	}
 	searcher := func(lexical bool) eval.Searcher {
-		return func(ctx context.Context, language, query string) ([]string, error) {
-			res, err := a.Search(ctx, search.Request{Query: query, Language: language, Limit: 10, Lexical: lexical})
+		return func(ctx context.Context, language, query string, also []string) ([]string, error) {
+			res, err := a.Search(ctx, search.Request{Query: query, Also: also, Language: language, Limit: 10, Lexical: lexical})
 			ids := make([]string, len(res.Hits))
 			for i, h := range res.Hits {
 				ids[i] = h.SectionID
@@ -142,4 +160,33 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 	}
 	eval.WriteSearchTable(f.io.Out, strings.Join(opts.gold, ", "), reports)
 	return nil
+}
+
+// readAlsoFiles reads phrasings files (eval.ReadAlso) into one map, and
+// refuses a file that names a case none of ids has: written for another
+// gold set, or out of date.
+func readAlsoFiles(names []string, ids iter.Seq[string]) (map[string][]string, error) {
+	known := map[string]bool{}
+	for id := range ids {
+		known[id] = true
+	}
+	all := map[string][]string{}
+	for _, name := range names {
+		af, err := os.Open(name)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.NotFound, "pass --also with an existing JSON Lines file", "cannot open phrasings file %s", name)
+		}
+		also, err := eval.ReadAlso(af, filepath.Base(name))
+		af.Close()
+		if err != nil {
+			return nil, err
+		}
+		if unknown := eval.UnknownAlso(also, known); len(unknown) > 0 {
+			slices.Sort(unknown)
+			return nil, apperr.New(apperr.InvalidArgument, "give --also the phrasings of the gold files given with --gold",
+				"%s names %d cases no gold file has, e.g. %q", name, len(unknown), unknown[0])
+		}
+		maps.Copy(all, also)
+	}
+	return all, nil
 }

@@ -48,6 +48,9 @@ type GoldCase struct {
 	ForbiddenPaths []string `json:"forbidden_paths"`
 	RequiredTerms  []string `json:"required_terms"`
 	Facet          string   `json:"facet"`
+	// Also are other phrasings of the query, as a calling model would send
+	// them (ReadAlso); never in a gold file itself.
+	Also []string `json:"-"`
 }
 
 // ReadGold parses a manual_find gold file (JSON Lines; blank lines are
@@ -159,7 +162,7 @@ func ManualFind(ctx context.Context, f *find.Finder, cases []GoldCase, mode stri
 
 func evalCase(ctx context.Context, f *find.Finder, c GoldCase, mode string) CaseResult {
 	res := CaseResult{CaseID: c.CaseID, Facet: c.Facet, RequiredTotal: len(c.RequiredTerms)}
-	req := find.Request{ManualID: c.ManualID, Query: c.Query}
+	req := find.Request{ManualID: c.ManualID, Query: c.Query, Also: c.Also}
 	if mode != ModeStaged {
 		req.Baseline = mode
 	}

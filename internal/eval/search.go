@@ -48,6 +48,9 @@ type SearchCase struct {
 	Query    string   `json:"query"`
 	Expected []string `json:"expected"` // section ids that answer it, best first
 	Kind     string   `json:"kind"`
+	// Also are other phrasings of the query, as a calling model would send
+	// them (ReadAlso); never in a gold file itself.
+	Also []string `json:"-"`
 }
 
 // ReadSearchGold parses a spec search gold file (JSON Lines; blank lines
@@ -67,9 +70,10 @@ func ReadSearchGold(r io.Reader, name string) ([]SearchCase, error) {
 	})
 }
 
-// Searcher runs one query the way the system under test answers it and
-// returns the section ids it ranked, best first.
-type Searcher func(ctx context.Context, language, query string) ([]string, error)
+// Searcher runs one query (with its other phrasings, if any) the way the
+// system under test answers it and returns the section ids it ranked, best
+// first.
+type Searcher func(ctx context.Context, language, query string, also []string) ([]string, error)
 
 // searchDepth is how many hits a case asks for: nDCG is measured at 10.
 const searchDepth = 10
@@ -126,7 +130,7 @@ func SpecSearch(ctx context.Context, search Searcher, cases []SearchCase, part s
 			return rep, err
 		}
 		start := time.Now()
-		got, err := search(ctx, c.Language, c.Query)
+		got, err := search(ctx, c.Language, c.Query, c.Also)
 		r := SearchCaseResult{CaseID: c.CaseID, Language: c.Language, Kind: c.Kind, Query: c.Query, Expected: c.Expected,
 			ElapsedMS: float64(time.Since(start).Microseconds()) / 1000}
 		if err != nil {

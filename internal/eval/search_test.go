@@ -65,7 +65,7 @@ func TestSpecSearchTotals(t *testing.T) {
 		cases = append(cases, SearchCase{CaseID: fmt.Sprintf("c%d", i), Language: "go", Query: fmt.Sprintf("q%d", i), Expected: []string{"want"}, Kind: kind})
 	}
 	// Paraphrases rank the answer first; terms miss, one with an error.
-	search := func(_ context.Context, _, query string) ([]string, error) {
+	search := func(_ context.Context, _, query string, _ []string) ([]string, error) {
 		var i int
 		fmt.Sscanf(query, "q%d", &i)
 		switch {

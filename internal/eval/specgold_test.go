@@ -65,8 +65,8 @@ func TestSpecGoldSets(t *testing.T) {
 	if _, _, err := a.SeededStore(ctx); err != nil {
 		t.Fatal(err)
 	}
-	searcher := func(ctx context.Context, language, query string) ([]string, error) {
-		res, err := a.Search(ctx, search.Request{Query: query, Language: language, Limit: 10})
+	searcher := func(ctx context.Context, language, query string, also []string) ([]string, error) {
+		res, err := a.Search(ctx, search.Request{Query: query, Also: also, Language: language, Limit: 10})
 		ids := make([]string, len(res.Hits))
 		for i, h := range res.Hits {
 			ids[i] = h.SectionID

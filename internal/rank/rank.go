@@ -127,6 +127,9 @@ type Hit struct {
 	ID      int64
 	Score   float64  // fused; comparable within one answer
 	Matched []string // channels that found it, strongest contribution first
+	// Phrasings are the phrasings that found it, in order: 0 is the query,
+	// i the i-th alternative.
+	Phrasings []int
 }
 
 // Result is a ranked answer with what the engine made of the query.
@@ -169,10 +172,16 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 	if err != nil {
 		return Result{}, err
 	}
-	for _, alt := range alternatives {
+	// Every phrasing runs through the same channels; a list keeps whose
+	// it is, so that a hit can say which phrasings found it. A phrasing
+	// that matches nothing adds no list, and so changes nothing.
+	for i, alt := range alternatives {
 		more, err := e.channels(ctx, src, Analyze(alt), &res)
 		if err != nil {
 			return Result{}, err
+		}
+		for j := range more {
+			more[j].phrasing = i + 1
 		}
 		lists = append(lists, more...)
 	}
@@ -180,10 +189,11 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 	return res, nil
 }
 
-// ranked is one channel's list.
+// ranked is one channel's list for one phrasing (0 the query).
 type ranked struct {
-	channel string
-	ids     []db.Posting
+	channel  string
+	phrasing int
+	ids      []db.Posting
 }
 
 func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result) ([]ranked, error) {
@@ -360,10 +370,11 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		chanOf[i] = c
 	}
 	type acc struct {
-		hit      Hit
-		parts    []float64 // by channel
-		has      []bool    // by channel: the channel found the hit
-		wordRank int
+		hit       Hit
+		parts     []float64 // by channel
+		has       []bool    // by channel: the channel found the hit
+		phrasings uint64    // bit i: phrasing i found it
+		wordRank  int
 	}
 	var accs []*acc
 	byID := map[int64]*acc{}
@@ -390,6 +401,7 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 			// negative weight's part stays 0 and still names its channel.
 			a.parts[c] = max(a.parts[c], s)
 			a.has[c] = true
+			a.phrasings |= 1 << l.phrasing
 			if l.channel == ChannelWords {
 				a.wordRank = min(a.wordRank, i)
 			}
@@ -426,6 +438,11 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 			matched[k] = names[c]
 		}
 		a.hit.Matched = matched
+		for p := range 64 {
+			if a.phrasings&(1<<p) != 0 {
+				a.hit.Phrasings = append(a.hit.Phrasings, p)
+			}
+		}
 		hits[i] = a.hit
 	}
 	return hits

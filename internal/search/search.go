@@ -7,6 +7,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -62,9 +63,9 @@ type Citation struct {
 	Title       string   `json:"title" jsonschema:"the section heading"`
 	SectionPath string   `json:"section_path" jsonschema:"headings from the top of the document, joined by ' > '"`
 	URL         string   `json:"url" jsonschema:"canonical URL of the section, to cite"`
-	Snippet     string   `json:"snippet,omitempty" jsonschema:"windows of the text around the matched words, marked **like this**, joined by ' … ' (search results only)"`
+	Snippet     string   `json:"snippet,omitempty" jsonschema:"windows of the text around the matched words, marked **like this** (an asterisk of the text itself is written \\*), joined by ' … ' (search results only)"`
 	Score       float64  `json:"score,omitempty" jsonschema:"fused relevance, higher is better; comparable within one answer (search results only)"`
-	Matched     []string `json:"matched,omitempty" jsonschema:"channels that found it: words, title, anchors (words others link it with), phrase (query words near each other), typo:WORD (a corrected spelling), literal (code as typed), symbol (code of the same shape)"`
+	Matched     []string `json:"matched,omitempty" jsonschema:"channels that found it: words, title, anchors (words others link it with), phrase (query words near each other), typo:WORD (a corrected spelling), literal (code as typed), symbol (code of the same shape); also:N when the N-th of also found it"`
 }
 
 // Result is the answer to a Request.
@@ -267,6 +268,11 @@ func (h highlighter) cite(r db.SectionRow, hit rank.Hit, opt snippet.Options) Ci
 				seen[w] = true
 				matched = append(matched, rank.ChannelTypo+":"+w)
 			}
+		}
+	}
+	for _, p := range hit.Phrasings {
+		if p > 0 {
+			matched = append(matched, fmt.Sprintf("also:%d", p))
 		}
 	}
 	return Citation{

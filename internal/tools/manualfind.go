@@ -22,6 +22,7 @@ type ManualFindBudget struct {
 // ManualFindIn is a thorough search request.
 type ManualFindIn struct {
 	Query                    string            `json:"query,omitempty" jsonschema:"what to collect, in the user's words (English or Japanese); required unless only_unscanned_from_trace_id"`
+	Also                     []string          `json:"also,omitempty" jsonschema:"up to 4 rephrasings in the manual's words, searched too and fused with query"`
 	ManualID                 string            `json:"manual_id,omitempty" jsonschema:"manual id from manual_list; omit to search every manual"`
 	Intent                   string            `json:"intent,omitempty" jsonschema:"override the intent read from the query"`
 	Budget                   *ManualFindBudget `json:"budget,omitempty" jsonschema:"time and candidate limits"`
@@ -59,12 +60,14 @@ func findToolset() []Tool {
 	return needing(func(d *Deps) bool { return d.Manuals != nil && d.Finder != nil }, []Tool{
 		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_find", Title: "Collect everything about a topic in the manuals",
-			Description: "Collect everything about a topic in the manuals, built not to miss: BM25, normalised and separator-free matching, synonyms, exception wording (except, 対象外, ただし…), headings with subsections, a widening pass. Returns a trace_id, metrics and next_actions: page candidates with manual_hits, read them with manual_read.",
+			Description: "Collect everything about a topic in the manuals, built not to miss: BM25, normalised and separator-free matching, synonyms, exception wording (except, 対象外, ただし…), headings with subsections, a widening pass. Add the manual's own terms in also (query \"can I cancel midway\", also [\"中途解約\"]). Returns a trace_id, metrics and next_actions: page candidates with manual_hits, read them with manual_read.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "query", 1000)
 			maxLen(s, "manual_id", maxNameChars)
 			maxLen(s, "only_unscanned_from_trace_id", 64)
+			s.Properties["also"].MaxItems = jsonschema.Ptr(find.MaxAlso)
+			s.Properties["also"].Items.MaxLength = jsonschema.Ptr(1000)
 			s.Properties["intent"].Enum = intents
 			b := s.Properties["budget"]
 			intRange(b, "time_ms", 1, find.MaxTimeMS, find.DefaultTimeMS)
@@ -87,7 +90,7 @@ func findToolset() []Tool {
 func bindFind(d *Deps) *findTools { return &findTools{finder: d.Finder} }
 
 func (ft *findTools) find(ctx context.Context, in ManualFindIn) (find.Summary, error) {
-	req := find.Request{ManualID: in.ManualID, Query: in.Query, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID}
+	req := find.Request{ManualID: in.ManualID, Query: in.Query, Also: in.Also, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID}
 	if in.Budget != nil {
 		req.TimeMS, req.MaxCandidates = in.Budget.TimeMS, in.Budget.MaxCandidates
 	}

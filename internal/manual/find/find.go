@@ -78,8 +78,12 @@ const (
 
 // Request is one manual_find.
 type Request struct {
-	ManualID      string // "" searches every manual
-	Query         string
+	ManualID string // "" searches every manual
+	Query    string
+	// Also are other phrasings of the same question, in the manuals'
+	// words (at most MaxAlso): each runs the whole staged search, and the
+	// candidate lists are fused by reciprocal rank.
+	Also          []string
 	Intent        string // "" lets the query decide
 	TimeMS        int    // 0: DefaultTimeMS
 	MaxCandidates int    // 0: DefaultMaxCandidates
@@ -105,6 +109,7 @@ type Candidate struct {
 	Stages      []string `json:"stages" jsonschema:"stages that found it: exact, normalized, loose, synonym, exception, heading, widen"`
 	Matched     []string `json:"matched,omitempty" jsonschema:"query terms it matched, directly or through a variant or synonym"`
 	Exception   bool     `json:"exception,omitempty" jsonschema:"true when it holds exception vocabulary (except, unless, 対象外, ただし…)"`
+	Phrasings   []string `json:"phrasings,omitempty" jsonschema:"with also: the phrasings that found it, query or also:N"`
 	Snippet     string   `json:"snippet,omitempty" jsonschema:"the first matching line, cut to 160 characters"`
 	SnippetLine int      `json:"snippet_line,omitempty" jsonschema:"that line's number"`
 }
@@ -298,27 +303,60 @@ type needle struct {
 
 var numberedLine = regexp.MustCompile(`(?m)^\s*(?:\d+[.)．）]|[０-９]+[.．)）]|[①-⑳]|[-*+]\s|\(\d+\)|（[0-9０-９]+）)`)
 
-// Find runs the staged search and stores its trace.
+// MaxAlso is how many other phrasings a request may add.
+const MaxAlso = 4
+
+// Find runs the staged search and stores its trace. With Also, each
+// phrasing runs the whole staged search too, and the candidates are fused
+// by reciprocal rank (fuseRuns).
 func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
+	if len(req.Also) > MaxAlso {
+		return Summary{}, apperr.New(apperr.InvalidArgument, "keep the best four", "also has %d phrasings; at most %d are allowed", len(req.Also), MaxAlso)
+	}
+	for i, a := range req.Also {
+		if strings.TrimSpace(a) == "" {
+			return Summary{}, apperr.New(apperr.InvalidArgument, "give each phrasing some words, or leave it out", "also[%d] is empty", i)
+		}
+	}
 	start := f.now()
-	s, err := f.searchCurrent(ctx, req, start)
-	if err != nil {
-		return Summary{}, err
+	runs := make([]*search, 0, 1+len(req.Also))
+	for i := range 1 + len(req.Also) {
+		r := req
+		if i > 0 {
+			r.Query, r.Also = req.Also[i-1], nil
+		}
+		s, err := f.searchCurrent(ctx, r, start)
+		if err != nil {
+			if i > 0 {
+				err = alsoError(i, err)
+			}
+			return Summary{}, err
+		}
+		if err := ctx.Err(); err != nil {
+			return Summary{}, err
+		}
+		for _, e := range s.failures {
+			f.log().Warn("manual_find stage failed", "stage", e.stage, "err", e.err)
+		}
+		if s.storeErr != nil {
+			return Summary{}, s.storeErr
+		}
+		runs = append(runs, s)
 	}
-	if err := ctx.Err(); err != nil {
-		return Summary{}, err
-	}
-	for _, e := range s.failures {
-		f.log().Warn("manual_find stage failed", "stage", e.stage, "err", e.err)
-	}
-	if s.storeErr != nil {
-		return Summary{}, s.storeErr
-	}
-	sum := s.finish(start)
+	s := runs[0]
+	sum := s.finish(start, runs[1:])
 	if err := f.store(ctx, req, s, sum); err != nil {
 		return Summary{}, err
 	}
 	return *sum, nil
+}
+
+// alsoError names the phrasing an invalid argument came from.
+func alsoError(i int, err error) error {
+	if ae, ok := errors.AsType[*apperr.Error](err); ok && ae.Code == apperr.InvalidArgument {
+		return apperr.Wrap(err, apperr.InvalidArgument, ae.Hint, "also[%d]: %s", i-1, ae.Message)
+	}
+	return err
 }
 
 // errStale says that a manual changed since the snapshot a search used.

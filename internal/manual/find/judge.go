@@ -1,6 +1,7 @@
 package find
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -46,29 +47,32 @@ func (s *search) score(c *found) float64 {
 	return math.Round(sc*1000) / 1000
 }
 
-// finish ranks, caps and judges (stage 3.5) and fills the summary.
-func (s *search) finish(start time.Time) *Summary {
-	sum := s.sum
-	// Best first; ties in manual, path and document order. The keys sit
-	// beside each candidate: thousands are sorted on a large manual, and
-	// reaching into the nodes cost more than the sort. Within a manual
-	// whose nodes are in path and document order (snapshot.ordered), a
-	// node's position says both.
-	type ranked struct {
-		*found
-		score  float64
-		manual string
-		pos    int
-	}
+// rankedCandidate is a candidate in rank order, with the search that found
+// it (its terms and forms make its snippet).
+type rankedCandidate struct {
+	*found
+	score     float64
+	manual    string
+	pos       int
+	owner     *search
+	phrasings []int // with also: the runs that found it, 0 the query
+}
+
+// ranked is s's candidates best first; ties in manual, path and document
+// order. The keys sit beside each candidate: thousands are sorted on a
+// large manual, and reaching into the nodes cost more than the sort.
+// Within a manual whose nodes are in path and document order
+// (snapshot.ordered), a node's position says both.
+func (s *search) ranked() []rankedCandidate {
 	ordered := true
 	for _, g := range s.segs {
 		ordered = ordered && g.snap.ordered()
 	}
-	cands := make([]ranked, 0, len(s.foundList))
+	cands := make([]rankedCandidate, 0, len(s.foundList))
 	for _, c := range s.foundList {
-		cands = append(cands, ranked{c, s.score(c), c.n.manual, s.posOf(c.n)})
+		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s})
 	}
-	slices.SortFunc(cands, func(a, b ranked) int {
+	slices.SortFunc(cands, func(a, b rankedCandidate) int {
 		if d := b.score - a.score; d != 0 {
 			if d > 0 {
 				return 1
@@ -86,6 +90,59 @@ func (s *search) finish(start time.Time) *Summary {
 		}
 		return a.n.Ord - b.n.Ord
 	})
+	return cands
+}
+
+// rrfK is reciprocal rank fusion's constant (Cormack, Clarke and Büttcher,
+// 2009): a candidate's fused score is the sum over the runs that found it
+// of 1/(rrfK + its rank there). The runs' own scores are not comparable —
+// each phrasing has its own terms, stages and judge — their ranks are.
+const rrfK = 60
+
+// fuseRuns fuses the candidate lists of the query's run and of each other
+// phrasing's by reciprocal rank. A section found by several keeps the
+// query's entry if the query found it (its terms make the snippet), else
+// the best-ranked one's. A phrasing that found nothing adds nothing. Ties
+// keep the query's order, then the phrasings' in turn.
+func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
+	type key struct{ manual, path, node string }
+	byKey := map[key]int{}
+	var out []rankedCandidate
+	for run, list := range lists {
+		for rank, c := range list {
+			k := key{c.manual, c.n.Path, c.n.NodeID}
+			rr := 1 / float64(rrfK+rank+1)
+			i, ok := byKey[k]
+			if !ok {
+				c.score, c.phrasings = 0, nil
+				byKey[k] = len(out)
+				out = append(out, c)
+				i = len(out) - 1
+			}
+			out[i].score += rr
+			out[i].phrasings = append(out[i].phrasings, run)
+		}
+	}
+	for i := range out {
+		out[i].score = math.Round(out[i].score*1e6) / 1e6
+	}
+	slices.SortStableFunc(out, func(a, b rankedCandidate) int { return cmp.Compare(b.score, a.score) })
+	return out
+}
+
+// finish ranks, caps and judges (stage 3.5) and fills the summary. With the
+// runs of other phrasings (alts), the candidates are theirs and s's, fused
+// (fuseRuns); the rest of the summary is s's.
+func (s *search) finish(start time.Time, alts []*search) *Summary {
+	sum := s.sum
+	cands := s.ranked()
+	if len(alts) > 0 {
+		lists := [][]rankedCandidate{cands}
+		for _, a := range alts {
+			lists = append(lists, a.ranked())
+		}
+		cands = fuseRuns(lists)
+	}
 	if len(cands) > s.req.MaxCandidates {
 		for _, c := range cands[s.req.MaxCandidates:] {
 			s.addUnscanned(Unscanned{ManualID: c.n.manual, Path: c.n.Path, NodeID: c.n.NodeID, Reason: ReasonCandidateCap})
@@ -111,7 +168,17 @@ func (s *search) finish(start time.Time) *Summary {
 			key := normalize.Loose(c.n.Title)
 			titles[key] = append(titles[key], c.n)
 		}
-		sum.candidateList = append(sum.candidateList, s.candidate(c.found, c.score))
+		cand := c.owner.candidate(c.found, c.score)
+		if len(alts) > 0 {
+			for _, p := range c.phrasings {
+				if p == 0 {
+					cand.Phrasings = append(cand.Phrasings, "query")
+				} else {
+					cand.Phrasings = append(cand.Phrasings, fmt.Sprintf("also:%d", p))
+				}
+			}
+		}
+		sum.candidateList = append(sum.candidateList, cand)
 	}
 	sum.Candidates = len(cands)
 	sum.Files = len(files)

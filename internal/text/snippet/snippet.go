@@ -23,13 +23,15 @@ type Span struct {
 }
 
 // Marker is written around each match; the zero Marker writes nothing, for
-// plain text.
-type Marker struct{ Before, After string }
+// plain text. Escape lists the characters of the text that a backslash goes
+// before, so that a mark is never read in the text: with Markdown's "**",
+// a Python `**kwargs` or `-2**2` is written `\*\*kwargs`, `-2\*\*2`.
+type Marker struct{ Before, After, Escape string }
 
 // Markers for marked output.
 var (
-	Markdown = Marker{"**", "**"}            // JSON and MCP results
-	ANSIBold = Marker{"\x1b[1m", "\x1b[22m"} // a colour terminal
+	Markdown = Marker{"**", "**", "*"}           // JSON and MCP results
+	ANSIBold = Marker{"\x1b[1m", "\x1b[22m", ""} // a colour terminal
 )
 
 // Options shape the output. Zero values take the defaults.
@@ -320,19 +322,34 @@ func render(text string, idx runeIndex, wins []window, spans []runeSpan, mark Ma
 			if s.end <= w.start || s.start >= w.end || s.start < pos {
 				continue
 			}
-			writeCollapsed(&b, text[idx.byteOf(pos):idx.byteOf(s.start)])
+			writeCollapsed(&b, escaped(text[idx.byteOf(pos):idx.byteOf(s.start)], mark.Escape))
 			end := min(s.end, w.end)
 			b.WriteString(mark.Before)
-			writeCollapsed(&b, text[idx.byteOf(s.start):idx.byteOf(end)])
+			writeCollapsed(&b, escaped(text[idx.byteOf(s.start):idx.byteOf(end)], mark.Escape))
 			b.WriteString(mark.After)
 			pos = end
 		}
-		writeCollapsed(&b, text[idx.byteOf(pos):idx.byteOf(w.end)])
+		writeCollapsed(&b, escaped(text[idx.byteOf(pos):idx.byteOf(w.end)], mark.Escape))
 		if i == len(wins)-1 && w.end < idx.runes() {
 			b.WriteString(ellipsis)
 		}
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// escaped is s with a backslash before each character of esc.
+func escaped(s, esc string) string {
+	if esc == "" || !strings.ContainsAny(s, esc) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(esc, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // writeCollapsed writes s with every run of white space as one space, and no

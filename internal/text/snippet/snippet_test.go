@@ -175,3 +175,28 @@ func TestBuildInvalidUTF8(t *testing.T) {
 		t.Errorf("Build = %q", got)
 	}
 }
+
+// TestMarksNeverMeetTheText: with Markdown's "**" marks, the text's own
+// asterisks are escaped, so every "**" in a snippet is a mark (the Python
+// reference's -2**2 and **kwargs were read as marks).
+func TestMarksNeverMeetTheText(t *testing.T) {
+	for _, tc := range []struct {
+		text  string
+		spans []Span
+		want  string
+	}{
+		{"the power -2**2 results in -4", []Span{{Start: 4, End: 9}}, `the **power** -2\*\*2 results in -4`},
+		{"call f(**kwargs) here", []Span{{Start: 7, End: 15}}, `call f(**\*\*kwargs**) here`},
+		{"pointer *T and x * y", nil, `pointer \*T and x \* y`},
+	} {
+		got := Build(tc.text, tc.spans, Options{Chars: MaxChars, Mark: Markdown})
+		if got != tc.want {
+			t.Errorf("Build(%q) = %q, want %q", tc.text, got, tc.want)
+		}
+		// Every "**" left, once the escapes are taken out, is a mark.
+		unescaped := strings.ReplaceAll(got, `\*`, "")
+		if n := strings.Count(unescaped, "**"); n != 2*len(tc.spans) {
+			t.Errorf("Build(%q) = %q: %d marks, want %d", tc.text, got, n, 2*len(tc.spans))
+		}
+	}
+}
