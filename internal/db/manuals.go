@@ -262,7 +262,7 @@ func (m *ManualScope) Substrings(ctx context.Context, needles []string, limit in
 }
 
 // Shapes finds nothing: manuals keep no code shapes.
-func (m *ManualScope) Shapes(context.Context, ftsquery.Expr, int) ([]Posting, error) { return nil, nil }
+func (m *ManualScope) Shapes(context.Context, []string, int) ([]Posting, error) { return nil, nil }
 
 // ScanShapes finds nothing: manuals keep no code shapes.
 func (m *ManualScope) ScanShapes(context.Context, []string, int) ([]Posting, error) { return nil, nil }

@@ -1,17 +1,21 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
+	"github.com/langspec/langspec/internal/db/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
@@ -164,33 +168,201 @@ const substringCandidates = 4
 // needle's trigrams, and the needle itself is checked here in the best of
 // them.
 func (s *Scoped) Substrings(ctx context.Context, needles []string, limit int) ([]Posting, error) {
-	cands, err := s.match(ctx, "sections_trigram", "10.0, 4.0, 1.0", ftsquery.AllTrigrams(needles), limit*substringCandidates)
-	if err != nil || len(cands) == 0 {
+	var kept []string
+	for _, n := range needles {
+		if utf8.RuneCountInString(n) >= ftsquery.MinSubstringRunes && !slices.Contains(kept, strings.ToLower(n)) {
+			kept = append(kept, strings.ToLower(n))
+		}
+	}
+	e := ftsquery.AllTrigrams(kept)
+	if e.IsZero() || limit <= 0 {
+		return nil, nil
+	}
+	// Scored by where the needles occur, as the bm25 weights of this
+	// index weigh its columns (title 10, path 4, text 1), counted in the
+	// sections themselves: never the store's statistics, so a document's
+	// ranking is its own whatever else is stored. A section whose
+	// trigrams hold a needle's but whose text does not (the trigrams
+	// apart) scores 0 and is left out.
+	args := []any{e.String(), s.set.json, s.prefix, limit}
+	var score []string
+	for _, n := range kept {
+		args = append(args, n)
+		p := "?" + strconv.Itoa(len(args))
+		count := func(col string) string {
+			return "(length(lower(" + col + ")) - length(replace(lower(" + col + "), " + p + ", ''))) / length(" + p + ")"
+		}
+		score = append(score, "10 * "+count("sec.title")+" + 4 * "+count("sec.section_path")+" + "+count("sec.body"))
+	}
+	rows, err := s.d.query(ctx, `SELECT id, score FROM (
+		SELECT sec.id AS id, sec.ord AS ord, (`+strings.Join(score, " + ")+`) AS score
+		FROM sections_trigram JOIN sections sec ON sec.id = sections_trigram.rowid
+		WHERE sections_trigram MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
+		  AND (?3 = '' OR lower(substr(sec.section_path, 1, length(?3))) = lower(?3)))
+		WHERE score > 0 ORDER BY score DESC, ord LIMIT ?4`, args...)
+	return s.d.collectPostings(rows, err)
+}
+
+// Title match strengths, the scores of TitleMatches.
+const (
+	TitleContains = 1.0 // the title holds the query as written, case aside
+	TitleStarts   = 2.0 // … at its start
+	TitleEquals   = 3.0 // the title is the query, set aside case, numbers, articles and endings (TitleKey)
+)
+
+// maxTitleCandidates bounds the sections whose titles TitleMatches reads:
+// the first in document order of those whose titles hold every word.
+const maxTitleCandidates = 200
+
+// TitleMatches finds the sections whose title holds query as written (case
+// aside) — "#[repr(C)]" in "#[repr(C)] Structs" — or is it (TitleKey),
+// scored TitleEquals, TitleStarts or TitleContains; ties in document
+// order. The candidates are the sections whose title holds every word of
+// the query (the word index's title column), so neither the candidates nor
+// the scores depend on anything but the document. A query under three
+// runes, or of no word, matches nothing.
+func (s *Scoped) TitleMatches(ctx context.Context, query string, limit int) ([]Posting, error) {
+	query = strings.TrimSpace(query)
+	toks := tokenize.Tokenize(query)
+	if utf8.RuneCountInString(query) < ftsquery.MinSubstringRunes || len(toks) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	var stems []string
+	for _, t := range toks {
+		if st := tokenize.Stem(t.Folded); !slices.Contains(stems, st) {
+			stems = append(stems, st)
+		}
+	}
+	lists, _, err := s.postings(ctx, stems)
+	if err != nil {
 		return nil, err
 	}
-	ids := make([]int64, len(cands))
-	for i, c := range cands {
-		ids[i] = c.ID
+	var ids []int64
+	for id, info := range s.set.byID {
+		snap, err := s.d.layout(ctx, id, info)
+		if err != nil || snap == nil {
+			return nil, err
+		}
+		var common []int
+		for i, st := range stems {
+			l, ok := lists[id][st]
+			if !ok {
+				common = nil
+				break
+			}
+			ords, err := wordindex.InColumn(l, titleColumn)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				common = ords
+			} else {
+				common = intersectSorted(common, ords)
+			}
+			if len(common) == 0 {
+				break
+			}
+		}
+		for _, o := range common[:min(len(common), maxTitleCandidates)] {
+			ids = append(ids, snap.IDs[o])
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
 	}
 	rows, err := s.Sections(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	lower := make([]string, len(needles))
-	for i, n := range needles {
-		lower[i] = strings.ToLower(n)
-	}
+	lower, key := strings.ToLower(query), TitleKey(query)
 	var out []Posting
-	for _, c := range cands {
-		r, ok := rows[c.ID]
-		if ok && holdsAny(r, lower) {
-			out = append(out, c)
-			if len(out) == limit {
-				break
+	for _, id := range ids {
+		r, ok := rows[id]
+		if !ok {
+			continue
+		}
+		title := strings.ToLower(r.Title)
+		switch {
+		case key != "" && TitleKey(r.Title) == key:
+			out = append(out, Posting{ID: id, Score: TitleEquals})
+		case strings.HasPrefix(title, lower):
+			out = append(out, Posting{ID: id, Score: TitleStarts})
+		case strings.Contains(title, lower):
+			out = append(out, Posting{ID: id, Score: TitleContains})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Posting) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out[:min(limit, len(out))], nil
+}
+
+// titleColumn is the title's column in the word index (WordColumns).
+const titleColumn = 0
+
+// intersectSorted is the values both ascending lists hold.
+func intersectSorted(a, b []int) []int {
+	var out []int
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i, j = i+1, j+1
+		}
+	}
+	return out
+}
+
+// Phrases finds the sections holding any of pairs ("object safety") as a
+// phrase — the words next to each other, in that order, stemmed as the
+// word index stems them — scored by the pairs each holds, each weighed by
+// how rare it is in the section's own document (log(1 + sections /
+// sections holding it)); ties in document order. Only the document's own
+// statistics count, so its phrase ranking is its own.
+func (s *Scoped) Phrases(ctx context.Context, pairs []string, limit int) ([]Posting, error) {
+	if len(pairs) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	layouts := make(map[int64]*wordindex.Snapshot, len(s.set.byID))
+	for id, info := range s.set.byID {
+		l, err := s.d.layout(ctx, id, info)
+		if err != nil || l == nil {
+			return nil, err
+		}
+		layouts[id] = l
+	}
+	score := map[int64]float64{}
+	for _, p := range pairs {
+		ords, err := s.phraseOrdinals(ctx, p, layouts)
+		if err != nil {
+			return nil, err
+		}
+		for snapID, os := range ords {
+			snap := layouts[snapID]
+			idf := math.Log(1 + float64(len(snap.IDs))/float64(len(os)))
+			for _, o := range os {
+				score[snap.IDs[o]] += idf
 			}
 		}
 	}
-	return out, nil
+	out := make([]Posting, 0, len(score))
+	for id, x := range score {
+		out = append(out, Posting{ID: id, Score: x})
+	}
+	slices.SortFunc(out, func(a, b Posting) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out[:min(limit, len(out))], nil
 }
 
 // holdsAny reports whether the title, path or text of r holds one of the
@@ -207,10 +379,29 @@ func holdsAny(r SectionRow, lowered []string) bool {
 	return false
 }
 
-// Shapes runs e against the trigram index of the sections' shapes
-// (text/shape).
-func (s *Scoped) Shapes(ctx context.Context, e ftsquery.Expr, limit int) ([]Posting, error) {
-	return s.match(ctx, "sections_shapes", "1.0", e, limit)
+// Shapes finds the sections whose shape (text/shape) holds any of needles
+// (each of three runes or more), through the trigram index of shapes, best
+// first by how often they hold them, then in document order. The score
+// counts occurrences, as ScanShapes does, never the store's statistics, so
+// a document's ranking is its own whatever else is stored.
+func (s *Scoped) Shapes(ctx context.Context, needles []string, limit int) ([]Posting, error) {
+	e := ftsquery.AnyText(needles)
+	if e.IsZero() || limit <= 0 {
+		return nil, nil
+	}
+	args := []any{e.String(), s.set.json, s.prefix, limit}
+	var score []string
+	for _, n := range needles {
+		args = append(args, n)
+		p := "?" + strconv.Itoa(len(args))
+		score = append(score, "(length(sec.shapes) - length(replace(sec.shapes, "+p+", ''))) / length("+p+")")
+	}
+	rows, err := s.d.query(ctx, `SELECT sec.id, (`+strings.Join(score, " + ")+`) AS score
+		FROM sections_shapes JOIN sections sec ON sec.id = sections_shapes.rowid
+		WHERE sections_shapes MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
+		  AND (?3 = '' OR lower(substr(sec.section_path, 1, length(?3))) = lower(?3))
+		ORDER BY score DESC, sec.ord LIMIT ?4`, args...)
+	return s.d.collectPostings(rows, err)
 }
 
 // match is shared by the indexes; table and weights are constants above,

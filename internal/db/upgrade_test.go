@@ -82,7 +82,7 @@ func TestUpgradeFromBeforeRanking(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, run := range map[string]func() ([]Posting, error){
-		"shape":   func() ([]Posting, error) { return sc.Shapes(ctx, ftsquery.AnyText([]string{"x[x:x:x]"}), 10) },
+		"shape":   func() ([]Posting, error) { return sc.Shapes(ctx, []string{"x[x:x:x]"}, 10) },
 		"literal": func() ([]Posting, error) { return sc.Substrings(ctx, []string{"max]"}, 10) },
 		"anchor": func() ([]Posting, error) {
 			return sc.Words(ctx, ftsquery.AnyWord([]ftsquery.Word{{Text: "full"}}), nil, 10)

@@ -171,21 +171,36 @@ func fillWordSkips(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// plainTerms returns the index term of each of e's words when e is a plain
-// list of words (ftsquery.AnyWord) whose every word is one token and no
-// prefix: the expressions wordindex ranks. ok is false otherwise, and FTS5
-// answers.
-func plainTerms(e ftsquery.Expr) (terms []string, ok bool) {
+// wordTerm is one phrase of a word list, as the word index stores it: one
+// stem for a word, several for a phrase ("must_use", "type parameter"), or
+// a prefix ("except*") that stands for every term starting with it.
+type wordTerm struct {
+	stems  []string
+	text   string // as typed, for FTS5's phrase match
+	prefix string // for a prefix, what the terms start with
+}
+
+// wordTerms reads a list of words and phrases; ok is false for anything
+// else (a prefix), which only FTS5 answers.
+func wordTerms(e ftsquery.Expr) (terms []wordTerm, ok bool) {
 	words := e.Words()
 	if len(words) == 0 {
 		return nil, false
 	}
 	for _, w := range words {
 		toks := tokenize.Tokenize(w.Text)
-		if w.Prefix || len(toks) != 1 {
+		if len(toks) == 0 || w.Prefix && len(toks) != 1 {
 			return nil, false
 		}
-		terms = append(terms, tokenize.Stem(toks[0].Folded))
+		if w.Prefix {
+			terms = append(terms, wordTerm{text: w.Text, prefix: toks[0].Folded})
+			continue
+		}
+		t := wordTerm{text: w.Text}
+		for _, tok := range toks {
+			t.stems = append(t.stems, tokenize.Stem(tok.Folded))
+		}
+		terms = append(terms, t)
 	}
 	return terms, true
 }
@@ -213,7 +228,7 @@ func parseWeights(text string) ([wordindex.Columns]float64, bool) {
 // ok is false when it cannot (an expression or scope only FTS5 serves, a
 // snapshot without postings), and the caller asks FTS5.
 func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText string, limit int) (out []Posting, ok bool, err error) {
-	terms, ok := plainTerms(e)
+	terms, ok := wordTerms(e)
 	if !ok || s.prefix != "" {
 		return nil, false, nil
 	}
@@ -232,9 +247,32 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		}
 		layouts[id] = l
 	}
-	lists, dfs, err := s.postings(ctx, terms)
+	var stems []string
+	expanded := make([][]string, len(terms)) // a prefix's terms
+	for i, t := range terms {
+		if t.prefix != "" {
+			if expanded[i], err = s.prefixTerms(ctx, t.prefix); err != nil {
+				return nil, false, err
+			}
+			stems = append(stems, expanded[i]...)
+			continue
+		}
+		stems = append(stems, t.stems...)
+	}
+	lists, dfs, err := s.postings(ctx, stems)
 	if err != nil {
 		return nil, false, err
+	}
+	// A phrase: the sections FTS5 finds holding its words next to each
+	// other, by snapshot and ordinal, scored from its words' postings
+	// (wordindex.PhraseList).
+	phraseOrds := make([]map[int64][]int, len(terms))
+	for i, t := range terms {
+		if len(t.stems) > 1 {
+			if phraseOrds[i], err = s.phraseOrdinals(ctx, t.text, layouts); err != nil {
+				return nil, false, err
+			}
+		}
 	}
 	top := wordindex.NewTop(limit)
 	scorer, _ := s.d.scorers.Get().(*wordindex.Scorer)
@@ -256,14 +294,37 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		perPhrase := make([]wordindex.List, len(terms))
 		any := false
 		for i, t := range terms {
-			df := dfs[id][t]
+			var df int64
+			if t.prefix != "" {
+				var parts []wordindex.List
+				for _, st := range expanded[i] {
+					if l, ok := lists[id][st]; ok {
+						parts = append(parts, l)
+					}
+				}
+				var n int
+				if perPhrase[i], n, err = wordindex.UnionList(parts); err != nil {
+					return nil, false, fmt.Errorf("snapshot %d: %w", id, err)
+				}
+				df = int64(n)
+			} else if len(t.stems) == 1 {
+				df, perPhrase[i] = dfs[id][t.stems[0]], lists[id][t.stems[0]]
+			} else if ords := phraseOrds[i][id]; len(ords) > 0 {
+				tokens := make([]wordindex.List, len(t.stems))
+				for k, st := range t.stems {
+					tokens[k] = lists[id][st]
+				}
+				if perPhrase[i], err = wordindex.PhraseList(tokens, ords); err != nil {
+					return nil, false, fmt.Errorf("snapshot %d: %w", id, err)
+				}
+				df = int64(len(ords))
+			}
 			if df == 0 {
 				continue // no postings here: its IDF is never used
 			}
 			if q.IDF[i], err = s.d.idf(ctx, rows, df); err != nil {
 				return nil, false, err
 			}
-			perPhrase[i] = lists[id][t]
 			any = true
 		}
 		if !any {
@@ -277,6 +338,60 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		out = append(out, Posting{ID: h.ID, Score: h.Score})
 	}
 	return out, true, nil
+}
+
+// maxPrefixTerms bounds the terms a prefix stands for; "a*" stops there.
+const maxPrefixTerms = 1000
+
+// prefixTerms are the terms of the scope's snapshots that start with
+// prefix, as FTS5 expands a prefix query.
+func (s *Scoped) prefixTerms(ctx context.Context, prefix string) ([]string, error) {
+	rows, err := s.d.query(ctx, `SELECT DISTINCT term FROM word_postings
+		WHERE term >= ?1 AND term < ?1 || char(1114111) AND snapshot_id IN (SELECT value FROM json_each(?2))
+		ORDER BY term LIMIT ?3`, prefix, s.set.json, maxPrefixTerms)
+	if err != nil {
+		return nil, s.d.classify(err, "search")
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			return nil, s.d.classify(err, "search")
+		}
+		out = append(out, t)
+	}
+	return out, s.d.classify(rows.Err(), "search")
+}
+
+// phraseOrdinals finds the sections of the scope holding phrase as a
+// phrase (FTS5's phrase match: the words next to each other, in order),
+// as ordinals by snapshot.
+func (s *Scoped) phraseOrdinals(ctx context.Context, phrase string, layouts map[int64]*wordindex.Snapshot) (map[int64][]int, error) {
+	rows, err := s.d.query(ctx, `SELECT sections_fts.rowid FROM sections_fts JOIN sections sec ON sec.id = sections_fts.rowid
+		WHERE sections_fts MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))`,
+		ftsquery.AnyWord([]ftsquery.Word{{Text: phrase}}).String(), s.set.json)
+	if err != nil {
+		return nil, s.d.classify(err, "search")
+	}
+	defer rows.Close()
+	out := map[int64][]int{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, s.d.classify(err, "search")
+		}
+		for snapID, snap := range layouts {
+			if o, ok := slices.BinarySearch(snap.IDs, id); ok {
+				out[snapID] = append(out[snapID], o)
+				break
+			}
+		}
+	}
+	for _, ords := range out {
+		slices.Sort(ords)
+	}
+	return out, s.d.classify(rows.Err(), "search")
 }
 
 // postings reads, for each of terms, its postings and its document

@@ -15,6 +15,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // wordSample is the vocabulary the generated sections and queries draw
@@ -271,8 +272,7 @@ func samePostings(got, want []Posting) string {
 }
 
 // TestWordsFallsBackToFTS5 checks what the Go ranking leaves to FTS5: a
-// prefix, a word of several tokens (a phrase) and a path filter still
-// answer, as FTS5 does.
+// phrase ending in a prefix and a path filter still answer, as FTS5 does.
 func TestWordsFallsBackToFTS5(t *testing.T) {
 	ctx := context.Background()
 	store, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
@@ -290,9 +290,7 @@ func TestWordsFallsBackToFTS5(t *testing.T) {
 		filter Filter
 		words  []ftsquery.Word
 	}{
-		{"prefix", Filter{}, []ftsquery.Word{{Text: "meth", Prefix: true}}},
-		{"phrase", Filter{}, []ftsquery.Word{{Text: "pointer receiver"}}},
-		{"code of two tokens", Filter{}, []ftsquery.Word{{Text: "x.(T)"}, {Text: "value"}}},
+		{"prefix of a phrase", Filter{}, []ftsquery.Word{{Text: "method rec", Prefix: true}}},
 		{"path filter", Filter{PathPrefix: "type"}, []ftsquery.Word{{Text: "value"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,6 +307,81 @@ func TestWordsFallsBackToFTS5(t *testing.T) {
 				t.Fatalf("Words(%q) = %v, %v; want FTS5's hits", e, got, err)
 			}
 		})
+	}
+}
+
+// TestPhrasesRankedInGo: a word of several tokens (a phrase, or code such
+// as x.(T)) and a prefix are ranked in Go too, with their document's
+// statistics: the sections answered are the ones FTS5's match finds, the
+// best first by their own score, whatever else the store holds.
+func TestPhrasesRankedInGo(t *testing.T) {
+	ctx := context.Background()
+	secs := genSections(rand.New(rand.NewPCG(3, 4)), 300, "s")
+	other := genSections(rand.New(rand.NewPCG(7, 8)), 500, "o")
+	open := func(docs ...[]Section) *DB {
+		store, err := Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { store.Close() })
+		for i, d := range docs {
+			snap := Snapshot{Language: fmt.Sprint("l", i), Doc: "d", DisplayName: "d", Version: "1", SourceURL: "t",
+				FetchedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ContentHash: fmt.Sprint("h", i)}
+			if _, err := store.Publish(ctx, snap, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return store
+	}
+	alone, both := open(secs), open(secs, other)
+	f := Filter{Scope: Scope{Language: "l0"}}
+	for _, words := range [][]ftsquery.Word{
+		{{Text: "method receiver"}},
+		{{Text: "value values"}, {Text: "type"}},
+		{{Text: "x.(T)"}, {Text: "value"}},
+		{{Text: "a[i:j]"}},
+		{{Text: "meth", Prefix: true}},
+		{{Text: "val", Prefix: true}, {Text: "type"}},
+	} {
+		e := ftsquery.AnyWord(words)
+		scA, err := alone.Scope(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := scA.rankWords(ctx, e, wordWeights, 1000)
+		if !ok || err != nil {
+			t.Fatalf("rankWords(%q): ok %v, %v", e, ok, err)
+		}
+		all, err := scA.match(ctx, "sections_fts", wordWeights, e, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotIDs, wantIDs := map[int64]bool{}, map[int64]bool{}
+		for _, p := range got {
+			gotIDs[p.ID] = true
+		}
+		for _, p := range all {
+			wantIDs[p.ID] = true
+		}
+		if !maps.Equal(gotIDs, wantIDs) {
+			t.Errorf("%q: Go ranks %d sections, FTS5 matches %d", e, len(gotIDs), len(wantIDs))
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i].Score > got[i-1].Score {
+				t.Fatalf("%q: not best first at %d", e, i)
+			}
+		}
+		scB, err := both.Scope(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inBoth, _, err := scB.rankWords(ctx, e, wordWeights, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !sameScores(got, inBoth) {
+			t.Errorf("%q: scores change when another document is stored", e)
+		}
 	}
 }
 
@@ -370,4 +443,23 @@ func TestUpgradeFillsSkips(t *testing.T) {
 	if filled := skipsByTerm(store); !maps.Equal(filled, written) {
 		t.Errorf("skips after the migration differ from those the ingest wrote")
 	}
+}
+
+// plainTerms returns the index term of each of e's words when e is a plain
+// list of words (ftsquery.AnyWord) whose every word is one token and no
+// prefix: the expressions wordindex ranks. ok is false otherwise, and FTS5
+// answers.
+func plainTerms(e ftsquery.Expr) (terms []string, ok bool) {
+	words := e.Words()
+	if len(words) == 0 {
+		return nil, false
+	}
+	for _, w := range words {
+		toks := tokenize.Tokenize(w.Text)
+		if w.Prefix || len(toks) != 1 {
+			return nil, false
+		}
+		terms = append(terms, tokenize.Stem(toks[0].Folded))
+	}
+	return terms, true
 }

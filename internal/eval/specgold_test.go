@@ -164,3 +164,106 @@ func BenchmarkSpecSearch(b *testing.B) {
 		}
 	}
 }
+
+// TestGoldRanksWhateverIsStored: every case of the spec gold sets ranks
+// the same ten sections, in the same order, whether its document is stored
+// alone or beside the other languages, ingested before or after them (each
+// document is ranked with its own statistics). With phrasings too.
+func TestGoldRanksWhateverIsStored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ingests real documents")
+	}
+	ctx := context.Background()
+	sets := []specGold{
+		{file: "spec-go.jsonl", language: "go", from: func() string { return "" }},
+		{file: "spec-rust.jsonl", language: "rust", from: rustReferenceDir},
+		{file: "spec-python.jsonl", language: "python", from: pythonReferenceDir},
+	}
+	var installed []specGold
+	for _, s := range sets {
+		if s.language == "go" || s.from() != "" {
+			installed = append(installed, s)
+		}
+	}
+	if len(installed) < 2 {
+		t.Skip("needs a second document besides the built-in Go spec (rustup's rust-docs or Debian's python3-doc)")
+	}
+	// store opens a store holding langs, ingested in that order.
+	store := func(langs ...specGold) *app.App {
+		a := app.New(app.Options{DBPath: filepath.Join(t.TempDir(), "spec.db")})
+		t.Cleanup(func() { a.Close() })
+		if _, err := a.Store(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range langs {
+			from := s.from()
+			if s.language == "go" {
+				from = ingest.FromEmbedded
+			}
+			if _, err := a.Ingest(ctx, s.language, "", ingest.Options{From: from, Now: time.Now}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return a
+	}
+	reversed := slices.Clone(installed)
+	slices.Reverse(reversed)
+	forward, backward := store(installed...), store(reversed...)
+	for _, set := range installed {
+		alone := store(set)
+		cases := readCases(t, set.file)
+		also := readPhrasings(t, set.file)
+		for _, c := range cases {
+			for _, phrasings := range [][]string{nil, also[c.CaseID]} {
+				req := search.Request{Query: c.Query, Also: phrasings, Language: c.Language, Limit: 10}
+				want := rankedIDs(t, alone, req)
+				for name, a := range map[string]*app.App{"beside the others": forward, "ingested first": backward} {
+					if got := rankedIDs(t, a, req); !slices.Equal(got, want) {
+						t.Errorf("%s (also %v) %s: %v, alone %v", c.CaseID, phrasings != nil, name, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func readCases(t *testing.T, file string) []SearchCase {
+	t.Helper()
+	f, err := os.Open(filepath.Join(goldDir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cases, err := ReadSearchGold(f, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+func readPhrasings(t *testing.T, file string) map[string][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(goldDir, "also", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	also, err := ReadAlso(f, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return also
+}
+
+func rankedIDs(t *testing.T, a *app.App, req search.Request) []string {
+	t.Helper()
+	res, err := a.Search(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.Language + "/" + h.SectionID
+	}
+	return ids
+}

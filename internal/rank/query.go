@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -27,6 +28,10 @@ type Query struct {
 	// InCode are the content words written inside code ("match" of
 	// r#match), which the literal channel matches as written.
 	InCode map[string]bool
+	// Pairs are two topic words next to each other in the query, as a
+	// phrase: "object safety" of "what is object safety" (the phrase
+	// channel).
+	Pairs []string
 }
 
 // intentWords say what kind of answer is wanted, not what it is about. They
@@ -68,9 +73,20 @@ func Analyze(q ftsquery.Query) Query {
 	}
 	var code []string // the terms, as typed, that are not phrases: their shape is matched
 	sentence := len(q.Terms) > maxShapeWords
+	prev := "" // the topic word just before, for Pairs; "" after anything else
+	pair := func(w string) {
+		if prev != "" && prev != w {
+			p := prev + " " + w
+			if !slices.Contains(out.Pairs, p) {
+				out.Pairs = append(out.Pairs, p)
+			}
+		}
+		prev = w
+	}
 	for _, t := range q.Terms {
 		if t.Phrase && len(tokenize.Tokenize(t.Text)) > 1 {
 			addWord(ftsquery.Word{Text: t.Text, Prefix: t.Prefix})
+			prev = ""
 			continue
 		}
 		code = append(code, t.Text)
@@ -92,6 +108,7 @@ func Analyze(q ftsquery.Query) Query {
 			case intentWords[tok.Folded] && !w.Prefix:
 				out.Intent = append(out.Intent, tok.Folded)
 				stop = append(stop, w)
+				prev = ""
 			case isRun(tok.Folded):
 				// A run holds its intent words inside it ("支払手順"): they
 				// are cut out, and the pieces around them searched.
@@ -103,6 +120,11 @@ func Analyze(q ftsquery.Query) Query {
 				}
 			default:
 				addWord(w)
+				if !isCode && !w.Prefix && pairable(w.Text) {
+					pair(w.Text)
+				} else {
+					prev = ""
+				}
 				if isCode {
 					if out.InCode == nil {
 						out.InCode = map[string]bool{}
@@ -125,6 +147,20 @@ func Analyze(q ftsquery.Query) Query {
 		}
 	}
 	return out
+}
+
+// pairable reports whether a word can make a phrase with its neighbour: a
+// word of letters, three or more ("x" and "1" of "|x| x + 1" are not).
+func pairable(w string) bool {
+	if utf8.RuneCountInString(w) < 3 {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // hasCode reports whether a typed term holds punctuation beyond sentence

@@ -37,9 +37,10 @@ type Source interface {
 	// aside), best first; needles shorter than ftsquery.MinSubstringRunes
 	// are left out.
 	Substrings(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
-	// Shapes runs e against the trigram index of the text's shapes;
-	// ScanShapes finds shapes too short for it.
-	Shapes(ctx context.Context, e ftsquery.Expr, limit int) ([]db.Posting, error)
+	// Shapes finds the texts whose shape holds any of needles (three
+	// runes or more) through the trigram index of shapes; ScanShapes finds
+	// shapes too short for it.
+	Shapes(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
 	ScanShapes(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
 	// Counts says how many sections hold each of the words, and how many
 	// sections there are.
@@ -72,6 +73,12 @@ const (
 	// ChannelTypo is not a list of its own: callers that see a corrected
 	// word in a hit report "typo:" and the word.
 	ChannelTypo = "typo"
+	// ChannelHeading is the sections whose title is the query, or holds
+	// it as written (see TitleSource).
+	ChannelHeading = "heading"
+	// ChannelPhrase is the sections holding two words of the query next
+	// to each other, as in the query (see PhraseSource).
+	ChannelPhrase = "phrase"
 )
 
 // Weights are how much each channel and each field counts. Fusion divides
@@ -93,7 +100,7 @@ type Weights struct {
 func DefaultWeights() Weights {
 	return Weights{
 		Channels: map[string]float64{
-			ChannelWords: 1.0, ChannelRelated: 1.0, ChannelLiteral: 1.0, ChannelSymbol: 1.0,
+			ChannelWords: 1.0, ChannelRelated: 1.0, ChannelLiteral: 1.0, ChannelSymbol: 1.0, ChannelHeading: 2.0, ChannelPhrase: 1.0,
 			// Not tuned: no embeddings model runs offline here to measure
 			// it on the gold sets; half a lexical channel until it is.
 			ChannelSemantic: 0.5,
@@ -101,7 +108,7 @@ func DefaultWeights() Weights {
 		Fields: map[string]float64{
 			db.ColumnTitle: 10, db.ColumnPath: 4, db.ColumnBody: 1, db.ColumnAnchors: 6,
 		},
-		Depth: map[string]int{ChannelWords: 50, ChannelRelated: 50, ChannelLiteral: 20, ChannelSymbol: 20, ChannelSemantic: 50},
+		Depth: map[string]int{ChannelWords: 50, ChannelRelated: 50, ChannelLiteral: 20, ChannelSymbol: 20, ChannelSemantic: 50, ChannelHeading: 10, ChannelPhrase: 30},
 	}
 }
 
@@ -149,6 +156,11 @@ func New(w Weights) *Engine { return &Engine{w: w} }
 // defaultDepth is how many candidates a channel without a Depth of its own
 // contributes.
 const defaultDepth = 30
+
+// maxPhraseWords is the most topic words a query may have for its pairs to
+// be matched as phrases: in a term ("object safety") words next to each
+// other are one name; in a question they are next to each other by chance.
+const maxPhraseWords = 3
 
 // maxShapeWords is the longest query whose code is matched by shape: in a
 // sentence, code words are few and their shapes (x.x, x()) are everywhere.
@@ -269,8 +281,24 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 			add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.ScanShapes(ctx, []string{s}, n) })
 		}
 	}
-	if ex := ftsquery.AnyText(long); !ex.IsZero() {
-		add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, ex, n) })
+	if len(long) > 0 {
+		add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, long, n) })
+	}
+	if ps, ok := src.(PhraseSource); ok && len(a.Pairs) > 0 && len(a.Content) <= maxPhraseWords {
+		add(ChannelPhrase, func(n int) ([]db.Posting, error) { return ps.Phrases(ctx, a.Pairs, n) })
+	}
+	if ts, ok := src.(TitleSource); ok && strings.TrimSpace(a.Raw) != "" {
+		// A title holding one plain word says little ("type" is in
+		// dozens); a title that is the query, or holds code or several
+		// words of it as written, says much.
+		onlyEqual := len(a.Code) == 0 && len(strings.Fields(a.Raw)) < 2
+		add(ChannelHeading, func(n int) ([]db.Posting, error) {
+			ps, err := ts.TitleMatches(ctx, a.Raw, n)
+			if onlyEqual {
+				ps = slices.DeleteFunc(ps, func(p db.Posting) bool { return p.Score < db.TitleEquals })
+			}
+			return ps, err
+		})
 	}
 	if sem, ok := src.(SemanticSource); ok && strings.TrimSpace(a.Raw) != "" {
 		add(ChannelSemantic, func(n int) ([]db.Posting, error) { return sem.Semantic(ctx, a.Raw, n) })
@@ -281,6 +309,21 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		}
 	}
 	return e.runJobs(jobs, parallel)
+}
+
+// PhraseSource is a Source that can also find the sections holding pairs
+// of words as phrases, scored by how many of them each holds
+// (db.Scoped.Phrases).
+type PhraseSource interface {
+	Source
+	Phrases(ctx context.Context, pairs []string, limit int) ([]db.Posting, error)
+}
+
+// TitleSource is a Source that can also find the sections whose title is
+// the query or holds it as written (spec sections: db.Scoped.TitleMatches).
+type TitleSource interface {
+	Source
+	TitleMatches(ctx context.Context, query string, limit int) ([]db.Posting, error)
 }
 
 // SemanticSource is a Source that can also find the sections nearest to a
@@ -352,6 +395,13 @@ func (e *Engine) runJobs(jobs []job, parallel bool) ([]ranked, error) {
 	return lists, nil
 }
 
+// boosts are the channels that raise what the others found and find
+// nothing of their own: two words next to each other say which of the
+// sections holding them is about the term, but in a section found for no
+// other reason they are a coincidence (measured: as a list of its own, the
+// phrase channel lowered the tune part's hit@5 at every weight tried).
+var boosts = map[string]bool{ChannelPhrase: true}
+
 // fuse merges the lists: each channel's scores are divided by its best one
 // and weighted, and a hit's score is their sum. Ties go to the hit the word
 // channel ranked higher, then to the lower row id, so answers are
@@ -378,7 +428,21 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 	}
 	var accs []*acc
 	byID := map[int64]*acc{}
+	// Boosting lists go last, and add only to what other lists found
+	// (boosts).
+	order := make([]int, 0, len(lists))
 	for li, l := range lists {
+		if !boosts[l.channel] {
+			order = append(order, li)
+		}
+	}
+	for li, l := range lists {
+		if boosts[l.channel] {
+			order = append(order, li)
+		}
+	}
+	for _, li := range order {
+		l := lists[li]
 		w := e.w.Channels[l.channel]
 		c := chanOf[li]
 		best := 0.0
@@ -387,6 +451,9 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		}
 		for i, p := range l.ids {
 			a := byID[p.ID]
+			if a == nil && boosts[l.channel] {
+				continue
+			}
 			if a == nil {
 				a = &acc{hit: Hit{ID: p.ID}, parts: make([]float64, len(names)), has: make([]bool, len(names)), wordRank: 1 << 30}
 				byID[p.ID] = a

@@ -140,7 +140,7 @@ func (f fakeSource) Words(context.Context, ftsquery.Expr, []float64, int) ([]db.
 func (f fakeSource) Substrings(context.Context, []string, int) ([]db.Posting, error) {
 	return f.literal, nil
 }
-func (f fakeSource) Shapes(context.Context, ftsquery.Expr, int) ([]db.Posting, error) {
+func (f fakeSource) Shapes(context.Context, []string, int) ([]db.Posting, error) {
 	return f.shapes, nil
 }
 func (f fakeSource) ScanShapes(context.Context, []string, int) ([]db.Posting, error) {

@@ -737,3 +737,145 @@ func (t *Top) Worst() (Hit, bool) {
 }
 
 var scoredCount int
+
+// PhraseList is the postings of a phrase in a snapshot: for each of
+// ordinals (ascending; the sections FTS5 found to hold the words next to
+// each other), the counts its words have in common — in each column the
+// fewest of any of its words, a bound on how often the phrase itself
+// occurs there, which the postings (without positions) cannot tell
+// exactly. tokens are the postings of the phrase's words.
+func PhraseList(tokens []List, ordinals []int) (List, error) {
+	want := make(map[int]int, len(ordinals)) // ordinal -> index in ordinals
+	for i, o := range ordinals {
+		want[o] = i
+	}
+	counts := make([][Columns]uint32, len(ordinals))
+	for i := range counts {
+		for c := range Columns {
+			counts[i][c] = math.MaxUint32
+		}
+	}
+	for _, l := range tokens {
+		seen := make([]bool, len(ordinals))
+		ord, data := -1, l.Postings
+		for len(data) > 0 {
+			head, rest, ok := uvarint(data)
+			if !ok || head>>Columns > math.MaxInt32 {
+				return List{}, errCorrupt
+			}
+			ord += int(head >> Columns)
+			var cs [Columns]uint32
+			for c := range Columns {
+				if head&(1<<c) == 0 {
+					continue
+				}
+				n, r, ok := uvarint(rest)
+				if !ok || n > math.MaxUint32 {
+					return List{}, errCorrupt
+				}
+				cs[c], rest = uint32(n), r
+			}
+			data = rest
+			if i, ok := want[ord]; ok {
+				seen[i] = true
+				for c := range Columns {
+					counts[i][c] = min(counts[i][c], cs[c])
+				}
+			}
+		}
+		for i, ok := range seen {
+			if !ok { // a word the section lacks: no phrase, whatever FTS5 said
+				counts[i] = [Columns]uint32{}
+			}
+		}
+	}
+	var out []byte
+	prev := -1
+	for i, o := range ordinals {
+		c := counts[i]
+		if c == ([Columns]uint32{}) {
+			continue
+		}
+		for col := range Columns {
+			if c[col] == math.MaxUint32 {
+				c[col] = 0
+			}
+		}
+		out = appendPosting(out, o-prev, c)
+		prev = o
+	}
+	skips, err := Skips(out)
+	return List{Postings: out, Skips: skips}, err
+}
+
+// InColumn lists, ascending, the ordinals of the sections whose column col
+// holds l's term.
+func InColumn(l List, col int) ([]int, error) {
+	var out []int
+	ord, data := -1, l.Postings
+	for len(data) > 0 {
+		head, rest, ok := uvarint(data)
+		if !ok || head>>Columns > math.MaxInt32 {
+			return nil, errCorrupt
+		}
+		ord += int(head >> Columns)
+		for c := range Columns {
+			if head&(1<<c) == 0 {
+				continue
+			}
+			if _, rest, ok = uvarint(rest); !ok {
+				return nil, errCorrupt
+			}
+		}
+		data = rest
+		if head&(1<<col) != 0 {
+			out = append(out, ord)
+		}
+	}
+	return out, nil
+}
+
+// UnionList is the postings of a prefix ("except*"): the sections holding
+// any of the terms it stands for (the lists), each with its counts summed
+// per column, as FTS5 counts a prefix's occurrences; and how many sections
+// that is.
+func UnionList(lists []List) (List, int, error) {
+	sum := map[int][Columns]uint32{}
+	for _, l := range lists {
+		ord, data := -1, l.Postings
+		for len(data) > 0 {
+			head, rest, ok := uvarint(data)
+			if !ok || head>>Columns > math.MaxInt32 {
+				return List{}, 0, errCorrupt
+			}
+			ord += int(head >> Columns)
+			cs := sum[ord]
+			for c := range Columns {
+				if head&(1<<c) == 0 {
+					continue
+				}
+				n, r, ok := uvarint(rest)
+				if !ok {
+					return List{}, 0, errCorrupt
+				}
+				cs[c] += uint32(n)
+				rest = r
+			}
+			sum[ord] = cs
+			data = rest
+		}
+	}
+	ords := make([]int, 0, len(sum))
+	for o := range sum {
+		ords = append(ords, o)
+	}
+	slices.Sort(ords)
+	var out []byte
+	prev := -1
+	for _, o := range ords {
+		out = appendPosting(out, o-prev, sum[o])
+		prev = o
+	}
+	skips, err := Skips(out)
+	return List{Postings: out, Skips: skips}, len(ords), err
+}
