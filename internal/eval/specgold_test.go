@@ -6,10 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/langspec/langspec/internal/app"
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
@@ -266,4 +268,93 @@ func rankedIDs(t *testing.T, a *app.App, req search.Request) []string {
 		ids[i] = h.Language + "/" + h.SectionID
 	}
 	return ids
+}
+
+// TestWhatTheModelReadsIsExact checks, on the real documents this machine
+// has, what a model is given: a title's exact string ranks its section
+// first (#[repr(C)]); citations name the version whose text was returned;
+// no footnote marker or back-link is left in the text; snippet marks never
+// meet the text's own asterisks.
+func TestWhatTheModelReadsIsExact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("ingests real documents")
+	}
+	ctx := context.Background()
+	for _, set := range []specGold{
+		{language: "rust", from: rustReferenceDir},
+		{language: "python", from: pythonReferenceDir},
+	} {
+		t.Run(set.language, func(t *testing.T) {
+			from := set.from()
+			if from == "" {
+				t.Skipf("the %s document is not installed here", set.language)
+			}
+			a := app.New(app.Options{DBPath: filepath.Join(t.TempDir(), "spec.db")})
+			t.Cleanup(func() { a.Close() })
+			rep, err := a.Ingest(ctx, set.language, "", ingest.Options{From: from, Now: time.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			store, err := a.Store(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rows, err := store.Outline(ctx, db.Scope{Language: set.language})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantURL := map[string]string{"rust": "https://doc.rust-lang.org/" + rep.Version + "/reference/",
+				"python": "https://docs.python.org/" + rep.Version + "/reference/"}[set.language]
+			for _, r := range rows {
+				sec, err := search.Section(ctx, store, search.SectionRequest{Language: set.language, SectionID: r.SectionID, MaxChars: 100000})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.HasPrefix(sec.Citation.URL, wantURL) {
+					t.Fatalf("%s cites %s, not the stored version %s", r.SectionID, sec.Citation.URL, rep.Version)
+				}
+				if strings.Contains(sec.Text, "↩") {
+					t.Errorf("%s keeps a footnote back-link: %q", r.SectionID, sec.Text)
+				}
+			}
+			queries := map[string]func(search.Citation) bool{
+				"rust":   func(c search.Citation) bool { return strings.Contains(c.Title, "#[repr(C)]") },
+				"python": func(c search.Citation) bool { return true },
+			}
+			q := map[string]string{"rust": "#[repr(C)]", "python": "-2**2"}[set.language]
+			res, err := a.Search(ctx, search.Request{Query: q, Language: set.language, Limit: 10, Snippet: snippet.Options{Mark: snippet.Markdown}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Hits) == 0 || !queries[set.language](res.Hits[0]) {
+				t.Errorf("%q: first hit %+v", q, res.Hits)
+			}
+			for _, h := range res.Hits {
+				// Once the text's escaped asterisks are taken out, "**"
+				// comes only in pairs of marks around a match.
+				if n := strings.Count(strings.ReplaceAll(h.Snippet, `\*`, ""), "**"); n%2 != 0 {
+					t.Errorf("%s: snippet marks meet the text: %q", h.SectionID, h.Snippet)
+				}
+			}
+		})
+	}
+	t.Run("rust footnote markers", func(t *testing.T) {
+		from := rustReferenceDir()
+		if from == "" {
+			t.Skip("rustup's Rust Reference is not installed here")
+		}
+		a := app.New(app.Options{DBPath: filepath.Join(t.TempDir(), "spec.db")})
+		t.Cleanup(func() { a.Close() })
+		if _, err := a.Ingest(ctx, "rust", "", ingest.Options{From: from, Now: time.Now}); err != nil {
+			t.Fatal(err)
+		}
+		store, _ := a.Store(ctx)
+		sec, err := search.Section(ctx, store, search.SectionRequest{Language: "rust", SectionID: "types/struct"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(sec.Text, "called the fields of the type.") || strings.Contains(sec.Text, "fields of the type.1") {
+			t.Errorf("types/struct keeps its footnote marker: %.300q", sec.Text)
+		}
+	})
 }

@@ -42,7 +42,7 @@ type SourceSpec struct {
 	Entry string `json:"entry,omitempty" jsonschema:"file to start from inside a folder location, e.g. print.html"`
 	// CanonicalURL is the public address sections are cited by: a page's
 	// path relative to the entry's folder is appended, then #anchor.
-	CanonicalURL string `json:"canonical_url" jsonschema:"public base URL for citations; a page's path relative to the entry folder and #anchor are appended"`
+	CanonicalURL string `json:"canonical_url" jsonschema:"public base URL for citations; a page's path relative to the entry folder and #anchor are appended; {version} stands for the version stored"`
 	SourcePolicy string `json:"source_policy" jsonschema:"full_text, or excerpt_only when the licence allows only excerpts"`
 	// Version fixes the version label; otherwise it is read from the
 	// document, else the fetch date (YYYY-MM-DD).

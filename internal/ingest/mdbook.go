@@ -304,7 +304,16 @@ func bookContent(root *html.Node) *html.Node {
 // toggles and hidden test lists, the hidden railroad diagrams that repeat
 // each grammar, and the lines mdBook hides in code examples (span.boring:
 // "fn main() {" wrappers and the like).
-var bookChromeClasses = []string{"rule", "test-link", "tests-popup", "popup-hidden", "grammar-railroad", "boring"}
+var bookChromeClasses = []string{"rule", "test-link", "tests-popup", "popup-hidden", "grammar-railroad", "boring",
+	// A footnote's marker in the text (a superscript number: "the fields
+	// of the type.1") and, in older mdBooks, its back-link.
+	"footnote-reference", "footnote-backref"}
+
+// isFootnoteBackLink reports a footnote's link back to its marker, the "↩"
+// at the end of the note, which mdBook writes as a plain <a href="#fr-…">.
+func isFootnoteBackLink(n *html.Node) bool {
+	return n.Type == html.ElementNode && n.Data == "a" && strings.HasPrefix(attr(n, "href"), "#fr-")
+}
 
 // bookChromeTags hold no book text wherever they are: icons, the "Show
 // Railroad" button, forms.
@@ -317,7 +326,7 @@ func pruneBookChrome(n *html.Node, skip []string) error {
 	prune = func(n *html.Node) {
 		for c := n.FirstChild; c != nil; {
 			next := c.NextSibling
-			if c.Type == html.ElementNode && (bookChromeTags[c.Data] || hasAnyClass(c, bookChromeClasses)) {
+			if c.Type == html.ElementNode && (bookChromeTags[c.Data] || hasAnyClass(c, bookChromeClasses) || isFootnoteBackLink(c)) {
 				n.RemoveChild(c)
 			} else {
 				prune(c)

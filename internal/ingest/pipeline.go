@@ -109,6 +109,7 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 	}
 	rep.Source = sourceOf(src, loc)
 	rep.Version = firstNonEmpty(src.Version, doc.Version, loc.Version, now().UTC().Format(time.DateOnly))
+	citeVersion(doc.Sections, rep.Version, doc.Version != "" || src.Version != "")
 	for _, f := range doc.Failed {
 		rep.Failed = append(rep.Failed, FailedPage{Page: f.Rel, Error: f.Err.Error()})
 	}
@@ -250,4 +251,29 @@ func readHTML(ctx context.Context, src SourceSpec, r PageReader) (Document, erro
 		return Document{}, err
 	}
 	return Document{Version: parsed.Version, Sections: parsed.Sections}, nil
+}
+
+// VersionPlaceholder in a source's canonical_url stands for the version
+// whose text is stored: a citation must name the version it quotes
+// ("https://docs.python.org/{version}/reference/" cites 3.11 as
+// docs.python.org/3.11/…, not the current version, which may say something
+// else).
+const VersionPlaceholder = "{version}"
+
+// citeVersion writes the version into the sections' URLs. known is false
+// when the document did not say its version (the date stands in): the
+// placeholder and the slash after it are dropped then, which leaves the
+// site's current version.
+func citeVersion(sections []db.Section, version string, known bool) {
+	for i := range sections {
+		u := sections[i].URL
+		if !strings.Contains(u, VersionPlaceholder) {
+			continue
+		}
+		if known {
+			sections[i].URL = strings.ReplaceAll(u, VersionPlaceholder, version)
+		} else {
+			sections[i].URL = strings.ReplaceAll(u, VersionPlaceholder+"/", "")
+		}
+	}
 }

@@ -16,10 +16,11 @@ func Presets() []SourceSpec {
 		goPreset(),
 		{
 			Language: "rust", Doc: "reference", DisplayName: "The Rust Reference", Kind: KindMdBook,
-			Local:        []string{"${RUSTUP_TOOLCHAIN}/share/doc/rust/html/reference"},
-			URL:          "https://doc.rust-lang.org/reference/",
-			Entry:        "print.html",
-			CanonicalURL: "https://doc.rust-lang.org/reference/",
+			Local: []string{"${RUSTUP_TOOLCHAIN}/share/doc/rust/html/reference"},
+			URL:   "https://doc.rust-lang.org/reference/",
+			Entry: "print.html",
+			// Each release's docs stay at doc.rust-lang.org/1.95.0/.
+			CanonicalURL: "https://doc.rust-lang.org/" + VersionPlaceholder + "/reference/",
 			SourcePolicy: db.FullText, // MIT OR Apache-2.0
 		},
 		{
@@ -43,10 +44,11 @@ func Presets() []SourceSpec {
 		{
 			Language: "python", Doc: "reference", DisplayName: "The Python Language Reference", Kind: KindSphinx,
 			// Debian's python3.N-doc.
-			Local:        []string{"/usr/share/doc/python3.*/html/reference", "/usr/share/doc/python3/html/reference"},
-			URL:          "https://docs.python.org/3/reference/",
-			Entry:        "index.html",
-			CanonicalURL: "https://docs.python.org/3/reference/",
+			Local: []string{"/usr/share/doc/python3.*/html/reference", "/usr/share/doc/python3/html/reference"},
+			URL:   "https://docs.python.org/3/reference/",
+			Entry: "index.html",
+			// Each minor version's docs stay at docs.python.org/3.11/.
+			CanonicalURL: "https://docs.python.org/" + VersionPlaceholder + "/reference/",
 			SourcePolicy: db.FullText, // PSF documentation licence
 		},
 		{

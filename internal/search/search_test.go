@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -247,5 +248,42 @@ func TestSearchHostileQueries(t *testing.T) {
 		if err != nil || !slices.Equal(ids(res.Hits, 10), ids(again.Hits, 10)) {
 			t.Errorf("%q ranked %v, then %v (%v)", q, ids(res.Hits, 10), ids(again.Hits, 10), err)
 		}
+	}
+}
+
+// TestExactTitleRanksFirst: a query that is a heading's text, as people
+// type it, ranks that section first — for every section of the Go spec
+// whose title no other section shares.
+func TestExactTitleRanksFirst(t *testing.T) {
+	ctx := context.Background()
+	store := search.GoSpecStore(t)
+	_, rows, err := store.Outline(ctx, db.Scope{Language: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKey := map[string][]string{}
+	for _, r := range rows {
+		byKey[db.TitleKey(r.Title)] = append(byKey[db.TitleKey(r.Title)], r.SectionID)
+	}
+	checked := 0
+	for _, r := range rows {
+		if len(byKey[db.TitleKey(r.Title)]) != 1 || len([]rune(r.Title)) < 3 {
+			continue
+		}
+		checked++
+		res, err := search.Search(ctx, store, search.Request{Query: r.Title, Language: "go", Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].SectionID != r.SectionID {
+			var got []string
+			for _, h := range res.Hits {
+				got = append(got, h.SectionID)
+			}
+			t.Errorf("query %q: first %v, want %s", r.Title, got, r.SectionID)
+		}
+	}
+	if checked < 100 {
+		t.Fatalf("checked only %d titles", checked)
 	}
 }
