@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -62,6 +63,7 @@ brought up to date first (as 'langspec ingest manuals' does).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&opts.in.ManualID, "manual", "", "only this manual (an id from manual list; default: every manual)")
+	fl.StringArrayVar(&opts.in.Also, "also", nil, "another phrasing of the same question, in the manual's words, searched too and fused (repeat, up to 4)")
 	fl.IntVarP(&opts.limit, "limit", "n", defaultManualFindLimit, fmt.Sprintf("candidates to print (1-%d)", find.MaxHitsLimit))
 	fl.BoolVar(&opts.jsonOut, "json", false, `print JSON: {"summary": manual_find's result, "hits": manual_hits' page with snippets}`)
 	return cmd
@@ -110,7 +112,7 @@ func runManualFind(ctx context.Context, opts *manualFindOptions) error {
 	}
 	w := io.Out
 	for i, c := range page.Candidates {
-		fmt.Fprintf(w, "%d. %s  [%s]  (%s)\n   %s#%s, lines %d-%d\n", i+1, c.Title, c.ManualID, strings.Join(c.Stages, ", "),
+		fmt.Fprintf(w, "%d. %s  [%s]  (%s)\n   %s#%s, lines %d-%d\n", i+1, c.Title, c.ManualID, strings.Join(append(slices.Clone(c.Stages), c.Phrasings...), ", "),
 			c.Path, c.NodeID, c.LineStart, c.LineEnd)
 		if c.Snippet != "" {
 			fmt.Fprintf(w, "   line %d: %s\n", c.SnippetLine, c.Snippet)

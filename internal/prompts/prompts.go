@@ -397,7 +397,7 @@ func collectFromManuals(_ context.Context, b *builder, args map[string]string) (
 	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "Collect everything the manuals say about %s, exceptions and conditions included; leave nothing out.\n\n", strconv.Quote(t))
-	fmt.Fprintf(&s, "1. Search: %s. It runs its stages (exact, normalized, loose, synonym, heading, exception, and widen when the net is thin) and returns a trace_id, metrics and next_actions, no text.\n", b.call("manual_find", find))
+	fmt.Fprintf(&s, "1. Search: %s, adding other phrasings in the manual's own words in \"also\" (its formal terms, synonyms). It runs its stages (exact, normalized, loose, synonym, heading, exception, and widen when the net is thin) for each phrasing and returns a trace_id, metrics and next_actions, no text.\n", b.call("manual_find", find))
 	fmt.Fprintf(&s, "2. Follow next_actions until manual_completed: page the candidates with %s (trace_id); if sections were left unscanned, run manual_find again with only_unscanned_from_trace_id; look for exception wording with %s; when the same heading states different figures in two files, read both.\n",
 		b.name("manual_hits"), b.name("manual_excepts"))
 	fmt.Fprintf(&s, "3. Read every relevant candidate with %s (scope snippet or section, its node_id, and the trace_id).\n", b.name("manual_read"))

@@ -74,7 +74,7 @@ func TestGet(t *testing.T) {
 		reject []string
 	}{
 		{"explain-rule", flat, "explain-rule", map[string]string{"language": "go", "topic": "slice expressions"}, []string{
-			`search_spec {"language":"go","query":"slice expressions"}`, `get_section {"language":"go","section_id":"<section_id of the hit>"}`, "cite the url"}, nil},
+			`search_spec {"language":"go","query":"slice expressions"}`, `get_section {"language":"go","section_id":"<section_id of the hit>"}`, "cite the url", `in "also"`}, nil},
 		{"explain-rule pinned", flat, "explain-rule", map[string]string{"language": "go", "topic": "x", "doc": "spec", "version": "go1.26"}, []string{
 			`search_spec {"doc":"spec","language":"go","query":"x","version":"go1.26"}`}, nil},
 		// The topic is the user's words, quoted as data on one line.
@@ -84,7 +84,7 @@ func TestGet(t *testing.T) {
 			`build_learning_plan {"focus_areas":["Types","Statements"],"language":"go","total_weeks":6}`, "6-week plan", "get_section"}, nil},
 		{"learning-plan default weeks", flat, "learning-plan", map[string]string{"language": "go"}, []string{`"total_weeks":4`}, []string{"focus_areas"}},
 		{"collect-from-manuals", flat, "collect-from-manuals", map[string]string{"topic": "解約の手続き", "manual_id": "kasai-hoken"}, []string{
-			`manual_find {"manual_id":"kasai-hoken","query":"解約の手続き"}`, "only_unscanned_from_trace_id", "manual_hits", "manual_read", "manual_excepts",
+			`manual_find {"manual_id":"kasai-hoken","query":"解約の手続き"}`, `own words in "also"`, "only_unscanned_from_trace_id", "manual_hits", "manual_read", "manual_excepts",
 			"manual_completed", "manual_id/path#node_id"}, nil},
 		{"categories mode", categories, "explain-rule", map[string]string{"language": "go", "topic": "maps"}, []string{
 			`call-category-tool {"args":{"language":"go","query":"maps"},"category":"spec","name":"search_spec"}`}, nil},

@@ -287,3 +287,28 @@ func TestExactTitleRanksFirst(t *testing.T) {
 		t.Fatalf("checked only %d titles", checked)
 	}
 }
+
+// TestAlsoMatchingNothingChangesNothing: a phrasing no section holds adds
+// no list, so the answer is the query's, hit for hit.
+func TestAlsoMatchingNothingChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	store := search.GoSpecStore(t)
+	for _, q := range []string{"slice expressions", "how do I close a channel", "x.(T)"} {
+		plain, err := search.Search(ctx, store, search.Request{Query: q, Language: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		with, err := search.Search(ctx, store, search.Request{Query: q, Also: []string{"zzqqxxv wwkkyy"}, Language: "go"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(with.Hits) != len(plain.Hits) {
+			t.Fatalf("%q: %d hits with a phrasing matching nothing, %d without", q, len(with.Hits), len(plain.Hits))
+		}
+		for i := range plain.Hits {
+			if with.Hits[i].SectionID != plain.Hits[i].SectionID || with.Hits[i].Score != plain.Hits[i].Score {
+				t.Errorf("%q: hit %d %s (%.4f), without the phrasing %s (%.4f)", q, i, with.Hits[i].SectionID, with.Hits[i].Score, plain.Hits[i].SectionID, plain.Hits[i].Score)
+			}
+		}
+	}
+}

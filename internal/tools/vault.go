@@ -110,6 +110,7 @@ type VaultFindBudget struct {
 // VaultFindIn is a thorough vault search.
 type VaultFindIn struct {
 	Query  string          `json:"query" jsonschema:"words to find"`
+	Also   []string        `json:"also,omitempty" jsonschema:"up to 4 other phrasings; lines holding any of them are found too"`
 	Scope  VaultFindScope  `json:"scope,omitzero" jsonschema:"where to look: a folder or a glob"`
 	Budget VaultFindBudget `json:"budget,omitzero" jsonschema:"limits of the search"`
 }
@@ -200,6 +201,8 @@ func vaultToolset() []Tool {
 			intRange(s.Properties["budget"], "time_ms", 1, 600_000, vault.DefaultFindTimeMS)
 			intRange(s.Properties["budget"], "max_candidates", 1, 2000, vault.DefaultFindMaxCandidates)
 			maxLen(s.Properties["scope"], "relative_dir", maxVaultPathChars)
+			s.Properties["also"].MaxItems = jsonschema.Ptr(vault.MaxAlso)
+			s.Properties["also"].Items.MaxLength = jsonschema.Ptr(1000)
 			maxLen(s.Properties["scope"], "glob", maxVaultPathChars)
 		}, (*vaultTools).find, renderVaultFind),
 		newTool(CategoryVault, bindVault, mcp.Tool{
@@ -399,7 +402,7 @@ func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOu
 
 func (vt *vaultTools) find(_ context.Context, in VaultFindIn) (vault.FindResult, error) {
 	return vt.v.Find(vault.FindRequest{
-		Query: in.Query, Dir: in.Scope.RelativeDir, Glob: in.Scope.Glob,
+		Query: in.Query, Also: in.Also, Dir: in.Scope.RelativeDir, Glob: in.Scope.Glob,
 		TimeBudget:    time.Duration(in.Budget.TimeMS) * time.Millisecond,
 		MaxCandidates: in.Budget.MaxCandidates,
 	})

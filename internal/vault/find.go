@@ -43,7 +43,10 @@ const (
 
 // FindRequest is one Find.
 type FindRequest struct {
-	Query         string
+	Query string
+	// Also are other phrasings of the query (at most MaxAlso): a line
+	// holding any of them is a candidate too, and says which.
+	Also          []string
 	Dir           string // scope.relative_dir: "" for the whole vault
 	Glob          string // scope.glob, matched against the path (path.Match)
 	TimeBudget    time.Duration
@@ -56,7 +59,15 @@ type Candidate struct {
 	Line  int    `json:"line" jsonschema:"line number, from 1"`
 	Stage string `json:"stage" jsonschema:"the stage that found it: normalized or loose"`
 	Text  string `json:"text" jsonschema:"the line, cut to 200 characters"`
+	// Phrasings are, with also, the phrasings the line holds.
+	Phrasings []string `json:"phrasings,omitempty" jsonschema:"with also: the phrasings it holds, query or also:N"`
 }
+
+// MaxAlso is how many other phrasings a Find may add.
+const MaxAlso = 4
+
+// phrasing is one phrasing of a Find in both forms it is matched in.
+type phrasing struct{ name, normal, loose string }
 
 // FindStats sums up a Find.
 type FindStats struct {
@@ -91,6 +102,17 @@ func (v *Vault) Find(req FindRequest) (FindResult, error) {
 	loose := normalize.Loose(req.Query)
 	if res.Normalized == "" {
 		return res, apperr.New(apperr.InvalidArgument, "give the words to find", "empty query")
+	}
+	if len(req.Also) > MaxAlso {
+		return res, apperr.New(apperr.InvalidArgument, "keep the best four", "also has %d phrasings; at most %d are allowed", len(req.Also), MaxAlso)
+	}
+	phrasings := []phrasing{{"query", res.Normalized, loose}}
+	for i, a := range req.Also {
+		n := normalize.Normal(a)
+		if n == "" {
+			return res, apperr.New(apperr.InvalidArgument, "give each phrasing some words, or leave it out", "also[%d] is empty", i)
+		}
+		phrasings = append(phrasings, phrasing{fmt.Sprintf("also:%d", i+1), n, normalize.Loose(a)})
 	}
 	if req.Glob != "" {
 		if _, err := path.Match(req.Glob, ""); err != nil {
@@ -133,16 +155,40 @@ scan:
 		}
 		res.Stats.FilesScanned++
 		for i, line := range strings.Split(string(data), "\n") {
-			stage := ""
-			switch {
-			case strings.Contains(normalize.Normal(line), res.Normalized):
-				stage = StageNormal
+			// Each phrasing in turn: a line held by one in normal form is
+			// a normalized hit, by one only without separators a loose
+			// one. A phrasing that holds nothing adds nothing.
+			stage, held := "", []string(nil)
+			normal, looseLine := normalize.Normal(line), ""
+			for _, p := range phrasings {
+				switch {
+				case strings.Contains(normal, p.normal):
+					stage = StageNormal
+				case p.loose != "":
+					if looseLine == "" {
+						looseLine = normalize.Loose(line)
+					}
+					if !strings.Contains(looseLine, p.loose) {
+						continue
+					}
+					if stage == "" {
+						stage = StageLoose
+					}
+				default:
+					continue
+				}
+				held = append(held, p.name)
+			}
+			switch stage {
+			case StageNormal:
 				res.Stats.NormalizedHits++
-			case loose != "" && strings.Contains(normalize.Loose(line), loose):
-				stage = StageLoose
+			case StageLoose:
 				res.Stats.LooseHits++
 			default:
 				continue
+			}
+			if len(phrasings) == 1 {
+				held = nil // without also, the query found it: nothing to say
 			}
 			if len(res.Candidates) == req.MaxCandidates {
 				res.CutoffReason = "candidate_cap"
@@ -152,7 +198,7 @@ scan:
 			if r := []rune(line); len(r) > maxCandidateChars {
 				line = string(r[:maxCandidateChars]) + "…"
 			}
-			res.Candidates = append(res.Candidates, Candidate{Path: e.Path, Line: i + 1, Stage: stage, Text: line})
+			res.Candidates = append(res.Candidates, Candidate{Path: e.Path, Line: i + 1, Stage: stage, Text: line, Phrasings: held})
 			perFile[e.Path]++
 		}
 	}

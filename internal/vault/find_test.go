@@ -82,3 +82,34 @@ func TestFind(t *testing.T) {
 		t.Errorf("escape: %v", err)
 	}
 }
+
+// TestFindWithAlso: a line holding any phrasing is found, and says which;
+// a phrasing that holds nothing changes nothing.
+func TestFindWithAlso(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.v.Create("notes/a.md", []byte("cancel the contract\nterminate early\nnothing here\n"))
+	lines := func(req FindRequest) []string {
+		t.Helper()
+		res, err := e.v.Find(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, c := range res.Candidates {
+			out = append(out, fmt.Sprintf("%d:%s", c.Line, strings.Join(c.Phrasings, ",")))
+		}
+		return out
+	}
+	if got := lines(FindRequest{Query: "cancel"}); !slices.Equal(got, []string{"1:"}) {
+		t.Errorf("query alone: %v", got)
+	}
+	if got := lines(FindRequest{Query: "cancel", Also: []string{"terminate", "zzqq"}}); !slices.Equal(got, []string{"1:query", "2:also:1"}) {
+		t.Errorf("with also: %v", got)
+	}
+	if got := lines(FindRequest{Query: "cancel", Also: []string{"zzqq"}}); !slices.Equal(got, []string{"1:query"}) {
+		t.Errorf("a phrasing holding nothing: %v", got)
+	}
+	if _, err := e.v.Find(FindRequest{Query: "cancel", Also: []string{" "}}); apperr.CodeOf(err) != apperr.InvalidArgument {
+		t.Errorf("an empty phrasing: %v", err)
+	}
+}

@@ -382,3 +382,44 @@ func TestFindFailsOnABrokenIndex(t *testing.T) {
 		t.Errorf("error leaks SQL: %v", err)
 	}
 }
+
+// TestFindWithAlso: other phrasings run the whole search and are fused
+// with the query's by reciprocal rank; a candidate says which phrasings
+// found it; a phrasing that matches nothing changes no candidate or its
+// order; bad phrasings are refused with what is allowed.
+func TestFindWithAlso(t *testing.T) {
+	f, _ := sampleFinder(t)
+	_, plain := find(t, f, Request{ManualID: "m", Query: "cancellation"})
+	_, nothing := find(t, f, Request{ManualID: "m", Query: "cancellation", Also: []string{"zzqqxxv wwkkyy"}})
+	if len(plain) == 0 || len(nothing) != len(plain) {
+		t.Fatalf("a phrasing matching nothing: %d candidates, %d without it", len(nothing), len(plain))
+	}
+	for i := range plain {
+		if plain[i].Path != nothing[i].Path || plain[i].NodeID != nothing[i].NodeID {
+			t.Fatalf("a phrasing matching nothing moved candidate %d: %s#%s, was %s#%s", i, nothing[i].Path, nothing[i].NodeID, plain[i].Path, plain[i].NodeID)
+		}
+		if !slices.Equal(nothing[i].Phrasings, []string{"query"}) {
+			t.Errorf("candidate %d found by %v, want the query", i, nothing[i].Phrasings)
+		}
+	}
+	_, withAlso := find(t, f, Request{ManualID: "m", Query: "zzqqxxv wwkkyy", Also: []string{"cancellation"}})
+	if len(withAlso) == 0 {
+		t.Fatal("a query matching nothing with a phrasing that matches found nothing")
+	}
+	for _, c := range withAlso {
+		if !slices.Equal(c.Phrasings, []string{"also:1"}) {
+			t.Errorf("%s#%s found by %v, want also:1", c.Path, c.NodeID, c.Phrasings)
+		}
+	}
+	for _, tc := range []struct {
+		also []string
+		msg  string
+	}{
+		{[]string{"a", "b", "c", "d", "e"}, "at most 4"},
+		{[]string{"ok", "  "}, "also[1] is empty"},
+	} {
+		if _, err := f.Find(context.Background(), Request{ManualID: "m", Query: "cancellation", Also: tc.also}); apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("also %q: %v, want invalid_argument %q", tc.also, err, tc.msg)
+		}
+	}
+}
