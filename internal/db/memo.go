@@ -37,6 +37,11 @@ type generation struct {
 	versions []VersionInfo // nil until read
 	counts   map[string]int
 	postings map[string]termPostings
+	// ordinals are derived from the store but dearer than a posting list
+	// to recompute on every search: the sections holding a phrase (an
+	// FTS5 query) and those whose title holds a term (a decoded list),
+	// as ordinals by snapshot. Keys are ordinalKey's.
+	ordinals map[string]map[int64][]int
 	rows     map[int64]SectionRow
 	bytes    int
 }
@@ -143,6 +148,24 @@ func (g *generation) keepPostings(key string, p termPostings) {
 	keep(g, &g.postings, key, p, size)
 }
 
+// ordinalKey names what a list of ordinals holds (kind: "phrase",
+// "title") for a phrase or term within a scope.
+func ordinalKey(set snapshotSet, kind, term string) string {
+	return memoKey(set, "\x01"+kind+"\x00"+term)
+}
+
+func (g *generation) ordinalsOf(key string) (map[int64][]int, bool) {
+	return kept(g, &g.ordinals, key)
+}
+
+func (g *generation) keepOrdinals(key string, ords map[int64][]int) {
+	size := len(key)
+	for _, os := range ords {
+		size += 8*len(os) + 32
+	}
+	keep(g, &g.ordinals, key, ords, size)
+}
+
 func (g *generation) row(id int64) (SectionRow, bool) { return kept(g, &g.rows, id) }
 
 func (g *generation) keepRow(id int64, r SectionRow) {
@@ -156,6 +179,7 @@ func (g *generation) make(size int) {
 	if g.bytes+size > maxMemoBytes || g.counts == nil {
 		g.counts = map[string]int{}
 		g.postings = map[string]termPostings{}
+		g.ordinals = map[string]map[int64][]int{}
 		g.rows = map[int64]SectionRow{}
 		g.bytes = 0
 	}

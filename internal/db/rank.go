@@ -233,9 +233,12 @@ func (s *Scoped) TitleMatches(ctx context.Context, query string, limit int) ([]P
 			stems = append(stems, st)
 		}
 	}
-	lists, _, err := s.postings(ctx, stems)
-	if err != nil {
-		return nil, err
+	titled := make([]map[int64][]int, len(stems))
+	for i, st := range stems {
+		var err error
+		if titled[i], err = s.titleOrdinals(ctx, st); err != nil {
+			return nil, err
+		}
 	}
 	var ids []int64
 	for id, info := range s.set.byID {
@@ -244,15 +247,11 @@ func (s *Scoped) TitleMatches(ctx context.Context, query string, limit int) ([]P
 			return nil, err
 		}
 		var common []int
-		for i, st := range stems {
-			l, ok := lists[id][st]
+		for i := range stems {
+			ords, ok := titled[i][id]
 			if !ok {
 				common = nil
 				break
-			}
-			ords, err := wordindex.InColumn(l, titleColumn)
-			if err != nil {
-				return nil, err
 			}
 			if i == 0 {
 				common = ords
@@ -298,6 +297,36 @@ func (s *Scoped) TitleMatches(ctx context.Context, query string, limit int) ([]P
 		return cmp.Compare(a.ID, b.ID)
 	})
 	return out[:min(limit, len(out))], nil
+}
+
+// titleOrdinals are the sections of each snapshot of the scope whose
+// title holds term, from its postings' title column; kept for the store's
+// generation, since a common word's list is long to decode.
+func (s *Scoped) titleOrdinals(ctx context.Context, term string) (map[int64][]int, error) {
+	key := ordinalKey(s.set, "title", term)
+	if ords, ok := s.gen.ordinalsOf(key); ok {
+		return ords, nil
+	}
+	lists, _, err := s.postings(ctx, []string{term})
+	if err != nil {
+		return nil, err
+	}
+	ords := map[int64][]int{}
+	for id, byTerm := range lists {
+		l, ok := byTerm[term]
+		if !ok {
+			continue
+		}
+		os, err := wordindex.InColumn(l, titleColumn)
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %d: %w", id, err)
+		}
+		if len(os) > 0 {
+			ords[id] = os
+		}
+	}
+	s.gen.keepOrdinals(key, ords)
+	return ords, nil
 }
 
 // titleColumn is the title's column in the word index (WordColumns).

@@ -366,8 +366,23 @@ func (s *Scoped) prefixTerms(ctx context.Context, prefix string) ([]string, erro
 
 // phraseOrdinals finds the sections of the scope holding phrase as a
 // phrase (FTS5's phrase match: the words next to each other, in order),
-// as ordinals by snapshot.
+// as ordinals by snapshot; kept for the store's generation, as the
+// postings are, since a phrase query costs FTS5 a read of every position
+// list of its words.
 func (s *Scoped) phraseOrdinals(ctx context.Context, phrase string, layouts map[int64]*wordindex.Snapshot) (map[int64][]int, error) {
+	key := ordinalKey(s.set, "phrase", phrase)
+	if ords, ok := s.gen.ordinalsOf(key); ok {
+		return ords, nil
+	}
+	ords, err := s.readPhraseOrdinals(ctx, phrase, layouts)
+	if err != nil {
+		return nil, err
+	}
+	s.gen.keepOrdinals(key, ords)
+	return ords, nil
+}
+
+func (s *Scoped) readPhraseOrdinals(ctx context.Context, phrase string, layouts map[int64]*wordindex.Snapshot) (map[int64][]int, error) {
 	rows, err := s.d.query(ctx, `SELECT sections_fts.rowid FROM sections_fts JOIN sections sec ON sec.id = sections_fts.rowid
 		WHERE sections_fts MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))`,
 		ftsquery.AnyWord([]ftsquery.Word{{Text: phrase}}).String(), s.set.json)
