@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/eval"
 )
 
@@ -19,6 +21,7 @@ type evalOptions struct {
 	ws      workspaceFlags
 	gold    string
 	also    string
+	context string // context notes, as langspec.json's "context" writes them
 	modes   []string
 	jsonOut bool
 }
@@ -28,7 +31,7 @@ func newCmdEval(f *factory, runF func(context.Context, *evalOptions) error) *cob
 		Use:   "eval",
 		Short: "Measure search quality against a gold set",
 	})
-	cmd.AddCommand(newCmdEvalManualFind(f, runF), newCmdEvalSearch(f, nil))
+	cmd.AddCommand(newCmdEvalManualFind(f, runF), newCmdEvalSearch(f, nil), newCmdEvalCompare(f))
 	return cmd
 }
 
@@ -56,7 +59,9 @@ A gold line is {"case_id", "query", "manual_id", "expected_paths": [...],
 "forbidden_paths": [...], "required_terms": [...], "facet"}; paths are
 relative to MANUALS_ROOT/<manual_id>/, "file.md" for any section of the file,
 "file.md#node_id" for a section or its subsections. The manuals are indexed
-into a temporary database; the gold run writes no statistics.`,
+into a temporary database; the gold run writes no statistics, and reads no
+context notes but those of --context (a JSON object as langspec.json's
+"context"), so its figures do not depend on the user's state.`,
 		Example: `  langspec eval manual-find --gold fixtures/gold/ops-handbook.jsonl --manuals-root fixtures/manuals
   langspec eval manual-find --gold my-gold.jsonl --mode staged --json`,
 		Args: exactArgs(0, "no arguments; give the gold file with --gold"),
@@ -79,9 +84,31 @@ into a temporary database; the gold run writes no statistics.`,
 	fl := cmd.Flags()
 	fl.StringVar(&opts.gold, "gold", "", "gold file, JSON Lines")
 	fl.StringVar(&opts.also, "also", "", `phrasings a calling model sends beside each question, JSON Lines of {"case_id", "also": [...]}`)
+	fl.StringVar(&opts.context, "context", "", `context notes to search with, a JSON object {"TARGET": {"text": …, "aside": true}} as langspec.json's "context"`)
 	fl.StringSliceVar(&opts.modes, "mode", eval.Modes(), "modes to run: "+strings.Join(eval.Modes(), ", "))
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
 	return cmd
+}
+
+// readContextFile reads --context: nil without one. Errors: the file
+// cannot be read, or is not notes.
+func readContextFile(path string) (*contextnote.Source, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, apperr.Wrap(err, apperr.NotFound, "pass --context with an existing JSON file", "cannot read context notes %s", path)
+	}
+	var notes map[string]contextnote.ConfigNote
+	if err := json.Unmarshal(b, &notes); err != nil {
+		return nil, apperr.Wrap(err, apperr.InvalidArgument, `write {"TARGET": {"text": "…", "aside": true}, …}`, "context notes %s", path)
+	}
+	src := &contextnote.Source{Config: notes}
+	if _, err := src.Set(); err != nil {
+		return nil, apperr.Wrap(err, apperr.InvalidArgument, `write {"TARGET": {"text": "…", "aside": true}, …}`, "context notes %s", path)
+	}
+	return src, nil
 }
 
 func runEval(ctx context.Context, opts *evalOptions) error {
@@ -121,7 +148,11 @@ func runEval(ctx context.Context, opts *evalOptions) error {
 		return apperr.Wrap(err, apperr.Unavailable, "check TMPDIR", "cannot create a temporary folder")
 	}
 	defer os.RemoveAll(tmp)
-	a := app.New(app.Options{DBPath: filepath.Join(tmp, "eval.db"), Workspace: ws, Logger: f.logger})
+	notes, err := readContextFile(opts.context)
+	if err != nil {
+		return err
+	}
+	a := app.New(app.Options{DBPath: filepath.Join(tmp, "eval.db"), Workspace: ws, Logger: f.logger, Notes: notes})
 	defer a.Close()
 	finder, err := a.Finder(ctx)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 
 type evalSearchOptions struct {
 	f       *factory
+	compare bool // the gold files are compare's; the answers come from compare
 	gold    []string
 	also    []string
 	parts   []string
@@ -80,7 +81,11 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 		if err != nil {
 			return apperr.Wrap(err, apperr.NotFound, "pass --gold with an existing JSON Lines file", "cannot open gold file %s", name)
 		}
-		cs, err := eval.ReadSearchGold(gf, filepath.Base(name))
+		read := eval.ReadSearchGold
+		if opts.compare {
+			read = eval.ReadCompareGold
+		}
+		cs, err := read(gf, filepath.Base(name))
 		gf.Close()
 		if err != nil {
 			return err
@@ -129,6 +134,16 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 	}
 	searcher := func(lexical bool) eval.Searcher {
 		return func(ctx context.Context, language, query string, also []string) ([]string, error) {
+			if opts.compare {
+				res, err := a.Compare(ctx, search.CompareRequest{Concept: query, Also: also, Languages: []string{language}, PerDoc: 10, Lexical: lexical})
+				var ids []string
+				for _, col := range res.Columns {
+					for _, h := range col.Hits {
+						ids = append(ids, h.SectionID)
+					}
+				}
+				return ids, err
+			}
 			res, err := a.Search(ctx, search.Request{Query: query, Also: also, Language: language, Limit: 10, Lexical: lexical})
 			ids := make([]string, len(res.Hits))
 			for i, h := range res.Hits {
@@ -160,6 +175,44 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 	}
 	eval.WriteSearchTable(f.io.Out, strings.Join(opts.gold, ", "), reports)
 	return nil
+}
+
+func newCmdEvalCompare(f *factory) *cobra.Command {
+	opts := &evalSearchOptions{f: f, compare: true}
+	cmd := &cobra.Command{
+		Use:   "compare --gold FILE.jsonl",
+		Short: "Run compare over a gold set and report, per language, hit@1, hit@5 and MRR@5",
+		Long: `Eval compare runs every concept of a compare gold file through compare (as
+the compare tool answers it, 10 sections per document) over the documents
+stored, and scores each language's column as eval search scores a search:
+
+  hit@1, hit@5   share of (concept, language) pairs whose first expected section is ranked first, or in the top 5
+  mrr@5          mean reciprocal rank of the first expected section, 0 below rank 5
+
+A gold line is {"case_id", "concept", "expected": {"LANGUAGE": [section ids]}}.
+A concept is tuned or held out whole, by a hash of its case_id. Languages
+the database does not hold are skipped, and the command says so.`,
+		Example: `  langspec ingest rust && langspec ingest python
+  langspec eval compare --gold fixtures/gold/compare.jsonl`,
+		Args: exactArgs(0, "no arguments; give the gold file with --gold"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(opts.gold) == 0 {
+				return usageErrorf("--gold FILE.jsonl is required")
+			}
+			for _, p := range opts.parts {
+				if !slices.Contains(eval.Parts(), p) {
+					return usageErrorf("--part %q is not a part; use %s", p, strings.Join(eval.Parts(), ", "))
+				}
+			}
+			return runEvalSearch(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&opts.gold, "gold", nil, "gold file, JSON Lines; repeat for several")
+	fl.StringSliceVar(&opts.also, "also", nil, `phrasings a calling model sends beside each concept, JSON Lines of {"case_id", "also": [...]}`)
+	fl.StringSliceVar(&opts.parts, "part", eval.Parts(), "parts to report: "+strings.Join(eval.Parts(), ", "))
+	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
+	return cmd
 }
 
 // readAlsoFiles reads phrasings files (eval.ReadAlso) into one map, and

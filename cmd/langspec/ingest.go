@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"time"
 
@@ -20,6 +21,7 @@ type ingestOptions struct {
 	language string
 	doc      string
 	from     string // file, folder or URL; "" tries local copies, then the network
+	version  string // --version-label: the version to store it as
 	jsonOut  bool
 	keep     int // after a successful ingest, keep this many versions per doc; 0 keeps all
 }
@@ -30,7 +32,8 @@ func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) 
 		Use:   "ingest LANGUAGE [--from PATH|URL]",
 		Short: "Read a specification into the database",
 		Long: `Ingest reads a specification, splits it into sections and stores it as a
-version: the one the document states, else the toolchain's, else today's date.
+version: the one the document states, else the toolchain's, else today's date
+(--version-label names it, for a copy that does not say).
 Ingesting the same content again changes nothing. A version with pages that
 could not be read is stored as incomplete and never searched by default: the
 previous complete version stays current.
@@ -43,6 +46,7 @@ where it would be read from. For python, --from may name a whole Sphinx build
 		Example: `  langspec ingest go
   langspec ingest rust
   langspec ingest go --from ./go_spec.html
+  langspec ingest rust --from ~/.rustup/toolchains/1.80.0-x86_64-unknown-linux-gnu/share/doc/rust/html/reference --version-label 1.80.0
   langspec ingest python --from /usr/share/doc/python3/html
   langspec ingest java --from https://docs.oracle.com/javase/specs/jls/se21/html/`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -59,6 +63,9 @@ where it would be read from. For python, --from may name a whole Sphinx build
 				}
 				opts.from = args[1]
 			}
+			if cmd.Flags().Changed("version-label") && !versionLabel.MatchString(opts.version) {
+				return usageErrorf("--version-label %q: use 1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit (go1.21, 1.80.0)", opts.version)
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -68,11 +75,16 @@ where it would be read from. For python, --from may name a whole Sphinx build
 	fl := cmd.Flags()
 	fl.StringVar(&opts.doc, "doc", "", "document, when the language has several")
 	fl.StringVar(&opts.from, "from", "", `read from this file, folder or URL ("embedded" for the built-in copy)`)
+	fl.StringVar(&opts.version, "version-label", "", "store it as this version, for a copy that does not state its own (an older toolchain's docs)")
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
 	cmd.AddCommand(newCmdIngestManuals(f, nil))
 	return cmd
 }
+
+// versionLabel is what --version-label may be: a version as documents
+// state them, safe in a URL and a resource URI.
+var versionLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
 
 // ingestMemoryLimit is the soft limit on the Go heap while a document is
 // ingested, unless GOMEMLIMIT or GOGC say otherwise. An ingest holds the
@@ -99,10 +111,11 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 	defer a.Close()
 	io := f.io
 	ingestOpts := ingest.Options{
-		From:   opts.from,
-		Env:    f.env(ctx),
-		Getter: f.getter(),
-		Now:    f.now,
+		From:    opts.from,
+		Version: opts.version,
+		Env:     f.env(ctx),
+		Getter:  f.getter(),
+		Now:     f.now,
 	}
 	var bar *progressbar.ProgressBar
 	if io.errTTY && !opts.jsonOut {

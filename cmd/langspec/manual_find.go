@@ -130,6 +130,7 @@ func runManualFind(ctx context.Context, opts *manualFindOptions) error {
 	for _, warn := range sum.Warnings {
 		fmt.Fprintf(w, "note: %s\n", warn)
 	}
+	printNotes(w, page.Context)
 	first := page.Candidates[0]
 	fmt.Fprintf(w, "read one: langspec manual read %s %s --node %s\n", shellQuote(first.ManualID), shellQuote(first.Path), shellQuote(first.NodeID))
 	return nil

@@ -128,5 +128,6 @@ func runManualRead(ctx context.Context, opts *manualReadOptions) error {
 	if len(out.Omitted) > 0 {
 		fmt.Fprintf(w, "\n[not read, over --max-sections or --max-chars: %s]\n", strings.Join(out.Omitted, ", "))
 	}
+	printNotes(w, out.Context)
 	return nil
 }

@@ -21,6 +21,8 @@ var promptArgs = map[string]map[string]string{
 	"explain-rule":         {"language": "go", "topic": "slice expressions"},
 	"learning-plan":        {"language": "go", "weeks": "2", "focus": "Types"},
 	"collect-from-manuals": {"topic": "解約の手続き", "manual_id": "kasai-hoken"},
+	"compare-languages":    {"concept": "integer overflow", "languages": "go"},
+	"what-changed":         {"language": "go", "topic": "implicit blocks"},
 }
 
 func TestServeResourcesAndPrompts(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/config"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/ingest"
 )
 
@@ -48,15 +49,33 @@ func (f *factory) newAppReadOnly(ws app.Workspace, log *slog.Logger, readOnly bo
 		return nil, err
 	}
 	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
-		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, Env: f.env}), nil
+		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, Env: f.env, Notes: f.notes(cfg)}), nil
+}
+
+// notes are the context notes of cfg and of the state file.
+func (f *factory) notes(cfg config.Config) *contextnote.Source {
+	return &contextnote.Source{Config: cfg.Context, Store: f.noteStore()}
+}
+
+// noteStore is the state file `langspec context add` writes.
+func (f *factory) noteStore() *contextnote.Store {
+	return &contextnote.Store{Path: contextnote.DefaultStatePath(f.getenv), Now: f.now}
 }
 
 // specApp is the app for the commands that read the store only (search,
-// section, plan, versions, prune): no configuration, no workspace. An empty
+// section, plan, versions, prune): no workspace. An empty
 // database first gets the Go specification built into langspec, and on a
 // terminal the user is told.
+//
+// The context notes still come with its answers: the state file's, and the
+// config's when the config file reads; one that does not is logged and
+// left out, since a search needs no config.
 func (f *factory) specApp() *app.App {
-	return app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Env: f.env})
+	cfg, err := f.config()
+	if err != nil {
+		f.logger.Warn("config not read: its context notes are left out", "err", err)
+	}
+	return app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Env: f.env, Notes: f.notes(cfg)})
 }
 
 // tellSeeding says once, on stderr, what a first run creates and where:
@@ -164,6 +183,8 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 	asGroup(root)
 	root.AddCommand(
 		newCmdSearch(f, nil),
+		newCmdCompare(f, nil),
+		newCmdDiff(f, nil),
 		newCmdSection(f, nil),
 		newCmdPlan(f, nil),
 		newCmdIngest(f, nil),
@@ -175,6 +196,7 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 		newCmdEval(f, nil),
 		newCmdDocs(f, nil),
 		newCmdToken(f),
+		newCmdContext(f),
 		newCmdSecret(f),
 		newCmdUpstream(f),
 		newCmdUI(f),

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -172,5 +175,26 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 		noun = "result"
 	}
 	fmt.Fprintf(io.Out, "%d %s\n", len(res.Hits), noun)
+	printNotes(io.Out, res.Context)
 	return nil
+}
+
+// printNotes writes the context notes an answer carries, each once, with
+// the results it covers.
+func printNotes(w io.Writer, notes []contextnote.Covered) {
+	if len(notes) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\ncontext notes:")
+	for _, n := range notes {
+		hits := make([]string, len(n.Hits))
+		for i, h := range n.Hits {
+			hits[i] = strconv.Itoa(h)
+		}
+		aside := ""
+		if n.Aside {
+			aside = ", aside"
+		}
+		fmt.Fprintf(w, "  %s (results %s%s): %s\n", n.Target, strings.Join(hits, ","), aside, strings.ReplaceAll(n.Text, "\n", " "))
+	}
 }

@@ -69,5 +69,6 @@ func runSection(ctx context.Context, opts *sectionOptions) error {
 			fmt.Fprintf(out, "  %-40s %s\n", ch.SectionID, ch.Title)
 		}
 	}
+	printNotes(out, res.Context)
 	return nil
 }

@@ -160,6 +160,8 @@ var validCalls = map[string]map[string]any{
 	"search_spec":         {"query": "slice expressions", "limit": 3},
 	"get_section":         {"language": "go", "section_id": "Slice_expressions", "max_chars": 500},
 	"build_learning_plan": {"language": "go", "total_weeks": 2, "focus_areas": []string{"Types"}},
+	"compare":             {"concept": "integer overflow", "also": []string{"wrap around"}},
+	"spec_diff":           {"language": "go", "limit": 2},
 	"manual_excepts":      {"manual_id": "insurance-ja", "query": "支払い"},
 	"manual_find":         {"manual_id": "kasai-hoken", "query": "解約の手続きについて全部集めて"},
 	"manual_hits":         {"trace_id": traceFromFind, "limit": 5},
@@ -193,6 +195,11 @@ func TestServeWithRealClient(t *testing.T) {
 	}
 	if info := cs.InitializeResult().ServerInfo; info.Name != "langspec" {
 		t.Errorf("server info %+v", info)
+	}
+	// An older version beside the built-in one, ingested while the server
+	// runs, as a user would: spec_diff compares them.
+	if code, _, errOut := run(t, map[string]string{"HOME": t.TempDir()}, "--db", dbPath, "ingest", "go", "--from", olderGoSpec(t, t.TempDir())); code != 0 {
+		t.Fatalf("ingest go1.25: exit %d\n%s", code, errOut)
 	}
 	var names []string
 	var listed []*mcp.Tool

@@ -20,7 +20,7 @@ import (
 )
 
 // specTools are the five tools of the spec toolset.
-var specTools = []string{"build_learning_plan", "get_section", "list_languages", "list_versions", "search_spec"}
+var specTools = []string{"build_learning_plan", "compare", "get_section", "list_languages", "list_versions", "search_spec", "spec_diff"}
 
 // connectServe starts `langspec serve` with flags and extra environment
 // (on top of serveCmd's, which names a vault and the fixture manuals) and

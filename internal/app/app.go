@@ -25,6 +25,7 @@ import (
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/config"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/ingest"
@@ -61,6 +62,9 @@ type Options struct {
 	// ReadOnly opens the database read-only (db.OpenReadOnly): it must
 	// exist, and nothing is written to it, not even the built-in Go spec.
 	ReadOnly bool
+	// Notes are the user's context notes (contextnote.Source: the config's
+	// and the state file's); nil: none.
+	Notes *contextnote.Source
 }
 
 // App is langspec's parts, opened on first use.
@@ -89,6 +93,20 @@ func New(opts Options) *App {
 		opts.Now = time.Now
 	}
 	return &App{opts: opts, log: opts.Logger}
+}
+
+// Notes are the context notes the app was given; nil: none.
+func (a *App) Notes() *contextnote.Source { return a.opts.Notes }
+
+// noteSet is the notes in force now; unreadable notes are logged and
+// left out, as the tools do.
+func (a *App) noteSet() *contextnote.Set {
+	set, err := a.opts.Notes.Set()
+	if err != nil {
+		a.log.Warn("context notes not read; answering without them", "err", err)
+		return nil
+	}
+	return set
 }
 
 // Config is the configuration the app was built with.
@@ -201,7 +219,7 @@ func (a *App) Finder(ctx context.Context) (*find.Finder, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &find.Finder{Index: index, Synonyms: find.NewSynonymFile(a.opts.Workspace.Synonyms), Log: a.log, Traces: find.NewTraces(0, 0)}
+	f := &find.Finder{Index: index, Synonyms: find.NewSynonymFile(a.opts.Workspace.Synonyms), Log: a.log, Traces: find.NewTraces(0, 0), Notes: a.opts.Notes}
 	if a.opts.Workspace.Stats != "" {
 		stats, err := adaptive.Open(adaptive.Options{Path: a.opts.Workspace.Stats, Logger: a.log})
 		if err != nil {
@@ -257,7 +275,7 @@ func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
 	if err != nil {
 		return tools.Deps{}, err
 	}
-	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log, Semantic: a.Semantic()}, nil
+	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log, Semantic: a.Semantic(), Notes: a.opts.Notes}, nil
 }
 
 // Semantic is the semantic channel when langspec.json configures an

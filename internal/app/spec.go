@@ -15,6 +15,7 @@ import (
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/specdiff"
 )
 
 // The commands print these as they are; the aliases keep the commands
@@ -45,8 +46,40 @@ func (a *App) Search(ctx context.Context, req search.Request) (search.Result, er
 	if req.Semantic == nil && !req.Lexical {
 		req.Semantic = a.Semantic()
 	}
+	if req.Notes == nil {
+		req.Notes = a.noteSet()
+	}
 	res, err := search.Search(ctx, store, req)
 	return res, a.notStored(ctx, err, req.Language)
+}
+
+// Compare is the CLI's compare: the same search.Compare the compare tool
+// runs, over the seeded store.
+func (a *App) Compare(ctx context.Context, req search.CompareRequest) (search.CompareResult, error) {
+	store, err := a.seeded(ctx)
+	if err != nil {
+		return search.CompareResult{}, err
+	}
+	if req.Semantic == nil && !req.Lexical {
+		req.Semantic = a.Semantic()
+	}
+	if req.Notes == nil {
+		req.Notes = a.noteSet()
+	}
+	return search.Compare(ctx, store, req)
+}
+
+// Diff is the CLI's diff: the same specdiff.Run the spec_diff tool runs.
+func (a *App) Diff(ctx context.Context, req specdiff.Request) (specdiff.Answer, error) {
+	store, err := a.seeded(ctx)
+	if err != nil {
+		return specdiff.Answer{}, err
+	}
+	if req.Notes == nil {
+		req.Notes = a.noteSet()
+	}
+	ans, err := specdiff.Run(ctx, store, req)
+	return ans, a.notStored(ctx, err, req.Language)
 }
 
 // notStored is ingest.NotStored over the configured sources and the local
@@ -78,6 +111,9 @@ func (a *App) Section(ctx context.Context, req search.SectionRequest) (search.Se
 	store, err := a.seeded(ctx)
 	if err != nil {
 		return search.SectionResult{}, err
+	}
+	if req.Notes == nil {
+		req.Notes = a.noteSet()
 	}
 	res, err := search.Section(ctx, store, req)
 	return res, a.notStored(ctx, err, req.Language)

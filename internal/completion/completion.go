@@ -37,6 +37,7 @@ type Kind string
 // as a manual topic) completes to an empty list.
 const (
 	Language   Kind = "language"    // stored language ids
+	Languages  Kind = "languages"   // stored language ids; a comma-separated list completes its last item, leaving out those listed
 	Doc        Kind = "doc"         // document ids, of the context's language when given
 	Version    Kind = "version"     // complete versions, of the context's language and doc when given
 	Section    Kind = "section_id"  // section ids, matched by id and title
@@ -141,6 +142,8 @@ func (c *Completer) Complete(ctx context.Context, kind Kind, value string, scope
 	switch kind {
 	case Language:
 		m = c.languages(ctx, value)
+	case Languages:
+		m = c.languageList(ctx, value)
 	case Doc:
 		m = c.docs(ctx, arg("language"), value)
 	case Version:
@@ -221,6 +224,26 @@ func (c *Completer) languages(ctx context.Context, value string) matches {
 	}
 	for _, id := range ids {
 		m.add(id, prefixRank(id, value))
+	}
+	return m
+}
+
+// languageList completes the last item of a comma-separated list of
+// languages with those not listed yet.
+func (c *Completer) languageList(ctx context.Context, value string) matches {
+	head, last := "", value
+	var listed []string
+	if i := strings.LastIndexByte(value, ','); i >= 0 {
+		head, last = strings.TrimSpace(value[:i])+", ", value[i+1:]
+		for _, l := range strings.Split(value[:i], ",") {
+			listed = append(listed, strings.TrimSpace(l))
+		}
+	}
+	var m matches
+	for _, r := range c.languages(ctx, strings.TrimSpace(last)).values {
+		if !slices.Contains(listed, r.value) {
+			m.add(head+r.value, r.rank)
+		}
 	}
 	return m
 }

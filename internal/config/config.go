@@ -23,6 +23,7 @@ import (
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog"
 	"github.com/langspec/langspec/internal/catalog/upstream"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/text/decode"
@@ -44,6 +45,8 @@ type Config struct {
 	Auth Auth `json:"auth,omitzero" jsonschema:"the team server (serve --http): identity provider tokens, subjects' tools, browser origins"`
 	// Embeddings switches the optional semantic channel on.
 	Embeddings *Embeddings `json:"embeddings,omitempty" jsonschema:"an OpenAI-compatible embeddings endpoint for the optional semantic channel (OpenAI, Ollama, llama.cpp, vLLM, LM Studio); off when left out"`
+
+	Context map[string]contextnote.ConfigNote `json:"context,omitempty" jsonschema:"context notes: a description returned with every answer whose hits it covers, by target (langspec://go/spec, langspec://manuals/MANUAL/FOLDER/ or …/FILE); kept here they cannot be removed with langspec context rm"`
 }
 
 // Embeddings is the endpoint of the semantic channel.
@@ -255,6 +258,9 @@ var idPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
 // validate checks values the shape cannot: required fields, known kinds and
 // policies, usable patterns, no two sources with one name.
 func (c Config) validate() error {
+	if _, err := contextnote.NewSet(c.Context, nil); err != nil {
+		return fmt.Errorf("$.context: %v", err)
+	}
 	seen := map[string]int{}
 	kinds := ingest.Kinds()
 	for i, s := range c.Sources {

@@ -424,3 +424,62 @@ func (d *DB) SectionTexts(ctx context.Context, sc Scope) (map[string]string, err
 	}
 	return out, d.classify(rows.Err(), "read sections from")
 }
+
+// VersionDigest is one document version's outline with each section's
+// content hash, for comparing versions without reading every text.
+type VersionDigest struct {
+	Version  VersionInfo
+	Sections []SectionRow // in document order, Text empty
+	Hashes   []string     // Hashes[i] is Sections[i]'s content hash
+}
+
+// Digest reads the scope's one document version (the latest complete one
+// unless the scope names a version): its outline and content hashes.
+// Errors: as Outline.
+func (d *DB) Digest(ctx context.Context, sc Scope) (VersionDigest, error) {
+	v, err := d.oneDocument(ctx, sc)
+	if err != nil {
+		return VersionDigest{}, err
+	}
+	out := VersionDigest{Version: v}
+	rows, err := d.query(ctx, `SELECT `+strings.Replace(sectionColumns, "sec.body", "''", 1)+`, sec.content_hash
+		FROM sections sec WHERE sec.snapshot_id = ? ORDER BY sec.ord`, v.snapshotID)
+	if err != nil {
+		return out, d.classify(err, "read sections from")
+	}
+	defer rows.Close()
+	byID := map[int64]VersionInfo{v.snapshotID: v}
+	for rows.Next() {
+		var hash string
+		r, err := scanSection(rows, byID, &hash)
+		if err != nil {
+			return out, d.classify(err, "read sections from")
+		}
+		out.Sections = append(out.Sections, r)
+		out.Hashes = append(out.Hashes, hash)
+	}
+	return out, d.classify(rows.Err(), "read sections from")
+}
+
+// TextsOf reads the text of the sections ids of version v, by id.
+func (d *DB) TextsOf(ctx context.Context, v VersionInfo, ids []string) (map[string]string, error) {
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, _ := json.Marshal(ids) // []string always marshals
+	rows, err := d.query(ctx, `SELECT section_id, body FROM sections
+		WHERE snapshot_id = ?1 AND section_id IN (SELECT value FROM json_each(?2))`, v.snapshotID, string(list))
+	if err != nil {
+		return nil, d.classify(err, "read sections from")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, d.classify(err, "read sections from")
+		}
+		out[id] = body
+	}
+	return out, d.classify(rows.Err(), "read sections from")
+}

@@ -247,3 +247,43 @@ func WriteSearchTable(w io.Writer, gold string, reports []SearchReport) {
 		}
 	}
 }
+
+// compareCase is one line of a compare gold file: a concept and, per
+// language, the sections that answer it, best first.
+type compareCase struct {
+	CaseID   string              `json:"case_id"`
+	Concept  string              `json:"concept"`
+	Expected map[string][]string `json:"expected"`
+}
+
+func (c compareCase) id() string { return c.CaseID }
+
+// ReadCompareGold parses a compare gold file (JSON Lines of {"case_id",
+// "concept", "expected": {"LANGUAGE": [section ids]}}) into one search case
+// per language, each keeping the concept's case_id, so a concept is tuned
+// or held out whole. Errors: invalid_argument naming the line.
+func ReadCompareGold(r io.Reader, name string) ([]SearchCase, error) {
+	hint := `each line is {"case_id", "concept", "expected": {"LANGUAGE": [section ids], …}}`
+	cs, err := readGold(r, name, hint, func(c *compareCase) string {
+		if m := missing(field{"case_id", c.CaseID == ""}, field{"concept", strings.TrimSpace(c.Concept) == ""},
+			field{"expected", len(c.Expected) == 0}); m != "" {
+			return m
+		}
+		for lang, ids := range c.Expected {
+			if len(ids) == 0 {
+				return fmt.Sprintf("expected.%s names no section", lang)
+			}
+		}
+		return ""
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []SearchCase
+	for _, c := range cs {
+		for _, lang := range slices.Sorted(maps.Keys(c.Expected)) {
+			out = append(out, SearchCase{CaseID: c.CaseID, Language: lang, Query: c.Concept, Expected: c.Expected[lang], Kind: KindParaphrase})
+		}
+	}
+	return out, nil
+}

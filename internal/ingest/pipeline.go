@@ -14,10 +14,13 @@ import (
 
 // Options are what one ingest run needs besides the source.
 type Options struct {
-	From   string // --from: a file, folder or URL that replaces the source's own locations
-	Env    Env
-	Getter Getter // for URLs; nil means the network is not used
-	Now    func() time.Time
+	From string // --from: a file, folder or URL that replaces the source's own locations
+	// Version names the version stored (--version-label), for a copy whose
+	// text does not say it: an older toolchain's docs, a tagged file.
+	Version string
+	Env     Env
+	Getter  Getter // for URLs; nil means the network is not used
+	Now     func() time.Time
 	// Progress is told about each page as it is read; it may be nil.
 	Progress func(rel string, failed bool)
 	// SemanticProgress is told how many sections' embeddings are done, of
@@ -108,8 +111,8 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 		return rep, err
 	}
 	rep.Source = sourceOf(src, loc)
-	rep.Version = firstNonEmpty(src.Version, doc.Version, loc.Version, now().UTC().Format(time.DateOnly))
-	citeVersion(doc.Sections, rep.Version, doc.Version != "" || src.Version != "")
+	rep.Version = firstNonEmpty(opts.Version, src.Version, doc.Version, loc.Version, now().UTC().Format(time.DateOnly))
+	citeVersion(doc.Sections, rep.Version, opts.Version != "" || doc.Version != "" || src.Version != "")
 	for _, f := range doc.Failed {
 		rep.Failed = append(rep.Failed, FailedPage{Page: f.Rel, Error: f.Err.Error()})
 	}

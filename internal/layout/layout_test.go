@@ -19,13 +19,13 @@ const module = "github.com/langspec/langspec/"
 // here, which is the point: its place in the tree is a decision.
 var layers = [][]string{
 	{"internal/apperr", "migrations", "fixtures", "internal/layout", "internal/progress"},
-	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath", "internal/eval/corpusgen"},
+	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath", "internal/eval/corpusgen", "internal/contextnote"},
 	{"internal/text/ftsquery", "internal/text/snippet", "internal/db/wordindex"},
 	{"internal/db"},
 	{"internal/ingest/fetch", "internal/ingest/manualfile", "internal/rank"},
 	{"internal/ingest"},
 	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream", "internal/embed"},
-	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog"},
+	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog", "internal/specdiff"},
 	{"internal/manual/find", "internal/teamauth", "internal/secrets"},
 	{"internal/eval", "internal/config"},
 	{"internal/tools", "internal/tools/toolsnaps", "internal/tools/toolstest"},

@@ -41,13 +41,14 @@ func TestMaskCoversEveryMethod(t *testing.T) {
 		prompts                         []string
 	}{
 		{name: "no mask", mask: catalog.Mask{}, specText: true, manualText: true, vaultText: true,
-			prompts: []string{"collect-from-manuals", "explain-rule", "learning-plan"}},
+			prompts: []string{"collect-from-manuals", "compare-languages", "explain-rule", "learning-plan", "what-changed"}},
 		{name: "search_spec and get_section", mask: only("search_spec", "get_section"), specText: true, prompts: []string{"explain-rule"}},
+		{name: "compare and get_section", mask: only("compare", "get_section"), specText: true, prompts: []string{"compare-languages"}},
 		{name: "search_spec only", mask: only("search_spec")},
 		{name: "manuals without manual_read", mask: only("manual_find", "manual_hits", "manual_list", "manual_ls")},
 		{name: "manual_read", mask: only("manual_read"), manualText: true},
 		{name: "vault denied", mask: catalog.Mask{Deny: []string{"vault/*"}}, specText: true, manualText: true,
-			prompts: []string{"collect-from-manuals", "explain-rule", "learning-plan"}},
+			prompts: []string{"collect-from-manuals", "compare-languages", "explain-rule", "learning-plan", "what-changed"}},
 	} {
 		for _, mode := range []string{ModeFlat, ModeCategories} {
 			t.Run(mode+" "+tc.name, func(t *testing.T) {

@@ -58,7 +58,7 @@ func tokens(tb testing.TB, v any) int {
 	return len(ids)
 }
 
-// allToolsDeps are the parts that enable all 24 tools.
+// allToolsDeps are the parts that enable all 26 tools.
 func allToolsDeps(tb testing.TB) *tools.Deps {
 	store := toolstest.OpenDB(tb)
 	lib := toolstest.OpenManuals(tb)
@@ -74,11 +74,11 @@ func TestListingBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 24 {
-		t.Fatalf("flat mode lists %d tools, want all 24", len(res.Tools))
+	if len(res.Tools) != 26 {
+		t.Fatalf("flat mode lists %d tools, want all 26", len(res.Tools))
 	}
 	n := wireBytes(t, res)
-	t.Logf("| tools/list, flat, 24 tools | %d | %d |", n, tokens(t, res))
+	t.Logf("| tools/list, flat, 26 tools | %d | %d |", n, tokens(t, res))
 	if n > maxFlatListingBytes {
 		t.Errorf("flat tools/list is %d bytes, over the %d limit", n, maxFlatListingBytes)
 	}

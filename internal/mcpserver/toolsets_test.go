@@ -61,7 +61,7 @@ func TestBuildToolsets(t *testing.T) {
 		want     []string // flat mode: the tools listed
 	}{
 		{name: "flat spec", mode: ModeFlat, sets: []string{"spec"},
-			want: []string{"build_learning_plan", "get_section", "list_languages", "list_versions", "search_spec"}},
+			want: []string{"build_learning_plan", "compare", "get_section", "list_languages", "list_versions", "search_spec", "spec_diff"}},
 		{name: "flat vault", mode: ModeFlat, sets: []string{"vault"}},
 		{name: "categories spec", mode: ModeCategories, sets: []string{"spec"}, wantCats: []string{"spec"}},
 		{name: "categories manual and bridge", mode: ModeCategories, sets: []string{"manual", "bridge"}, wantCats: []string{"bridge", "manual"}},

@@ -96,6 +96,29 @@ func definitions() []prompt {
 			text:  learningPlan,
 		},
 		{
+			name: "compare-languages", title: "Compare a concept across languages",
+			description: "How several languages handle one concept, from their specifications: compare, get_section for each language's best section, cite both.",
+			args: []argument{
+				{mcp.PromptArgument{Name: "concept", Title: "Concept", Description: "the concept, e.g. integer overflow", Required: true}, ""},
+				{mcp.PromptArgument{Name: "languages", Title: "Languages", Description: "language ids, comma-separated; omit for every stored language"}, completion.Languages},
+			},
+			needs: []string{"compare", "get_section"},
+			text:  compareLanguages,
+		},
+		{
+			name: "what-changed", title: "What changed between versions",
+			description: "What changed in a specification between two stored versions, optionally about one topic: spec_diff, get_section at each version, cite both.",
+			args: []argument{
+				language,
+				{mcp.PromptArgument{Name: "from", Title: "Older version", Description: "a stored version; omit for the second newest"}, completion.Version},
+				{mcp.PromptArgument{Name: "to", Title: "Newer version", Description: "a stored version; omit for the newest"}, completion.Version},
+				{mcp.PromptArgument{Name: "topic", Title: "Topic", Description: "only what changed about this, e.g. loop variables; omit for everything"}, completion.Titles},
+				doc,
+			},
+			needs: []string{"spec_diff", "get_section"},
+			text:  whatChanged,
+		},
+		{
 			name: "collect-from-manuals", title: "Collect everything the manuals say",
 			description: "Collect every section of the manuals about a topic, exceptions included: manual_find and its next actions, then manual_read, citing each section.",
 			args: []argument{
@@ -402,6 +425,72 @@ func collectFromManuals(_ context.Context, b *builder, args map[string]string) (
 		b.name("manual_hits"), b.name("manual_excepts"))
 	fmt.Fprintf(&s, "3. Read every relevant candidate with %s (scope snippet or section, its node_id, and the trace_id).\n", b.name("manual_read"))
 	s.WriteString("4. Answer with every rule, condition and exception you found, each cited as manual_id/path#node_id with its lines, and name the candidates you did not read.\n\n")
+	s.WriteString(dataNote)
+	return s.String(), nil
+}
+
+func compareLanguages(ctx context.Context, b *builder, args map[string]string) (string, error) {
+	concept := strings.TrimSpace(args["concept"])
+	if n := utf8.RuneCountInString(concept); n > maxTopicRunes {
+		return "", apperr.New(apperr.InvalidArgument, fmt.Sprintf("say it in at most %d characters", maxTopicRunes), "concept is %d characters", n)
+	}
+	call := map[string]any{"concept": concept}
+	if raw := strings.TrimSpace(args["languages"]); raw != "" {
+		var langs []string
+		for _, l := range strings.Split(raw, ",") {
+			if l = strings.TrimSpace(l); l == "" {
+				continue
+			}
+			scope, err := b.scope(ctx, map[string]string{"language": l})
+			if err != nil {
+				return "", err
+			}
+			langs = append(langs, scope["language"].(string))
+		}
+		if len(langs) > search.MaxCompareLanguages {
+			return "", apperr.New(apperr.InvalidArgument, fmt.Sprintf("compare at most %d languages", search.MaxCompareLanguages), "%d languages given", len(langs))
+		}
+		if len(langs) > 0 {
+			call["languages"] = langs
+		}
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "Compare how the languages' specifications handle %s, from the stored documents rather than from memory.\n\n", strconv.Quote(concept))
+	fmt.Fprintf(&s, "1. Compare: %s, adding in \"also\" the terms each specification uses for it (each language's own name for the construct).\n", b.call("compare", call))
+	fmt.Fprintf(&s, "2. Read each language's best section with %s (its language and section_id); read a second one where the first does not settle it.\n", b.name("get_section"))
+	s.WriteString("3. Answer language by language: the rule, the sentence it rests on quoted, and the url; then where they agree and where they differ. Where a specification says nothing on it, say so.\n\n")
+	s.WriteString(dataNote)
+	return s.String(), nil
+}
+
+func whatChanged(ctx context.Context, b *builder, args map[string]string) (string, error) {
+	t, err := topic(args)
+	if err != nil {
+		return "", err
+	}
+	scope, err := b.scope(ctx, map[string]string{"language": args["language"], "doc": args["doc"]})
+	if err != nil {
+		return "", err
+	}
+	diff := withArgs(scope, nil)
+	for _, k := range []string{"from", "to"} {
+		if v := args[k]; v != "" {
+			if _, err := b.scope(ctx, map[string]string{"language": args["language"], "doc": args["doc"], "version": v}); err != nil {
+				return "", err
+			}
+			diff[k] = v
+		}
+	}
+	about := ""
+	if t != "" {
+		diff["query"] = t
+		about = " about " + strconv.Quote(t)
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "Say what changed in the %s specification between two stored versions%s, from the stored texts rather than from memory.\n\n", scope["language"], about)
+	fmt.Fprintf(&s, "1. Diff: %s. It answers the sections added, removed, renamed and changed, counts by chapter first; page on with next_offset, and pass a section_id for one section's changed sentences side by side.\n", b.call("spec_diff", diff))
+	fmt.Fprintf(&s, "2. Where a change matters, read the section at each version with %s (version and section_id) to quote it in context.\n", b.name("get_section"))
+	s.WriteString("3. Answer with each change: what the rule said, what it says now, both quoted and each cited with its version's url. If nothing changed, say so in one line.\n\n")
 	s.WriteString(dataNote)
 	return s.String(), nil
 }

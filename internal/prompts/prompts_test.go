@@ -48,8 +48,8 @@ func TestOfferedByTools(t *testing.T) {
 		tools []tools.Tool
 		want  []string
 	}{
-		{"every tool", tools.Available(d), []string{"collect-from-manuals", "explain-rule", "learning-plan"}},
-		{"spec tools only", spec, []string{"explain-rule", "learning-plan"}},
+		{"every tool", tools.Available(d), []string{"collect-from-manuals", "compare-languages", "explain-rule", "learning-plan", "what-changed"}},
+		{"spec tools only", spec, []string{"compare-languages", "explain-rule", "learning-plan", "what-changed"}},
 		{"no tools", nil, nil},
 	}
 	for _, tt := range tests {

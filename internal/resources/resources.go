@@ -35,6 +35,7 @@ import (
 	"github.com/langspec/langspec/internal/completion"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/specdiff"
 	"github.com/langspec/langspec/internal/tools"
 )
 
@@ -109,6 +110,8 @@ func templates(d *tools.Deps) []*mcp.ResourceTemplate {
 				Description: "Table of contents of a stored document at one stored version.", MIMEType: mimeMarkdown},
 			&mcp.ResourceTemplate{URITemplate: tmplVersionSection, Name: "section-version", Title: "Specification section at a version",
 				Description: "One section of one stored version as Markdown with its canonical URL.", MIMEType: mimeMarkdown},
+			&mcp.ResourceTemplate{URITemplate: tmplDiff, Name: "diff", Title: "What changed between two versions",
+				Description: "What changed in a document between two stored versions, as spec_diff answers it: counts by chapter, then the first page of changed sections.", MIMEType: mimeMarkdown},
 		)
 	}
 	if d.Manuals != nil {
@@ -146,6 +149,8 @@ func Arguments(ref *mcp.CompleteReference) map[string]completion.Kind {
 		return with(map[string]completion.Kind{"version": completion.Version})
 	case tmplVersionSection:
 		return with(map[string]completion.Kind{"version": completion.Version, "section_id": completion.Section})
+	case tmplDiff:
+		return with(map[string]completion.Kind{"from": completion.Version, "to": completion.Version})
 	case tmplManual:
 		return map[string]completion.Kind{"manual_id": completion.Manual, "path": completion.ManualPath}
 	case tmplVault:
@@ -204,6 +209,8 @@ func (r *reader) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.R
 		c, err = r.contents(ctx, t)
 	case targetSection:
 		c, err = r.section(ctx, t)
+	case targetDiff:
+		c, err = r.diff(ctx, t)
 	case targetManual:
 		c, err = r.manualFile(t)
 	case targetVault:
@@ -258,6 +265,21 @@ func (r *reader) section(ctx context.Context, t target) (*mcp.ResourceContents, 
 	c := res.Citation
 	return &mcp.ResourceContents{URI: sectionURI(c.Language, c.Doc, t.version, c.SectionID), MIMEType: mimeMarkdown,
 		Text: renderSection(res, t.version)}, nil
+}
+
+// diff is what spec_diff answers for the two versions, its text content:
+// the counts and the first page, never the whole document.
+func (r *reader) diff(ctx context.Context, t target) (*mcp.ResourceContents, error) {
+	store, err := r.store(t)
+	if err != nil {
+		return nil, err
+	}
+	ans, err := specdiff.Run(ctx, store, specdiff.Request{Language: t.language, Doc: t.doc, From: t.from, To: t.to})
+	if err != nil {
+		return nil, err
+	}
+	uri := Scheme + escape(ans.Language, false) + "/" + escape(ans.Doc, false) + "/diff/" + escape(ans.From.Version, false) + "/" + escape(ans.To.Version, false)
+	return &mcp.ResourceContents{URI: uri, MIMEType: mimeMarkdown, Text: tools.RenderSpecDiff(ans)}, nil
 }
 
 func (r *reader) manualFile(t target) (*mcp.ResourceContents, error) {

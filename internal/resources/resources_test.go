@@ -96,7 +96,7 @@ func TestTemplatesFollowDeps(t *testing.T) {
 		want []string
 	}{
 		{"store only", &tools.Deps{Store: store}, []string{
-			"langspec://{language}/{doc}", "langspec://{language}/{doc}/sections/{section_id}",
+			"langspec://{language}/{doc}", "langspec://{language}/{doc}/diff/{from}/{to}", "langspec://{language}/{doc}/sections/{section_id}",
 			"langspec://{language}/{doc}/versions/{version}", "langspec://{language}/{doc}/versions/{version}/sections/{section_id}"}},
 		{"manuals and vault", &tools.Deps{Manuals: toolstest.OpenManuals(t), Vault: toolstest.OpenVault(t)}, []string{
 			"langspec://manuals/{manual_id}/{+path}", "langspec://vault/{+path}"}},

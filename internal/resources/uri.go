@@ -25,13 +25,15 @@ const (
 	tmplSection        = Scheme + "{language}/{doc}/sections/{section_id}"
 	tmplVersionDoc     = Scheme + "{language}/{doc}/versions/{version}"
 	tmplVersionSection = Scheme + "{language}/{doc}/versions/{version}/sections/{section_id}"
+	tmplDiff           = Scheme + "{language}/{doc}/diff/{from}/{to}"
 	tmplManual         = Scheme + hostManuals + "/{manual_id}/{+path}"
 	tmplVault          = Scheme + hostVault + "/{+path}"
 )
 
 // uriForms is the hint for a URI that is none of them.
 const uriForms = "use langspec://{language}/{doc}, langspec://{language}/{doc}/sections/{section_id}, " +
-	"either with /versions/{version} after {doc}, langspec://manuals/{manual_id}/{path} or langspec://vault/{path}; " +
+	"either with /versions/{version} after {doc}, langspec://{language}/{doc}/diff/{from}/{to}, " +
+	"langspec://manuals/{manual_id}/{path} or langspec://vault/{path}; " +
 	"resources/list and resources/templates/list show them"
 
 // targetKind is what a URI names.
@@ -40,6 +42,7 @@ type targetKind int
 const (
 	targetDoc     targetKind = iota // a document's table of contents
 	targetSection                   // one section
+	targetDiff                      // what changed between two versions
 	targetManual                    // a manual file
 	targetVault                     // a vault file
 )
@@ -48,6 +51,7 @@ const (
 type target struct {
 	kind                              targetKind
 	language, doc, version, sectionID string
+	from, to                          string // versions of a diff
 	manualID, path                    string
 }
 
@@ -113,6 +117,8 @@ func parse(uri string, hasManuals, hasVault bool) (target, error) {
 		t.kind, t.sectionID = targetSection, segs[3]
 	case len(segs) == 4 && segs[2] == "versions":
 		t.kind, t.version = targetDoc, segs[3]
+	case len(segs) == 5 && segs[2] == "diff":
+		t.kind, t.from, t.to = targetDiff, segs[3], segs[4]
 	case len(segs) == 6 && segs[2] == "versions" && segs[4] == "sections":
 		t.kind, t.version, t.sectionID = targetSection, segs[3], segs[5]
 	case host == hostManuals:

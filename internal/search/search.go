@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -47,6 +48,9 @@ type Request struct {
 	// from one search to the next: a server passes the same one to every
 	// search.
 	Stems *tokenize.Stems
+	// Notes are the context notes in force; the answer carries those
+	// covering its hits, once each. nil: none.
+	Notes *contextnote.Set
 }
 
 // Semantic finds the sections of a scope nearest to a query by meaning.
@@ -70,11 +74,12 @@ type Citation struct {
 
 // Result is the answer to a Request.
 type Result struct {
-	Query       string            `json:"query" jsonschema:"the query as understood"`
-	Corrections []rank.Correction `json:"corrections,omitempty" jsonschema:"query words the documents do not hold, and the spelling searched as well"`
-	Channels    []string          `json:"channels" jsonschema:"ranking channels run"`
-	Hits        []Citation        `json:"results" jsonschema:"ranked sections, best first"`
-	Notices     []string          `json:"notices,omitempty" jsonschema:"what the answer lacks, e.g. the semantic channel when its endpoint failed"`
+	Query       string                `json:"query" jsonschema:"the query as understood"`
+	Corrections []rank.Correction     `json:"corrections,omitempty" jsonschema:"query words the documents do not hold, and the spelling searched as well"`
+	Channels    []string              `json:"channels" jsonschema:"ranking channels run"`
+	Hits        []Citation            `json:"results" jsonschema:"ranked sections, best first"`
+	Notices     []string              `json:"notices,omitempty" jsonschema:"what the answer lacks, e.g. the semantic channel when its endpoint failed"`
+	Context     []contextnote.Covered `json:"context,omitempty" jsonschema:"the user's context notes on the documents of the results, each once, with the results it covers"`
 }
 
 // Search runs req. Errors: apperr.InvalidArgument for a bad query, limit or
@@ -125,7 +130,17 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 		res.Notices = append(res.Notices, "the semantic channel is off for this answer ("+sem.failed.Error()+"); it comes from the lexical channels")
 	}
 	res.Hits = citeAll(ranked, alts, rows, req.Snippet, req.Stems, minBytesPerWorker)
+	res.Context = coverCitations(req.Notes, res.Hits)
 	return res, nil
+}
+
+// coverCitations is the notes covering hits, each once.
+func coverCitations(notes *contextnote.Set, hits []Citation) []contextnote.Covered {
+	targets := make([]contextnote.Target, len(hits))
+	for i, h := range hits {
+		targets[i] = contextnote.Target{Language: h.Language, Doc: h.Doc}
+	}
+	return notes.Cover(targets)
 }
 
 // semanticScope is a scope with the semantic channel. When the endpoint

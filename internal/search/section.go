@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 )
 
@@ -27,6 +28,9 @@ type SectionRequest struct {
 	WithSubsections bool
 	Offset          int // first character (rune) to return
 	MaxChars        int // at most this many characters; 0 means all that is available
+	// Notes are the context notes in force; the answer carries those
+	// covering its document. nil: none.
+	Notes *contextnote.Set
 }
 
 // Child is a direct subsection.
@@ -41,14 +45,15 @@ type SectionResult struct {
 	Text     string   `json:"text" jsonschema:"the section text from offset, at most max_chars characters"`
 	Offset   int      `json:"offset" jsonschema:"character offset of text within the section"`
 	// NextOffset is set only when more text can be read with another call.
-	NextOffset        int     `json:"next_offset,omitempty" jsonschema:"pass as offset to read on; absent when nothing more can be read"`
-	IsTruncated       bool    `json:"is_truncated" jsonschema:"true when the section has text after this page, readable or not"`
-	TotalChars        int     `json:"total_chars" jsonschema:"characters in the whole section, whether or not they may be returned"`
-	AvailableChars    int     `json:"available_chars" jsonschema:"characters that may be returned: total_chars, or the excerpt length for excerpt_only documents"`
-	SourcePolicy      string  `json:"source_policy" jsonschema:"full_text, or excerpt_only when the licence allows only an excerpt"`
-	FulltextAvailable bool    `json:"fulltext_available" jsonschema:"false for excerpt_only documents: read the rest at the citation url"`
-	Notice            string  `json:"notice,omitempty" jsonschema:"why text was withheld, when it was"`
-	Children          []Child `json:"children" jsonschema:"direct subsections, in document order"`
+	NextOffset        int                   `json:"next_offset,omitempty" jsonschema:"pass as offset to read on; absent when nothing more can be read"`
+	IsTruncated       bool                  `json:"is_truncated" jsonschema:"true when the section has text after this page, readable or not"`
+	TotalChars        int                   `json:"total_chars" jsonschema:"characters in the whole section, whether or not they may be returned"`
+	AvailableChars    int                   `json:"available_chars" jsonschema:"characters that may be returned: total_chars, or the excerpt length for excerpt_only documents"`
+	SourcePolicy      string                `json:"source_policy" jsonschema:"full_text, or excerpt_only when the licence allows only an excerpt"`
+	FulltextAvailable bool                  `json:"fulltext_available" jsonschema:"false for excerpt_only documents: read the rest at the citation url"`
+	Notice            string                `json:"notice,omitempty" jsonschema:"why text was withheld, when it was"`
+	Children          []Child               `json:"children" jsonschema:"direct subsections, in document order"`
+	Context           []contextnote.Covered `json:"context,omitempty" jsonschema:"the user's context notes on this document"`
 }
 
 // Section reads one section. Errors: apperr.NotFound with the nearest ids,
@@ -111,6 +116,7 @@ func Section(ctx context.Context, store *db.DB, req SectionRequest) (SectionResu
 	res.Offset = req.Offset
 	res.Text = string(full[req.Offset:end])
 	res.IsTruncated = end < res.TotalChars
+	res.Context = coverCitations(req.Notes, []Citation{res.Citation})
 	if end == res.AvailableChars && res.AvailableChars < res.TotalChars {
 		res.Notice = fmt.Sprintf("excerpt_only: the licence allows the first %d of %d characters; read the rest at %s",
 			res.AvailableChars, res.TotalChars, row.URL)

@@ -35,7 +35,7 @@ type BridgeCopySectionIn struct {
 	StartLine int    `json:"start_line,omitempty" jsonschema:"first line of a range to copy, from 1"`
 	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line of the range"`
 	Dest      string `json:"dest,omitempty" jsonschema:"new vault file; default drafts/<manual_id>/<path without .md>/<node_id or lines>.md"`
-	TraceID   string `json:"trace_id,omitempty" jsonschema:"the manual_find trace this copy follows (tunes its thresholds; no text is kept)"`
+	TraceID   string `json:"trace_id,omitempty" jsonschema:"the manual_find trace it follows (tunes thresholds)"`
 }
 
 // BridgeCopyFileIn copies a whole manual file.

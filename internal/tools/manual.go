@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
@@ -86,7 +87,7 @@ type ManualReadIn struct {
 	Scope       string   `json:"scope" jsonschema:"snippet, section, sections or file (see the description)"`
 	NodeID      string   `json:"node_id,omitempty" jsonschema:"scope snippet or section: node from manual_toc or manual_hits"`
 	Query       string   `json:"query,omitempty" jsonschema:"scope snippet: words to show lines for (default: the trace's terms)"`
-	TraceID     string   `json:"trace_id,omitempty" jsonschema:"the manual_find trace this read follows (tunes its thresholds; no text is kept)"`
+	TraceID     string   `json:"trace_id,omitempty" jsonschema:"the manual_find trace it follows (tunes thresholds)"`
 	NodeIDs     []string `json:"node_ids,omitempty" jsonschema:"for scope sections: the nodes from manual_toc"`
 	MaxSections int      `json:"max_sections,omitempty" jsonschema:"most sections for scope sections"`
 	MaxChars    int      `json:"max_chars,omitempty" jsonschema:"most characters of text in all"`
@@ -104,11 +105,12 @@ type ManualPart struct {
 
 // ManualReadOut is what was read.
 type ManualReadOut struct {
-	ManualID string       `json:"manual_id" jsonschema:"the manual"`
-	Path     string       `json:"path" jsonschema:"the file"`
-	Scope    string       `json:"scope" jsonschema:"the scope read"`
-	Parts    []ManualPart `json:"parts" jsonschema:"the sections read, in the order asked"`
-	Omitted  []string     `json:"omitted" jsonschema:"node ids not read because max_sections or max_chars ran out"`
+	ManualID string                `json:"manual_id" jsonschema:"the manual"`
+	Path     string                `json:"path" jsonschema:"the file"`
+	Scope    string                `json:"scope" jsonschema:"the scope read"`
+	Parts    []ManualPart          `json:"parts" jsonschema:"the sections read, in the order asked"`
+	Omitted  []string              `json:"omitted" jsonschema:"node ids not read because max_sections or max_chars ran out"`
+	Context  []contextnote.Covered `json:"context,omitempty" jsonschema:"the user's notes on this manual, its folders and the file"`
 }
 
 // ManualExceptsIn asks for exception lines.
@@ -140,7 +142,7 @@ func manualToolset() []Tool {
 		}, (*manualTools).ls, func(o ManualLsOut) string { return strings.Join(o.Files, "\n") }),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_toc", Title: "A manual file's table of contents",
-			Description: "A manual file's headings as nodes (node_id, path, title, level, parent_id, line_start, line_end; a section's lines include its subsections). A JSON file is one node.",
+			Description: "A manual file's headings as nodes (node_id, title, level, parent_id, lines; a section's lines include its subsections). A JSON file is one node.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
@@ -148,7 +150,7 @@ func manualToolset() []Tool {
 		}, (*manualTools).toc, renderToc),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_read", Title: "Read manual sections",
-			Description: "Read a manual by scope: snippet (lines of node_id matching query or the trace's terms), section (node_id with its subsections), sections (node_ids, up to 20) or file (the whole file; how JSON is read). Capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading manual_find's finds; bridge_copy_section copies into the vault unread.",
+			Description: "Read a manual by scope: snippet (lines of node_id matching query or the trace's terms), section (node_id with its subsections), sections (up to 20 node_ids) or file. Capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading manual_find's finds.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
@@ -163,7 +165,7 @@ func manualToolset() []Tool {
 		}, (*manualTools).read, renderManualRead),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_excepts", Title: "Find exceptions in a manual",
-			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, …) with their node_id, so conditions a topic search misses are not overlooked. With query, only sections about it.",
+			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, …) with their node_id: conditions a topic search misses. With query, only sections about it.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxNameChars)
@@ -232,7 +234,16 @@ func (mt *manualTools) toc(_ context.Context, in ManualTocIn) (ManualTocOut, err
 	return ManualTocOut{ManualID: manualID, Nodes: nodes}, err
 }
 
+// read is manual_read: the parts asked for, and the notes on the file.
 func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut, error) {
+	out, err := mt.readParts(ctx, in)
+	if err == nil {
+		out.Context = mt.finder.NoteSet().Cover([]contextnote.Target{{Manual: out.ManualID, Path: out.Path}})
+	}
+	return out, err
+}
+
+func (mt *manualTools) readParts(ctx context.Context, in ManualReadIn) (ManualReadOut, error) {
 	out := ManualReadOut{ManualID: in.ManualID, Path: in.Path, Scope: in.Scope, Parts: []ManualPart{}, Omitted: []string{}}
 	// Names in either Unicode form; the answer shows them as on disk.
 	manualID, path, err := mt.lib.Resolve(in.ManualID, in.Path)

@@ -21,7 +21,7 @@ type ManualFindBudget struct {
 
 // ManualFindIn is a thorough search request.
 type ManualFindIn struct {
-	Query                    string            `json:"query,omitempty" jsonschema:"what to collect, in the user's words (English or Japanese); required unless only_unscanned_from_trace_id"`
+	Query                    string            `json:"query,omitempty" jsonschema:"what to collect, in the user's words; required unless only_unscanned_from_trace_id"`
 	Also                     []string          `json:"also,omitempty" jsonschema:"up to 4 rephrasings in the manual's words, searched too and fused with query"`
 	ManualID                 string            `json:"manual_id,omitempty" jsonschema:"manual id from manual_list; omit to search every manual"`
 	Intent                   string            `json:"intent,omitempty" jsonschema:"override the intent read from the query"`
@@ -60,7 +60,7 @@ func findToolset() []Tool {
 	return needing(func(d *Deps) bool { return d.Manuals != nil && d.Finder != nil }, []Tool{
 		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_find", Title: "Collect everything about a topic in the manuals",
-			Description: "Collect everything about a topic in the manuals, built not to miss: BM25, normalised and separator-free matching, synonyms, exception wording (except, 対象外, ただし…), headings with subsections, a widening pass. Add the manual's own terms in also (query \"can I cancel midway\", also [\"中途解約\"]). Returns a trace_id, metrics and next_actions: page candidates with manual_hits, read them with manual_read.",
+			Description: "Collect everything about a topic in the manuals, built not to miss: normalised and separator-free matching, synonyms, exception wording (対象外, ただし…), headings with subsections, a widening pass. Add the manual's own terms in also (query \"can I cancel midway\", also [\"中途解約\"]). Returns a trace_id and next_actions: page with manual_hits, read with manual_read.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "query", 1000)

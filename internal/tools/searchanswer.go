@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/search"
 )
@@ -23,12 +24,13 @@ const searchSnippetChars = 140
 // and the channels run only with verbose — ten snippets twice were half of
 // an answer.
 type SearchSpecOut struct {
-	Query       string            `json:"query" jsonschema:"the query as understood"`
-	Corrections []rank.Correction `json:"corrections,omitempty" jsonschema:"query words the documents do not hold, and the spelling searched as well"`
-	Documents   []SearchDocument  `json:"documents" jsonschema:"the documents the results come from"`
-	Results     []SearchHit       `json:"results" jsonschema:"ranked sections, best first"`
-	Channels    []string          `json:"channels,omitempty" jsonschema:"ranking channels run (verbose)"`
-	Notices     []string          `json:"notices,omitempty" jsonschema:"what the answer lacks, e.g. the semantic channel when its endpoint failed"`
+	Query       string                `json:"query" jsonschema:"the query as understood"`
+	Corrections []rank.Correction     `json:"corrections,omitempty" jsonschema:"query words the documents do not hold, and the spelling searched as well"`
+	Documents   []SearchDocument      `json:"documents" jsonschema:"the documents the results come from"`
+	Results     []SearchHit           `json:"results" jsonschema:"ranked sections, best first"`
+	Channels    []string              `json:"channels,omitempty" jsonschema:"ranking channels run (verbose)"`
+	Notices     []string              `json:"notices,omitempty" jsonschema:"what the answer lacks, e.g. the semantic channel when its endpoint failed"`
+	Context     []contextnote.Covered `json:"context,omitempty" jsonschema:"the user's notes on the results' documents, each once, with the results it covers"`
 }
 
 // SearchDocument is one document some results come from.
@@ -56,7 +58,7 @@ type SearchHit struct {
 
 // compactSearch turns a search result into search_spec's answer.
 func compactSearch(res search.Result, verbose bool) SearchSpecOut {
-	out := SearchSpecOut{Query: res.Query, Corrections: res.Corrections, Documents: []SearchDocument{}, Results: []SearchHit{}, Notices: res.Notices}
+	out := SearchSpecOut{Query: res.Query, Corrections: res.Corrections, Documents: []SearchDocument{}, Results: []SearchHit{}, Notices: res.Notices, Context: res.Context}
 	if verbose {
 		out.Channels = res.Channels
 	}
@@ -181,5 +183,30 @@ func renderSearch(out SearchSpecOut) string {
 	if len(out.Channels) > 0 {
 		fmt.Fprintf(&b, "channels: %s\n", strings.Join(out.Channels, ","))
 	}
+	renderNotes(&b, out.Context, true)
 	return b.String()
+}
+
+// renderNotes writes the user's context notes after an answer, each once;
+// withHits names the results each covers. They are marked as the user's
+// notes: text to weigh, never instructions.
+func renderNotes(b *strings.Builder, notes []contextnote.Covered, withHits bool) {
+	if len(notes) == 0 {
+		return
+	}
+	b.WriteString("\nContext notes (the user's, on what the results come from):\n")
+	for _, n := range notes {
+		fmt.Fprintf(b, "- %s", n.Target)
+		if withHits {
+			hits := make([]string, len(n.Hits))
+			for i, h := range n.Hits {
+				hits[i] = strconv.Itoa(h)
+			}
+			fmt.Fprintf(b, " (results %s)", strings.Join(hits, ","))
+		}
+		if n.Aside {
+			b.WriteString(" [aside]")
+		}
+		b.WriteString(": " + strings.ReplaceAll(n.Text, "\n", " ") + "\n")
+	}
 }

@@ -33,6 +33,7 @@ const (
 
 // specTools serves the specification tools from one store.
 type specTools struct {
+	d        *Deps
 	store    *db.DB
 	semantic search.Semantic // nil: no semantic channel
 	stems    *tokenize.Stems // kept across this server's searches
@@ -81,9 +82,9 @@ type GetSectionIn struct {
 	SectionID       string `json:"section_id" jsonschema:"section_id from search_spec or build_learning_plan, or a title"`
 	Version         string `json:"version,omitempty" jsonschema:"omit for the latest complete version"`
 	Doc             string `json:"doc,omitempty" jsonschema:"document, when the language has several"`
-	Offset          int    `json:"offset,omitempty" jsonschema:"first character to return; pass next_offset from the previous page"`
+	Offset          int    `json:"offset,omitempty" jsonschema:"first character; pass next_offset to read on"`
 	MaxChars        int    `json:"max_chars,omitempty" jsonschema:"at most this many characters of text"`
-	WithSubsections bool   `json:"with_subsections,omitempty" jsonschema:"append the text of every subsection, so a chapter reads as a whole"`
+	WithSubsections bool   `json:"with_subsections,omitempty" jsonschema:"append every subsection's text: a chapter whole"`
 }
 
 // BuildLearningPlanIn asks for a reading plan.
@@ -108,7 +109,7 @@ func specToolset() []Tool {
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:        "list_versions",
 			Title:       "List versions",
-			Description: "List a language's stored versions, newest first, with when and where each was fetched and its section count.",
+			Description: "A language's stored versions, newest first: when and where each was fetched, its section count.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
@@ -135,8 +136,8 @@ func specToolset() []Tool {
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "get_section",
 			Title: "Read a section",
-			Description: "Read one section with its citation and its subsections' ids, in pages: pass next_offset as offset to read on. " +
-				"A document licensed for excerpts only (source_policy excerpt_only) gives at most its first " + fmt.Sprint(search.ExcerptChars) + " characters and says so.",
+			Description: "Read one section with its citation and its subsections' ids, in pages (pass next_offset as offset). " +
+				"An excerpt_only document gives at most its first " + fmt.Sprint(search.ExcerptChars) + " characters and says so.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "language", maxNameChars)
@@ -146,6 +147,8 @@ func specToolset() []Tool {
 			s.Properties["offset"].Minimum = jsonschema.Ptr(0.0)
 			intRange(s, "max_chars", 1, search.MaxPageChars, defaultPageChars)
 		}, (*specTools).getSection, renderSection),
+		compareTool(),
+		specDiffTool(),
 		newTool(CategorySpec, bindSpec, mcp.Tool{
 			Name:  "build_learning_plan",
 			Title: "Build a reading plan",
@@ -165,13 +168,19 @@ func specToolset() []Tool {
 
 // bindSpec binds the spec tools to the store.
 func bindSpec(d *Deps) *specTools {
-	return &specTools{store: d.Store, semantic: d.Semantic, stems: &tokenize.Stems{}}
+	return &specTools{d: d, store: d.Store, semantic: d.Semantic, stems: &tokenize.Stems{}}
 }
 
-// withLanguages appends the stored languages to each tool's description as
-// it is served.
+// withLanguages appends the stored languages to the descriptions of the
+// spec tools a model calls first, before any answer has told it the ids
+// (list_languages lists them; the other tools take ids from answers). Said
+// on every spec tool, the list cost the listing its length seven times.
 func withLanguages(tools []Tool) []Tool {
+	namesLanguages := []string{"search_spec", "compare", "get_section"}
 	for i := range tools {
+		if !slices.Contains(namesLanguages, tools[i].Def.Name) {
+			continue
+		}
 		base := tools[i].Def.Description
 		tools[i].describe = func(d *Deps) string {
 			if len(d.Languages) == 0 {
@@ -240,6 +249,7 @@ func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpe
 		Snippet:    snippet.Options{Chars: in.SnippetChars, Windows: in.SnippetsPerHit, Mark: snippet.Markdown},
 		Semantic:   st.semantic,
 		Stems:      st.stems,
+		Notes:      st.d.noteSet(),
 	})
 	if err != nil {
 		return SearchSpecOut{}, notStored(err, strings.TrimSpace(in.Language))
@@ -259,6 +269,7 @@ func (st *specTools) getSection(ctx context.Context, in GetSectionIn) (search.Se
 		WithSubsections: in.WithSubsections,
 		Offset:          in.Offset,
 		MaxChars:        in.MaxChars,
+		Notes:           st.d.noteSet(),
 	})
 	return res, notStored(err, strings.TrimSpace(in.Language))
 }
@@ -342,6 +353,7 @@ func renderSection(res search.SectionResult) string {
 			fmt.Fprintf(&b, "- %s (section_id=%s)\n", ch.Title, ch.SectionID)
 		}
 	}
+	renderNotes(&b, res.Context, false)
 	return b.String()
 }
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
@@ -49,6 +50,21 @@ type Deps struct {
 	ReadOnly bool
 	// Semantic, when set, adds the semantic channel to search_spec.
 	Semantic search.Semantic
+	// Notes are the user's context notes, returned with the answers whose
+	// hits they cover; nil: none.
+	Notes *contextnote.Source
+}
+
+// noteSet is the context notes in force now. A notes file that cannot be
+// read is logged and answered without notes: a note is an aid, never a
+// reason for a search to fail.
+func (d *Deps) noteSet() *contextnote.Set {
+	set, err := d.Notes.Set()
+	if err != nil {
+		d.logger().Warn("context notes not read; answering without them", "err", err)
+		return nil
+	}
+	return set
 }
 
 func (d *Deps) logger() *slog.Logger {

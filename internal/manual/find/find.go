@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
@@ -187,8 +188,23 @@ type Finder struct {
 	// Finder's own with the default bounds, made on first use.
 	Traces *Traces
 	Log    *slog.Logger
+	// Notes are the user's context notes: manual_hits returns those
+	// covering its page, and a candidate under an aside note ranks after
+	// the others unless the question uses a word of the note. nil: none.
+	Notes *contextnote.Source
 
 	tracesOnce sync.Once
+}
+
+// NoteSet is the context notes in force now; a notes file that cannot be
+// read is logged, and the search runs without notes.
+func (f *Finder) NoteSet() *contextnote.Set {
+	set, err := f.Notes.Set()
+	if err != nil {
+		f.log().Warn("context notes not read; searching without them", "err", err)
+		return nil
+	}
+	return set
 }
 
 // traces is f.Traces, made on first use when the caller gave none.

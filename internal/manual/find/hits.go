@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 )
 
@@ -30,14 +31,15 @@ type HitsRequest struct {
 
 // HitsPage is one page of a trace.
 type HitsPage struct {
-	TraceID    string      `json:"trace_id" jsonschema:"the trace paged"`
-	Query      string      `json:"query" jsonschema:"the query of the trace"`
-	Kind       string      `json:"kind" jsonschema:"candidates or unscanned"`
-	Total      int         `json:"total" jsonschema:"items of this kind in the trace"`
-	Offset     int         `json:"offset" jsonschema:"index of the first item of this page"`
-	NextOffset int         `json:"next_offset,omitempty" jsonschema:"offset of the next page; absent on the last page"`
-	Candidates []Candidate `json:"candidates,omitempty" jsonschema:"candidates, best first"`
-	Unscanned  []Unscanned `json:"unscanned,omitempty" jsonschema:"sections not searched, with the reason"`
+	TraceID    string                `json:"trace_id" jsonschema:"the trace paged"`
+	Query      string                `json:"query" jsonschema:"the query of the trace"`
+	Kind       string                `json:"kind" jsonschema:"candidates or unscanned"`
+	Total      int                   `json:"total" jsonschema:"items of this kind in the trace"`
+	Offset     int                   `json:"offset" jsonschema:"index of the first item of this page"`
+	NextOffset int                   `json:"next_offset,omitempty" jsonschema:"offset of the next page; absent on the last page"`
+	Candidates []Candidate           `json:"candidates,omitempty" jsonschema:"candidates, best first"`
+	Unscanned  []Unscanned           `json:"unscanned,omitempty" jsonschema:"sections not searched, with the reason"`
+	Context    []contextnote.Covered `json:"context,omitempty" jsonschema:"the user's notes on the page's manuals, folders and files, each once, with the candidates it covers (1 = first of this page)"`
 }
 
 // Hits returns a page of a trace's candidates or unscanned sections.
@@ -74,6 +76,11 @@ func (f *Finder) Hits(ctx context.Context, req HitsRequest) (HitsPage, error) {
 	}
 	if req.Kind == KindCandidates {
 		page.Candidates = tr.Candidates[req.Offset:end]
+		targets := make([]contextnote.Target, len(page.Candidates))
+		for i, c := range page.Candidates {
+			targets[i] = contextnote.Target{Manual: c.ManualID, Path: c.Path}
+		}
+		page.Context = f.NoteSet().Cover(targets)
 	} else {
 		page.Unscanned = tr.Unscanned[req.Offset:end]
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/text/normalize"
@@ -143,6 +144,7 @@ func (s *search) finish(start time.Time, alts []*search) *Summary {
 		}
 		cands = fuseRuns(lists)
 	}
+	cands = s.setAside(cands, alts)
 	if len(cands) > s.req.MaxCandidates {
 		for _, c := range cands[s.req.MaxCandidates:] {
 			s.addUnscanned(Unscanned{ManualID: c.n.manual, Path: c.n.Path, NodeID: c.n.NodeID, Reason: ReasonCandidateCap})
@@ -204,6 +206,63 @@ func (s *search) finish(start time.Time, alts []*search) *Summary {
 	sum.ElapsedMS = s.f.now().Sub(start).Milliseconds()
 	sum.Warnings = append(sum.Warnings, s.judge()...)
 	return sum
+}
+
+// setAside moves the candidates under an aside note (material beside the
+// manual's subject: another product compared, an old edition) after the
+// others, each part in its order, unless the question — or one of its
+// phrasings — uses a term of the note: then the user asked about it. They
+// stay candidates: recall is unchanged, the first page is the subject's.
+func (s *search) setAside(cands []rankedCandidate, alts []*search) []rankedCandidate {
+	set := s.f.NoteSet()
+	var asides []contextnote.Note
+	for _, n := range set.All() {
+		if n.Aside {
+			asides = append(asides, n)
+		}
+	}
+	if len(asides) == 0 {
+		return cands
+	}
+	plans := []queryplan.Plan{s.plan}
+	for _, a := range alts {
+		plans = append(plans, a.plan)
+	}
+	named := map[string]bool{}
+	for _, n := range asides {
+		named[n.Target] = usesNote(plans, n.Text)
+	}
+	var kept, aside []rankedCandidate
+	for _, c := range cands {
+		put := false
+		for _, n := range set.ForManualFile(c.manual, c.n.Path) {
+			if n.Aside && !named[n.Target] {
+				put = true
+				break
+			}
+		}
+		if put {
+			aside = append(aside, c)
+		} else {
+			kept = append(kept, c)
+		}
+	}
+	return append(kept, aside...)
+}
+
+// usesNote reports whether a term of one of the plans (the question's
+// terms, as the stages search them) occurs in the note, both normalised
+// the loose way (width, case and separators aside).
+func usesNote(plans []queryplan.Plan, note string) bool {
+	text := normalize.Loose(note)
+	for _, p := range plans {
+		for _, t := range p.Terms {
+			if lt := normalize.Loose(t); utf8.RuneCountInString(lt) >= 2 && strings.Contains(text, lt) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // conflicting returns two sections with the same heading, in different

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/text/snippet"
+)
+
+type compareOptions struct {
+	f       *factory
+	req     search.CompareRequest
+	jsonOut bool
+}
+
+func newCmdCompare(f *factory, runF func(context.Context, *compareOptions) error) *cobra.Command {
+	opts := &compareOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "compare CONCEPT...",
+		Short: "One concept across languages: each specification's best sections, side by side",
+		Long: `Compare searches every stored language's specification (or those named with
+--lang) for one concept, each document ranked by its own statistics, and
+prints their best sections side by side with snippets and citations.
+--also adds other phrasings — each language's own terms help most.
+
+A concept that starts with - goes after --.`,
+		Example: `  langspec compare integer overflow
+  langspec compare loop variable scope --lang go --lang python
+  langspec compare "catch a panic or exception" --also "recover deferred function" --also "try statement except clause"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("compare needs a concept")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.req.Concept = strings.Join(args, " ")
+			if opts.req.PerDoc < 1 || opts.req.PerDoc > search.MaxComparePerDoc {
+				return usageErrorf("--limit %d is out of range; use 1 to %d", opts.req.PerDoc, search.MaxComparePerDoc)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runCompare(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.req.Languages, "lang", nil, "a language to compare (repeat; default: every stored language)")
+	fl.IntVarP(&opts.req.PerDoc, "limit", "n", search.DefaultComparePerDoc, fmt.Sprintf("sections per document (1-%d)", search.MaxComparePerDoc))
+	fl.StringArrayVar(&opts.req.Also, "also", nil, "another phrasing of the concept, ranked together with it (repeat, up to 4)")
+	fl.BoolVar(&opts.jsonOut, "json", false, "print the comparison as JSON")
+	return cmd
+}
+
+func runCompare(ctx context.Context, opts *compareOptions) error {
+	io := opts.f.io
+	opts.req.Snippet = snippet.Options{Chars: snippet.DefaultChars, Windows: 1}
+	switch {
+	case opts.jsonOut:
+		opts.req.Snippet.Mark = snippet.Markdown
+	case io.colorOut:
+		opts.req.Snippet.Mark = snippet.ANSIBold
+	}
+	a := opts.f.specApp()
+	defer a.Close()
+	res, err := a.Compare(ctx, opts.req)
+	if err != nil {
+		return err
+	}
+	if opts.jsonOut {
+		return writeJSON(io.Out, res)
+	}
+	for _, col := range res.Columns {
+		fmt.Fprintf(io.Out, "== %s (%s/%s %s)\n", col.DisplayName, col.Language, col.Doc, col.Version)
+		if len(col.Hits) == 0 {
+			fmt.Fprintln(io.Out, "   no section matches")
+		}
+		for i, h := range col.Hits {
+			title := h.Title
+			if io.colorOut {
+				title = snippet.ANSIBold.Before + title + snippet.ANSIBold.After
+			}
+			fmt.Fprintf(io.Out, "%d. %s  (%s)\n   %s\n   %s\n", i+1, title, strings.Join(h.Matched, ", "), h.URL, h.Snippet)
+		}
+		fmt.Fprintln(io.Out)
+	}
+	printNotes(io.Out, res.Context)
+	return nil
+}

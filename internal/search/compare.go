@@ -1,0 +1,128 @@
+package search
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/text/snippet"
+	"github.com/langspec/langspec/internal/text/tokenize"
+)
+
+// Limits of a comparison.
+const (
+	DefaultComparePerDoc = 3
+	MaxComparePerDoc     = 10
+	MaxCompareLanguages  = 10
+)
+
+// CompareRequest is one concept across languages.
+type CompareRequest struct {
+	Concept   string
+	Also      []string // other phrasings, as in Request
+	Languages []string // nil: every stored language
+	PerDoc    int      // hits per document; 0: DefaultComparePerDoc
+	Snippet   snippet.Options
+	Semantic  Semantic
+	Lexical   bool // keep the semantic channel out (eval compares the two)
+	Stems     *tokenize.Stems
+	Notes     *contextnote.Set
+}
+
+// CompareColumn is one document's best sections for the concept.
+type CompareColumn struct {
+	Language    string     `json:"language" jsonschema:"language id"`
+	Doc         string     `json:"doc" jsonschema:"document id within the language"`
+	DisplayName string     `json:"display_name" jsonschema:"the document's name"`
+	Version     string     `json:"version" jsonschema:"the version searched: the latest complete one"`
+	Hits        []Citation `json:"results" jsonschema:"its best sections for the concept, best first; empty when none matches"`
+	Corrections []string   `json:"corrections,omitempty" jsonschema:"query words this document lacks, and the spelling searched instead (word→to)"`
+}
+
+// CompareResult aligns the documents' answers.
+type CompareResult struct {
+	Concept  string                `json:"concept" jsonschema:"the concept as understood"`
+	Columns  []CompareColumn       `json:"columns" jsonschema:"one per document, in language order"`
+	Notices  []string              `json:"notices,omitempty" jsonschema:"documents with no section for the concept, and other gaps"`
+	Context  []contextnote.Covered `json:"context,omitempty" jsonschema:"the user's notes on these documents, each once; hits are numbered across the columns in order"`
+	Searched []string              `json:"searched" jsonschema:"the languages compared"`
+}
+
+// Compare answers one concept in each language's documents: each document
+// searched alone, so each is ranked by its own statistics, and the columns
+// aligned in one answer. Errors: apperr.InvalidArgument for a bad concept,
+// phrasing, limit or language list; apperr.NotFound for a language with
+// nothing stored.
+func Compare(ctx context.Context, store *db.DB, req CompareRequest) (CompareResult, error) {
+	concept := strings.TrimSpace(req.Concept)
+	if concept == "" {
+		return CompareResult{}, apperr.New(apperr.InvalidArgument, "name the concept in a few words, e.g. integer overflow", "the concept is empty")
+	}
+	if req.PerDoc == 0 {
+		req.PerDoc = DefaultComparePerDoc
+	}
+	if req.PerDoc < 1 || req.PerDoc > MaxComparePerDoc {
+		return CompareResult{}, apperr.New(apperr.InvalidArgument, "use 1 to 10 sections per document", "per_language %d is out of range", req.PerDoc)
+	}
+	if len(req.Languages) > MaxCompareLanguages {
+		return CompareResult{}, apperr.New(apperr.InvalidArgument, "compare at most 10 languages at once", "%d languages given", len(req.Languages))
+	}
+	langs, err := Languages(ctx, store)
+	if err != nil {
+		return CompareResult{}, err
+	}
+	stored := map[string]Language{}
+	var ids []string
+	for _, l := range langs {
+		stored[l.Language] = l
+		ids = append(ids, l.Language)
+	}
+	wanted := ids
+	if len(req.Languages) > 0 {
+		wanted = nil
+		for _, l := range req.Languages {
+			l = strings.TrimSpace(l)
+			if _, ok := stored[l]; !ok {
+				return CompareResult{}, apperr.New(apperr.NotFound, "stored: "+strings.Join(ids, ", ")+"; add one with langspec ingest LANGUAGE",
+					"no language %q is stored", l)
+			}
+			if !slices.Contains(wanted, l) {
+				wanted = append(wanted, l)
+			}
+		}
+	}
+	res := CompareResult{Concept: concept, Columns: []CompareColumn{}, Searched: wanted}
+	var targets []contextnote.Target
+	for _, l := range wanted {
+		for _, d := range stored[l].Docs {
+			if d.LatestVersion == "" {
+				continue // no complete version: never searched by default
+			}
+			r, err := Search(ctx, store, Request{Query: concept, Also: req.Also, Language: l, Doc: d.Doc, Limit: req.PerDoc,
+				Snippet: req.Snippet, Semantic: req.Semantic, Lexical: req.Lexical, Stems: req.Stems})
+			if err != nil {
+				return CompareResult{}, err
+			}
+			col := CompareColumn{Language: l, Doc: d.Doc, DisplayName: d.DisplayName, Version: d.LatestVersion, Hits: r.Hits}
+			if col.Hits == nil {
+				col.Hits = []Citation{}
+			}
+			for _, c := range r.Corrections {
+				col.Corrections = append(col.Corrections, c.Word+"→"+c.To)
+			}
+			if len(r.Hits) == 0 {
+				res.Notices = append(res.Notices, l+"/"+d.Doc+": no section matches; try other words in also")
+			}
+			res.Notices = append(res.Notices, r.Notices...)
+			for range r.Hits {
+				targets = append(targets, contextnote.Target{Language: l, Doc: d.Doc})
+			}
+			res.Columns = append(res.Columns, col)
+		}
+	}
+	res.Context = req.Notes.Cover(targets)
+	return res, nil
+}
