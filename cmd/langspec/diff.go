@@ -94,13 +94,14 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 			fmt.Fprintf(out, "  %-40s %s\n", title, c.Counts())
 		}
 	}
+	width := max(len(ans.From.Version), len(ans.To.Version))
 	for i, it := range ans.Items {
 		fmt.Fprintf(out, "\n%d. %s: %s\n", ans.Offset+i+1, it.Kind, it.Name())
 		if it.Old != nil {
-			fmt.Fprintf(out, "   %-10s %s\n", ans.From.Version, it.Old.URL)
+			fmt.Fprintf(out, "   %-*s  %s\n", width, ans.From.Version, it.Old.URL)
 		}
 		if it.New != nil {
-			fmt.Fprintf(out, "   %-10s %s\n", ans.To.Version, it.New.URL)
+			fmt.Fprintf(out, "   %-*s  %s\n", width, ans.To.Version, it.New.URL)
 		}
 		for _, sc := range it.Sentences {
 			switch sc.Kind {

@@ -17,13 +17,14 @@ import (
 )
 
 type ingestOptions struct {
-	f        *factory
-	language string
-	doc      string
-	from     string // file, folder or URL; "" tries local copies, then the network
-	version  string // --version-label: the version to store it as
-	jsonOut  bool
-	keep     int // after a successful ingest, keep this many versions per doc; 0 keeps all
+	f         *factory
+	language  string
+	doc       string
+	from      string // file, folder or URL; "" tries local copies, then the network
+	version   string // --version-label: the version to store it as
+	toolchain string // --toolchain: the rustup toolchain whose Reference to read
+	jsonOut   bool
+	keep      int // after a successful ingest, keep this many versions per doc; 0 keeps all
 }
 
 func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) *cobra.Command {
@@ -46,7 +47,8 @@ where it would be read from. For python, --from may name a whole Sphinx build
 		Example: `  langspec ingest go
   langspec ingest rust
   langspec ingest go --from ./go_spec.html
-  langspec ingest rust --from ~/.rustup/toolchains/1.80.0-x86_64-unknown-linux-gnu/share/doc/rust/html/reference --version-label 1.80.0
+  langspec ingest rust --toolchain nightly
+  langspec ingest go --from ~/sdk/go1.21.0/doc/go_spec.html
   langspec ingest python --from /usr/share/doc/python3/html
   langspec ingest java --from https://docs.oracle.com/javase/specs/jls/se21/html/`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -63,6 +65,9 @@ where it would be read from. For python, --from may name a whole Sphinx build
 				}
 				opts.from = args[1]
 			}
+			if opts.toolchain != "" && (opts.language != "rust" || opts.from != "") {
+				return usageErrorf("--toolchain reads rustup's Rust Reference: give it with rust and without --from")
+			}
 			if cmd.Flags().Changed("version-label") && !versionLabel.MatchString(opts.version) {
 				return usageErrorf("--version-label %q: use 1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit (go1.21, 1.80.0)", opts.version)
 			}
@@ -75,6 +80,7 @@ where it would be read from. For python, --from may name a whole Sphinx build
 	fl := cmd.Flags()
 	fl.StringVar(&opts.doc, "doc", "", "document, when the language has several")
 	fl.StringVar(&opts.from, "from", "", `read from this file, folder or URL ("embedded" for the built-in copy)`)
+	fl.StringVar(&opts.toolchain, "toolchain", "", "rust: read the Reference of this rustup toolchain (stable, nightly, 1.80.0), versioned as it is")
 	fl.StringVar(&opts.version, "version-label", "", "store it as this version, for a copy that does not state its own (an older toolchain's docs)")
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
@@ -110,10 +116,18 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 	}
 	defer a.Close()
 	io := f.io
+	env := f.env(ctx)
+	if opts.toolchain != "" {
+		dir, err := ingest.RustupToolchain(opts.toolchain)
+		if err != nil {
+			return err
+		}
+		env.RustupToolchain = dir
+	}
 	ingestOpts := ingest.Options{
 		From:    opts.from,
 		Version: opts.version,
-		Env:     f.env(ctx),
+		Env:     env,
 		Getter:  f.getter(),
 		Now:     f.now,
 	}

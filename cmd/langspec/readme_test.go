@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -210,12 +211,28 @@ func (r *readmeRun) runLangspec(where string, args []string) {
 			return
 		}
 	}
-	if len(args) >= 2 && args[0] == "search" && slices.Contains(args, "--lang") {
-		lang := args[slices.Index(args, "--lang")+1]
-		if out, _, _ := r.langspec([]string{"versions", lang}, ""); !strings.Contains(out, lang) {
-			t.Logf("%s: not run: %s was not ingested here (no local copy)", where, lang)
+	if len(args) >= 2 && (args[0] == "search" || args[0] == "compare") {
+		for i, a := range args[:len(args)-1] {
+			if a != "--lang" {
+				continue
+			}
+			if lang := args[i+1]; !r.stored(lang, 1) {
+				t.Logf("%s: not run: %s was not ingested here (no local copy)", where, lang)
+				return
+			}
+		}
+	}
+	if len(args) >= 3 && args[0] == "ingest" && slices.Contains(args, "--toolchain") {
+		// rustup's toolchain of that name, where this machine has one.
+		name := args[slices.Index(args, "--toolchain")+1]
+		if m, _ := filepath.Glob(filepath.Join(envValue(r.env, "RUSTUP_HOME"), "toolchains", name+"-*")); len(m) == 0 {
+			t.Logf("%s: not run: no rustup toolchain %s on this machine", where, name)
 			return
 		}
+	}
+	if len(args) >= 2 && args[0] == "diff" && !r.stored(args[1], 2) {
+		t.Logf("%s: not run: fewer than two versions of %s were ingested here", where, args[1])
+		return
 	}
 	if len(args) >= 2 && args[0] == "token" && args[1] == "revoke" {
 		// The server started above must refuse the revoked token at once.
@@ -235,6 +252,26 @@ func (r *readmeRun) runLangspec(where string, args []string) {
 	if len(args) >= 2 && args[0] == "token" && args[1] == "create" {
 		r.token = strings.TrimSpace(stdout)
 	}
+}
+
+// stored reports whether the README's database holds at least n versions
+// of language (of one of its documents).
+func (r *readmeRun) stored(language string, n int) bool {
+	out, _, err := r.langspec([]string{"versions", language, "--json"}, "")
+	if err != nil {
+		return false
+	}
+	var vs []struct{ Doc string }
+	if json.Unmarshal([]byte(out), &vs) != nil {
+		return false
+	}
+	per := map[string]int{}
+	for _, v := range vs {
+		if per[v.Doc]++; per[v.Doc] >= n {
+			return true
+		}
+	}
+	return false
 }
 
 // runClaude checks a `claude mcp add` line: the stdio form's server command

@@ -117,7 +117,7 @@ func TestDiffFindsExactlyTheEdits(t *testing.T) {
 		out  []string // in stdout, or stderr when code != 0
 	}{
 		{"text", nil, 0, []string{"go/spec go1.25 → go1.26 (document)", "1 added, 1 removed, 1 renamed, 1 changed",
-			"~ [-Besides the-]{+In addition to+} explicit blocks", "go1.25     https://go.dev/ref/spec#Blocks"}},
+			"~ [-Besides the-]{+In addition to+} explicit blocks", "go1.25  https://go.dev/ref/spec#Blocks"}},
 		{"one section by its title", []string{"--section", "blocks"}, 0, []string{"(section blocks)", "1. changed: Blocks (Blocks)"}},
 		{"a section the same in both", []string{"--section", "Slice_expressions"}, 0, []string{"nothing changed"}},
 		{"a section only in the older version", []string{"--section", "Old_rule"}, 0, []string{"removed: An old rule (Old_rule)"}},

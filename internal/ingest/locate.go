@@ -85,6 +85,41 @@ func rustSysroot(ctx context.Context) string {
 	return matches[0]
 }
 
+// RustupToolchain finds the folder of rustup toolchain name (stable,
+// nightly, 1.80.0, or a full name such as nightly-x86_64-unknown-linux-gnu)
+// under RUSTUP_HOME (default ~/.rustup). Errors: apperr.NotFound naming the
+// toolchains installed and how to add one.
+func RustupToolchain(name string) (string, error) {
+	home := os.Getenv("RUSTUP_HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", apperr.Wrap(err, apperr.NotFound, "set RUSTUP_HOME", "cannot find rustup's folder")
+		}
+		home = filepath.Join(h, ".rustup")
+	}
+	dir := filepath.Join(home, "toolchains")
+	if name != "" && !strings.ContainsAny(name, `/\*?[`) && name != "." && name != ".." {
+		for _, p := range []string{filepath.Join(dir, name), filepath.Join(dir, name+"-*")} {
+			if m, _ := filepath.Glob(p); len(m) > 0 {
+				return m[0], nil
+			}
+		}
+	}
+	var installed []string
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.IsDir() {
+			installed = append(installed, e.Name())
+		}
+	}
+	hint := "install it with its docs: rustup toolchain install " + name + " --component rust-docs"
+	if len(installed) > 0 {
+		hint = "installed: " + strings.Join(installed, ", ") + "; or " + hint
+	}
+	return "", apperr.New(apperr.NotFound, hint, "no rustup toolchain %q in %s", name, dir)
+}
+
 // FromEmbedded is the --from value that picks the copy built into langspec.
 const FromEmbedded = "embedded"
 
@@ -220,10 +255,12 @@ func expand(p string, env Env) (string, bool) {
 	return filepath.FromSlash(p), true
 }
 
-var rustcVersionRE = regexp.MustCompile(`(?m)^\[pkg\.rustc\]\s*\nversion = "(\d+\.\d+\.\d+)`)
+var rustcVersionRE = regexp.MustCompile(`(?m)^\[pkg\.rustc\]\s*\nversion = "(\d+\.\d+\.\d+(?:-(?:nightly|beta(?:\.\d+)?))?)`)
 
 // rustToolchainVersion is the rustc version of a rustup toolchain, from its
 // channel manifest: the Reference it ships is the one for that release.
+// A nightly or beta keeps its channel (1.97.0-nightly), so it never takes
+// the place of the release of that number.
 func rustToolchainVersion(toolchain string) string {
 	b, err := os.ReadFile(filepath.Join(toolchain, "lib", "rustlib", "multirust-channel-manifest.toml"))
 	if err != nil {

@@ -112,7 +112,7 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 	}
 	rep.Source = sourceOf(src, loc)
 	rep.Version = firstNonEmpty(opts.Version, src.Version, doc.Version, loc.Version, now().UTC().Format(time.DateOnly))
-	citeVersion(doc.Sections, rep.Version, opts.Version != "" || doc.Version != "" || src.Version != "")
+	citeVersion(doc.Sections, rep.Version, opts.Version != "" || src.Version != "" || doc.Version != "" || loc.Version != "")
 	for _, f := range doc.Failed {
 		rep.Failed = append(rep.Failed, FailedPage{Page: f.Rel, Error: f.Err.Error()})
 	}
@@ -263,6 +263,18 @@ func readHTML(ctx context.Context, src SourceSpec, r PageReader) (Document, erro
 // else).
 const VersionPlaceholder = "{version}"
 
+// urlVersion is how a site names a version in its URLs: a nightly or beta
+// build (1.97.0-nightly) is published under its channel, not its number.
+func urlVersion(v string) string {
+	switch {
+	case strings.Contains(v, "nightly"):
+		return "nightly"
+	case strings.Contains(v, "beta"):
+		return "beta"
+	}
+	return v
+}
+
 // citeVersion writes the version into the sections' URLs. known is false
 // when the document did not say its version (the date stands in): the
 // placeholder and the slash after it are dropped then, which leaves the
@@ -274,7 +286,7 @@ func citeVersion(sections []db.Section, version string, known bool) {
 			continue
 		}
 		if known {
-			sections[i].URL = strings.ReplaceAll(u, VersionPlaceholder, version)
+			sections[i].URL = strings.ReplaceAll(u, VersionPlaceholder, urlVersion(version))
 		} else {
 			sections[i].URL = strings.ReplaceAll(u, VersionPlaceholder+"/", "")
 		}

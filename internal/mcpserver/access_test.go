@@ -69,7 +69,7 @@ func TestMaskCoversEveryMethod(t *testing.T) {
 				for _, tm := range tmpls.ResourceTemplates {
 					names = append(names, tm.Name)
 				}
-				for name, want := range map[string]bool{"section": tc.specText, "manual-file": tc.manualText, "vault-note": tc.vaultText} {
+				for name, want := range map[string]bool{"section": tc.specText, "diff": tc.specText, "manual-file": tc.manualText, "vault-note": tc.vaultText} {
 					if slices.Contains(names, name) != want {
 						t.Errorf("template %s listed: %v, want %v (templates %v)", name, !want, want, names)
 					}
