@@ -69,4 +69,3 @@ func TestRustupToolchain(t *testing.T) {
 		t.Errorf("the error names what is installed: %v", err)
 	}
 }
-
