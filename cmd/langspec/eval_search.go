@@ -50,27 +50,36 @@ language the database does not hold are skipped, and the command says so.`,
   langspec eval search --gold fixtures/gold/spec-go.jsonl --also fixtures/gold/also/spec-go.jsonl
   langspec ingest rust && langspec eval search --gold fixtures/gold/spec-go.jsonl --gold fixtures/gold/spec-rust.jsonl --json`,
 		Args: exactArgs(0, "no arguments; give the gold files with --gold"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(opts.gold) == 0 {
-				return usageErrorf("--gold FILE.jsonl is required")
-			}
-			for _, p := range opts.parts {
-				if !slices.Contains(eval.Parts(), p) {
-					return usageErrorf("--part %q is not a part; use %s", p, strings.Join(eval.Parts(), ", "))
-				}
-			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
-			return runEvalSearch(cmd.Context(), opts)
-		},
+		RunE: evalSearchRunE(opts, runF),
 	}
+	addEvalSearchFlags(cmd, opts)
+	return cmd
+}
+
+// evalSearchRunE checks eval search's and eval compare's flags and runs them.
+func evalSearchRunE(opts *evalSearchOptions, runF func(context.Context, *evalSearchOptions) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(opts.gold) == 0 {
+			return usageErrorf("--gold FILE.jsonl is required")
+		}
+		for _, p := range opts.parts {
+			if !slices.Contains(eval.Parts(), p) {
+				return usageErrorf("--part %q is not a part; use %s", p, strings.Join(eval.Parts(), ", "))
+			}
+		}
+		if runF != nil {
+			return runF(cmd.Context(), opts)
+		}
+		return runEvalSearch(cmd.Context(), opts)
+	}
+}
+
+func addEvalSearchFlags(cmd *cobra.Command, opts *evalSearchOptions) {
 	fl := cmd.Flags()
 	fl.StringSliceVar(&opts.gold, "gold", nil, "gold file, JSON Lines; repeat for several")
-	fl.StringSliceVar(&opts.also, "also", nil, `phrasings a calling model sends beside each question, JSON Lines of {"case_id", "also": [...]}; repeat for several`)
+	fl.StringSliceVar(&opts.also, "also", nil, `phrasings a calling model sends beside each case, JSON Lines of {"case_id", "also": [...]}; repeat for several`)
 	fl.StringSliceVar(&opts.parts, "part", eval.Parts(), "parts to report: "+strings.Join(eval.Parts(), ", "))
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
-	return cmd
 }
 
 func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
@@ -195,23 +204,9 @@ the database does not hold are skipped, and the command says so.`,
 		Example: `  langspec ingest rust && langspec ingest python
   langspec eval compare --gold fixtures/gold/compare.jsonl`,
 		Args: exactArgs(0, "no arguments; give the gold file with --gold"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(opts.gold) == 0 {
-				return usageErrorf("--gold FILE.jsonl is required")
-			}
-			for _, p := range opts.parts {
-				if !slices.Contains(eval.Parts(), p) {
-					return usageErrorf("--part %q is not a part; use %s", p, strings.Join(eval.Parts(), ", "))
-				}
-			}
-			return runEvalSearch(cmd.Context(), opts)
-		},
+		RunE: evalSearchRunE(opts, nil),
 	}
-	fl := cmd.Flags()
-	fl.StringSliceVar(&opts.gold, "gold", nil, "gold file, JSON Lines; repeat for several")
-	fl.StringSliceVar(&opts.also, "also", nil, `phrasings a calling model sends beside each concept, JSON Lines of {"case_id", "also": [...]}`)
-	fl.StringSliceVar(&opts.parts, "part", eval.Parts(), "parts to report: "+strings.Join(eval.Parts(), ", "))
-	fl.BoolVar(&opts.jsonOut, "json", false, "print the reports as JSON")
+	addEvalSearchFlags(cmd, opts)
 	return cmd
 }
 
