@@ -14,11 +14,13 @@ func newCmdUI(f *factory) *cobra.Command {
 		Use:   "ui",
 		Short: "Open the management page on this machine (the team server on a loopback address)",
 		Long: `ui serves langspec on a loopback address and opens its management page
-(/ui) in a browser: search and read sections with citations, see what is
-stored, make and revoke tokens, see upstream servers and the names of the
-secrets. Once any token exists the page asks for one: an admin token
-(langspec token create NAME --admin) opens every page, any other token the
-search and section pages only. MCP clients can connect to /mcp at the same
+(/ui) in a browser: search and read sections with citations, compare a
+concept across languages, see what changed between versions, see what is
+stored and the context notes, make and revoke tokens, see upstream servers
+and the names of the secrets. Once any token exists the page asks for one:
+an admin token (langspec token create NAME --admin) opens every page, any
+other token the reading pages its tools allow (search_spec, get_section,
+compare, spec_diff). MCP clients can connect to /mcp at the same
 address. It runs until interrupted.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {

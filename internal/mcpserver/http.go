@@ -186,7 +186,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 
 	ui, err := webui.New(webui.Options{StoreOf: StoreOf,
 		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger, BaseURL: h.BaseURL,
-		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects})
+		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects, Notes: d.Notes})
 	if err != nil {
 		return nil, err
 	}

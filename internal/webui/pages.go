@@ -18,6 +18,8 @@ type searchPage struct {
 	Query, Language string
 	Languages       []string
 	Result          *search.Result
+	// Notes are the context notes covering the results, each once.
+	Notes []noteView
 }
 
 func (u *UI) search(w http.ResponseWriter, r *http.Request, s *session) {
@@ -25,11 +27,11 @@ func (u *UI) search(w http.ResponseWriter, r *http.Request, s *session) {
 	p.Languages, _ = search.LanguageIDs(r.Context(), u.o.StoreOf(r.Context()))
 	if p.Query != "" {
 		res, err := search.Search(r.Context(), u.o.StoreOf(r.Context()), search.Request{Query: p.Query, Language: p.Language, Limit: 10,
-			Snippet: snippet.Options{Mark: htmlMark}})
+			Snippet: snippet.Options{Mark: htmlMark}, Notes: u.noteSet()})
 		if err != nil {
 			p.Error = err.Error()
 		} else {
-			p.Result = &res
+			p.Result, p.Notes = &res, resultNotes(res.Context)
 		}
 	}
 	u.render(w, "search", p)
@@ -48,6 +50,8 @@ type sectionPage struct {
 	// Prev and Next are the sections before and after this one in
 	// document order (a subsection follows its parent); nil at either end.
 	Prev, Next *sectionLink
+	// Notes are the context notes on the section's document.
+	Notes []noteView
 }
 
 // sectionLink is a section of the same document version to link to.
@@ -57,7 +61,7 @@ func (u *UI) section(w http.ResponseWriter, r *http.Request, s *session) {
 	p := sectionPage{page: newPage("Section", s)}
 	store := u.o.StoreOf(r.Context())
 	res, err := search.Section(r.Context(), store, search.SectionRequest{Language: r.FormValue("lang"), Doc: r.FormValue("doc"),
-		Version: r.FormValue("version"), SectionID: r.FormValue("id")})
+		Version: r.FormValue("version"), SectionID: r.FormValue("id"), Notes: u.noteSet()})
 	if err != nil {
 		p.Error = err.Error()
 		u.renderStatus(w, http.StatusNotFound, "section", p)
@@ -65,6 +69,7 @@ func (u *UI) section(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	p.Section, p.Title, p.Body = &res, res.Citation.Title, sectionHTML(res.Text)
 	p.SectionLang, p.SectionDoc, p.SectionVersion = res.Citation.Language, res.Citation.Doc, res.Citation.Version
+	p.Notes = wholeNotes(res.Context)
 	p.Ancestors, p.Prev, p.Next, err = around(r.Context(), store, res.Citation)
 	if err != nil {
 		u.o.Logger.Warn("reading a document's outline for the section page", "language", res.Citation.Language,

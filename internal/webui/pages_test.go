@@ -21,10 +21,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/specdiff"
 	"github.com/langspec/langspec/internal/teamauth"
 )
 
@@ -114,14 +116,49 @@ func pageData() map[string][]any {
 		Hint: "try again later", Command: "langspec --db x.db ingest go --doc spec --from PATH"}
 	failedNoHint := failed
 	failedNoHint.Hint = ""
+	notes := []noteView{{Target: "langspec://go", Text: "the language we build with", Covers: "results 1, 2"},
+		{Target: "langspec://go/spec", Text: "an old edition\n<b>kept</b>", Aside: true}}
+	compared := &search.CompareResult{Concept: "slice expressions", Searched: []string{"go", "rust"}, Notices: []string{"rust/reference: no section matches"},
+		Columns: []search.CompareColumn{{Language: "go", Doc: "spec", DisplayName: "The Go spec", Version: "go1.26", Hits: []search.Citation{hit, hit}},
+			{Language: "rust", Doc: "reference", DisplayName: "The Rust Reference", Version: "1.80.0", Hits: []search.Citation{}, Corrections: []string{"slise→slice"}}},
+		Context: []contextnote.Covered{{Target: "langspec://go/spec", Text: "ours", Hits: []int{1, 2}}}}
+	also := []alsoField{{N: 1, Value: "s[i:j]"}, {N: 2}, {N: 3}, {N: 4}}
+	langs := []langChoice{{ID: "go", Checked: true}, {ID: "rust"}}
+	older := &specdiff.Ref{SectionID: "Sets_of_methods", Title: "Sets of methods", Path: "Sets of methods", URL: "https://go.dev/ref/spec#Sets_of_methods", Version: "go1.25"}
+	newer := &specdiff.Ref{SectionID: "Method_sets", Title: "Method sets", Path: "Method sets", URL: "https://go.dev/ref/spec#Method_sets", Version: "go1.26"}
+	items := []diffItem{
+		{N: 1, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindChanged, Old: older, New: older, Chapter: "Blocks", Similarity: .9, TextChanged: true,
+			Sentences: []specdiff.SentenceChange{{Kind: specdiff.KindChanged, Old: "In addition", New: "Besides", Marked: "[-In addition to-]{+Besides+} the"},
+				{Kind: specdiff.KindRemoved, Old: "gone <b>"}, {Kind: specdiff.KindAdded, New: "new & here"}}}, MoreSentences: 2}, Whole: "/ui/diff?doc=go%2Fspec&section=Blocks"},
+		{N: 2, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindRenamed, Old: older, New: newer, Chapter: "Method_sets", Similarity: 1, TextChanged: true, Truncated: true}}},
+		{N: 3, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindAdded, New: newer, Chapter: "Statements"}}},
+		{N: 4, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindRemoved, Old: older, Chapter: "Statements"}}},
+	}
+	changed := &specdiff.Answer{Language: "go", Doc: "spec", From: specdiff.VersionRef{Version: "go1.25", Source: "go_spec_go1.25.html", Sections: 165},
+		To: specdiff.VersionRef{Version: "go1.26", Source: "embedded:go_spec.html", Sections: 165}, Scope: "document", Total: 24, Offset: 20,
+		Summary: specdiff.Summary{Added: 1, Removed: 1, Renamed: 1, Changed: 21, Unchanged: 161, Chapters: []specdiff.Chapter{{ID: "Blocks", Title: "Blocks", Changed: 1}, {ID: "Statements", Added: 1, Removed: 1}}},
+		Notices: []string{"something is missing"}, Context: []contextnote.Covered{{Target: "langspec://go/spec", Text: "ours", Hits: []int{1}}}}
+	unchanged := &specdiff.Answer{Language: "go", Doc: "spec", From: specdiff.VersionRef{Version: "go1.25"}, To: specdiff.VersionRef{Version: "go1.26"},
+		Scope: "section Introduction", Unchanged: true, Items: []specdiff.PageItem{}, Summary: specdiff.Summary{Unchanged: 1, Chapters: []specdiff.Chapter{}}}
+	docs := []diffDoc{{Value: "go/spec", Label: "The Go spec (go/spec)"}, {Value: "rust/reference", Label: "rust/reference"}}
+	diffForm := diffPage{page: admin, Docs: docs, Doc: "go/spec", Versions: []string{"go1.26", "go1.25"}, From: "go1.25", To: "go1.26"}
+	diffChanged := diffForm
+	diffChanged.page, diffChanged.Answer, diffChanged.Items, diffChanged.First, diffChanged.Last = withNotice, changed, items, 21, 24
+	diffChanged.Prev, diffChanged.Next, diffChanged.Limit, diffChanged.Notes = "/ui/diff?offset=0", "/ui/diff?offset=24", 4, notes
+	diffChanged.Single = []string{"java/jls (se21)"}
+	diffUnchanged := diffForm
+	diffUnchanged.page, diffUnchanged.Answer, diffUnchanged.Section = reader, unchanged, "Introduction"
+	diffNoRead := diffChanged
+	diffNoRead.page = page{Title: "T", CSRF: "c", Subject: "differ", CanDiff: true}
 	return map[string][]any{
-		"login":  {page{Title: "Log in", CSRF: "c"}, page{Title: "Log in", CSRF: "c", Error: "That is not a valid token."}},
-		"denied": {withError, page{Title: "T", Subject: "bob", CanRead: true, Error: "no"}, page{Title: "T", Subject: "eve", Error: "no"}, reader},
+		"login": {page{Title: "Log in", CSRF: "c"}, page{Title: "Log in", CSRF: "c", Error: "That is not a valid token."}},
+		"denied": {withError, page{Title: "T", Subject: "bob", CanRead: true, Error: "no"}, page{Title: "T", Subject: "eve", Error: "no"}, reader,
+			page{Title: "T", Subject: "carol", CanCompare: true, CanDiff: true, Error: "no"}},
 		"search": {
 			searchPage{page: admin, Languages: []string{"go", "rust"}},
 			searchPage{page: withNotice, Query: "methd reciever", Language: "go", Languages: []string{"go", "rust"},
 				Result: &search.Result{Query: "methd reciever", Corrections: []rank.Correction{{Word: "methd", To: "method"}},
-					Channels: []string{"words"}, Hits: []search.Citation{hit}, Notices: []string{"the semantic channel is off"}}},
+					Channels: []string{"words"}, Hits: []search.Citation{hit}, Notices: []string{"the semantic channel is off"}}, Notes: notes},
 			searchPage{page: reader, Query: "zzqqxxv", Result: &search.Result{Query: "zzqqxxv"}},
 			searchPage{page: withError, Query: "("},
 		},
@@ -129,10 +166,29 @@ func pageData() map[string][]any {
 			sectionPage{page: withError},
 			sectionPage{page: admin, Section: section, SectionLang: "go", SectionDoc: "spec", SectionVersion: "go1.26", Body: "<p>text</p>",
 				Ancestors: []sectionLink{{ID: "Expressions", Title: "Expressions"}}, Prev: &sectionLink{ID: "Index_expressions", Title: "Index expressions"},
-				Next: &sectionLink{ID: "Simple_slice_expressions", Title: "Simple slice expressions"}},
+				Next: &sectionLink{ID: "Simple_slice_expressions", Title: "Simple slice expressions"}, Notes: notes[1:]},
 			sectionPage{page: reader, Section: bare, SectionLang: "go", SectionDoc: "spec", SectionVersion: "go1.26"},
 			sectionPage{page: reader, Section: bare, Next: &sectionLink{ID: "Notation", Title: "Notation"}},
 			sectionPage{page: reader, Section: bare, Prev: &sectionLink{ID: "Notation", Title: "Notation"}},
+		},
+		"compare": {
+			comparePage{page: admin, Also: also, PerDoc: 3, MinPerDoc: 1, MaxPerDoc: 10, Languages: langs},
+			comparePage{page: withNotice, Concept: "slice expressions", Also: also, PerDoc: 3, Languages: langs, Result: compared, Notes: notes},
+			comparePage{page: page{Title: "T", CSRF: "c", Subject: "comparer", CanCompare: true}, Concept: "x", Result: compared},
+			comparePage{page: withError, Concept: "", Also: also, PerDoc: 11},
+		},
+		"diff": {
+			diffPage{page: admin, Single: []string{"go/spec (go1.26)"}},
+			diffPage{page: reader},
+			diffForm, diffChanged, diffUnchanged, diffNoRead,
+			diffPage{page: withError, Docs: docs, Doc: "go/spec", Versions: []string{"go1.26", "go1.25"}},
+		},
+		"context": {
+			contextPage{page: admin, Configured: true, Notes: []contextnote.Note{{Target: "langspec://go/spec", Text: "ours\nsecond line", From: contextnote.FromConfig},
+				{Target: "langspec://manuals/m/ref/", Text: "another product", Aside: true, From: contextnote.FromState}}},
+			contextPage{page: admin, Configured: true},
+			contextPage{page: admin},
+			contextPage{page: withError, Configured: true},
 		},
 		"sources": {
 			sourcesPage{page: admin, DBPath: "x.db", Versions: []db.VersionInfo{{Language: "go", Doc: "spec", DisplayName: "The Go spec", Version: "go1.26",

@@ -1,13 +1,15 @@
 // Package webui is the team server's management page at /ui: search and
-// section reading with citations, the stored sources and versions, tokens
-// (made and revoked there), and upstream servers with their state and the
-// names of the secrets. Server-rendered html/template pages without any
-// JavaScript, behind a token (a bearer header, or entered once in a login
-// form that sets an HTTP-only session cookie), every form carrying a CSRF
-// token, a strict Content-Security-Policy, and no secret rendered. An
-// admin's token opens every page; any other token the search and section
-// pages only (when its tools allow search_spec and get_section), the
-// others answering 403.
+// section reading with citations, one concept compared across languages,
+// what changed between two stored versions of a document, the user's
+// context notes with the answers they cover, the stored sources and
+// versions, tokens (made and revoked there), and upstream servers with
+// their state and the names of the secrets. Server-rendered html/template
+// pages without any JavaScript, behind a token (a bearer header, or
+// entered once in a login form that sets an HTTP-only session cookie),
+// every form carrying a CSRF token, a strict Content-Security-Policy, and
+// no secret rendered. An admin's token opens every page; any other token
+// the reading pages its tools allow (search_spec, get_section, compare,
+// spec_diff), the others answering 403.
 package webui
 
 import (
@@ -28,7 +30,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog/upstream"
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/teamauth"
@@ -65,6 +69,9 @@ type Options struct {
 	// names, with their tools (nil: every tool) and whether each is an
 	// admin, to show beside the tokens.
 	Subjects map[string]SubjectInfo
+	// Notes are the user's context notes, shown with the answers whose
+	// hits they cover and listed for admins; nil: none.
+	Notes *contextnote.Source
 }
 
 // SubjectInfo is a configured subject as the tokens page shows it.
@@ -132,7 +139,7 @@ func New(o Options) (*UI, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet}
+	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet, "worddiff": WordDiffHTML}
 	u := &UI{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, logins: map[string]*pendingLogin{}}
 	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
@@ -145,7 +152,7 @@ func New(o Options) (*UI, error) {
 }
 
 // pageNames are the templates, each a page in the layout.
-var pageNames = []string{"login", "search", "section", "sources", "tokens", "upstreams", "ingest", "denied"}
+var pageNames = []string{"login", "search", "section", "compare", "diff", "context", "sources", "tokens", "upstreams", "ingest", "denied"}
 
 // htmlMark marks matched words in the page's snippets with two private-use
 // characters no specification holds, where "**" would be ambiguous in a
@@ -203,7 +210,18 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch r.URL.Path {
-	case "/ui/", "/ui", "/ui/search":
+	case "/ui/", "/ui":
+		// The first page: search, or for a token that may not search
+		// the first reading page it may use (the login lands here).
+		if to := firstPage(sess.subject); to != "" {
+			http.Redirect(w, r, to, http.StatusSeeOther)
+			return
+		}
+		if u.mayRead(w, sess, searchTool, "search") {
+			u.search(w, r, sess)
+		}
+		return
+	case "/ui/search":
 		if u.mayRead(w, sess, searchTool, "search") {
 			u.search(w, r, sess)
 		}
@@ -211,6 +229,16 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "/ui/section":
 		if u.mayRead(w, sess, sectionTool, "read sections") {
 			u.section(w, r, sess)
+		}
+		return
+	case "/ui/compare":
+		if u.mayRead(w, sess, compareTool, "compare languages") {
+			u.compare(w, r, sess)
+		}
+		return
+	case "/ui/diff":
+		if u.mayRead(w, sess, diffTool, "compare versions") {
+			u.diff(w, r, sess)
 		}
 		return
 	}
@@ -221,6 +249,8 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.URL.Path == "/ui/sources":
 		u.sources(w, r, sess)
+	case r.URL.Path == "/ui/context":
+		u.contextNotes(w, r, sess)
 	case r.URL.Path == "/ui/tokens":
 		u.tokens(w, r, sess)
 	case r.URL.Path == "/ui/tokens/revoke" && r.Method == http.MethodPost:
@@ -247,12 +277,33 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 const (
 	searchTool  = "search_spec"
 	sectionTool = "get_section"
+	compareTool = "compare"
+	diffTool    = "spec_diff"
 )
+
+// readingTools are the tools of the reading pages, in the navigation's
+// order.
+var readingTools = []string{searchTool, sectionTool, compareTool, diffTool}
+
+// firstPage is where /ui/ sends a token that may not search but may use
+// another page listed in the navigation; "" to search (or to answer 403).
+func firstPage(sub teamauth.Subject) string {
+	switch {
+	case allows(sub, searchTool):
+		return ""
+	case allows(sub, compareTool):
+		return "/ui/compare"
+	case allows(sub, diffTool):
+		return "/ui/diff"
+	}
+	return ""
+}
 
 // adminPages are the pages only an admin's token opens, each with what it
 // is for (the 403 says it).
 var adminPages = map[string]string{
 	"/ui/sources":          "The sources page shows the stored versions and ingests documents",
+	"/ui/context":          "The context page lists the user's context notes",
 	"/ui/ingest":           "The ingest page ingests documents into the server's database",
 	"/ui/tokens":           "The tokens page makes and revokes the server's tokens",
 	"/ui/tokens/revoke":    "The tokens page makes and revokes the server's tokens",
@@ -293,9 +344,11 @@ type page struct {
 	// Admin: the session's token is an admin's, and the navigation links
 	// the admin's pages.
 	Admin bool
-	// CanSearch, CanRead: the token may use the search and section pages.
-	CanSearch, CanRead bool
-	Refresh            bool // the page reloads itself every second (a job under way)
+	// CanSearch, CanRead, CanCompare, CanDiff: the token may use the
+	// search, section, compare and diff pages.
+	CanSearch, CanRead, CanCompare, CanDiff bool
+	// Refresh: the page reloads itself every second (a job under way).
+	Refresh bool
 }
 
 func (u *UI) render(w http.ResponseWriter, name string, data any) {
@@ -317,6 +370,20 @@ func (u *UI) renderStatus(w http.ResponseWriter, status int, name string, data a
 	w.Write(b.Bytes())
 }
 
+// statusOf is the status of a page whose answer failed: the request's
+// fault (400, 404) for the errors a user can make, 500 for the rest,
+// logged; the page is rendered either way, its error shown.
+func (u *UI) statusOf(err error) int {
+	switch apperr.CodeOf(err) {
+	case apperr.InvalidArgument:
+		return http.StatusBadRequest
+	case apperr.NotFound:
+		return http.StatusNotFound
+	}
+	u.o.Logger.Error("answering a page", "err", err)
+	return http.StatusInternalServerError
+}
+
 func newPage(title string, s *session) page {
 	p := page{Title: title}
 	if s != nil {
@@ -326,6 +393,7 @@ func newPage(title string, s *session) page {
 		}
 		p.Admin = s.subject.Admin
 		p.CanSearch, p.CanRead = allows(s.subject, searchTool), allows(s.subject, sectionTool)
+		p.CanCompare, p.CanDiff = allows(s.subject, compareTool), allows(s.subject, diffTool)
 	}
 	return p
 }
@@ -415,9 +483,9 @@ func (u *UI) localSession() *session {
 }
 
 // mayLogIn says whether a subject may use any page: an admin, or a token
-// that allows the search or section tools.
+// that allows the tool of a reading page.
 func mayLogIn(sub teamauth.Subject) bool {
-	return allows(sub, searchTool) || allows(sub, sectionTool)
+	return slices.ContainsFunc(readingTools, func(tool string) bool { return allows(sub, tool) })
 }
 
 func (u *UI) verify(ctx context.Context, token string, r *http.Request) (teamauth.Subject, error) {
@@ -484,7 +552,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !mayLogIn(sub) {
-		u.renderLogin(w, r, http.StatusForbidden, "This token may use no page here: it is not an admin's, and its tools include neither search_spec nor get_section.")
+		u.renderLogin(w, r, http.StatusForbidden, "This token may use no page here: it is not an admin's, and its tools include none of "+strings.Join(readingTools, ", ")+".")
 		return
 	}
 	id := randomID()

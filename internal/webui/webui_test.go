@@ -48,7 +48,12 @@ func newTestUIWith(t *testing.T, set func(*Options)) (srv *httptest.Server, stor
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv = httptest.NewServer(u)
+	// Routed as the team server routes it (mcpserver.PathUI): a browser's
+	// /favicon.ico never reaches the page, whose login form it would
+	// otherwise answer with a new CSRF cookie.
+	mux := http.NewServeMux()
+	mux.Handle("/ui/", u)
+	srv = httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv, store, admin, plain
 }
@@ -203,6 +208,7 @@ func TestPagesEscapeStoredText(t *testing.T) {
 		"/ui/search?q=" + url.QueryEscape("hostile "+payload),
 		"/ui/section?lang=evil&id=Hostile",
 		"/ui/sources",
+		"/ui/compare?concept=" + url.QueryEscape("hostile "+payload),
 		"/ui/search?q=" + url.QueryEscape(`"><script>alert(4)</script>`),
 	} {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
