@@ -65,6 +65,18 @@ func twoGoVersions(t *testing.T) (env map[string]string, dbPath string) {
 	return env, dbPath
 }
 
+// twoVersionDB is seededDB (go1.26) with olderGoSpec's go1.25 ingested
+// beside it.
+func twoVersionDB(t *testing.T) string {
+	t.Helper()
+	dbPath := seededDB(t)
+	home := filepath.Dir(dbPath)
+	if code, _, stderr := run(t, map[string]string{"HOME": home}, "--db", dbPath, "ingest", "go", "--from", olderGoSpec(t, t.TempDir())); code != 0 {
+		t.Fatalf("ingest go1.25: exit %d\n%s", code, stderr)
+	}
+	return dbPath
+}
+
 // TestDiffFindsExactlyTheEdits: from the terminal, the diff of two real
 // versions finds the four edits and nothing else, with word marks and
 // both citations; narrowing, paging and every bad request give a clear

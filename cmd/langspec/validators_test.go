@@ -149,18 +149,19 @@ func manualsRoot(t *testing.T) string {
 	return dir
 }
 
-// validatorTargets are the two transports, each a fresh server on a seeded
-// database with the fixture manuals and an empty vault, default flags.
+// validatorTargets are the two transports, each a fresh server on a
+// database holding two versions of the Go spec (so spec_diff has something
+// to compare), with the fixture manuals and an empty vault, default flags.
 func validatorTargets() []validatorTarget {
 	return []validatorTarget{
 		{"stdio", func(t *testing.T) ([]string, []string, *lockedBuffer) {
-			dbPath := seededDB(t)
+			dbPath := twoVersionDB(t)
 			home := filepath.Dir(dbPath)
 			env := []string{"HOME=" + home, "LANGSPEC_LOG=info", "VAULT_ROOT=" + filepath.Join(home, "vault"), "MANUALS_ROOT=" + manualsRoot(t)}
 			return []string{langspecBinary(t), "--db", dbPath, "serve"}, env, nil
 		}},
 		{"http", func(t *testing.T) ([]string, []string, *lockedBuffer) {
-			s := startTeamServerEnv(t, seededDB(t), []string{"MANUALS_ROOT=" + manualsRoot(t)})
+			s := startTeamServerEnv(t, twoVersionDB(t), []string{"MANUALS_ROOT=" + manualsRoot(t)})
 			return []string{s.url + "/mcp"}, nil, s.stderr
 		}},
 	}
