@@ -29,6 +29,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 
 // hangLimit bounds every wait on the child, so a hung server fails the test
@@ -198,7 +199,7 @@ func TestServeWithRealClient(t *testing.T) {
 	}
 	// An older version beside the built-in one, ingested while the server
 	// runs, as a user would: spec_diff compares them.
-	if code, _, errOut := run(t, map[string]string{"HOME": t.TempDir()}, "--db", dbPath, "ingest", "go", "--from", olderGoSpec(t, t.TempDir())); code != 0 {
+	if code, _, errOut := run(t, map[string]string{"HOME": t.TempDir()}, "--db", dbPath, "ingest", "go", "--from", toolstest.OlderGoSpec(t, t.TempDir())); code != 0 {
 		t.Fatalf("ingest go1.25: exit %d\n%s", code, errOut)
 	}
 	var names []string

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,51 +11,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/specdiff"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 
-// goSpecFixture is the real Go specification langspec embeds (go1.26).
-const goSpecFixture = "../../fixtures/gospec/go_spec.html"
-
-// olderGoSpec writes, into dir, the real Go specification made into an
-// older version with four known differences from it, and returns its path.
-// The copy states its own version, go1.25, as a real older spec does.
-// From go1.25 to go1.26 a diff must find exactly: Blocks changed (one
-// sentence), Empty_statements added, Old_rule removed, and "Sets of
-// methods" (Sets_of_methods) renamed to "Method sets" (Method_sets).
-func olderGoSpec(t testing.TB, dir string) string {
-	t.Helper()
-	b, err := os.ReadFile(goSpecFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	for _, e := range []struct{ old, new string }{
-		{`"Subtitle": "Language version go1.26 (Jan 12, 2026)"`, `"Subtitle": "Language version go1.25 (Aug 12, 2025)"`},
-		{"In addition to explicit blocks in the source code, there are implicit blocks:", "Besides the explicit blocks in the source code, there are implicit blocks:"},
-		{"<h3 id=\"Empty_statements\">Empty statements</h3>\n\n<p>\nThe empty statement does nothing.\n</p>\n\n<pre class=\"ebnf\">\nEmptyStmt = .\n</pre>\n",
-			"<h3 id=\"Old_rule\">An old rule</h3>\n\n<p>\nThis rule of the older language was dropped from the newer one, and nothing took its place in the specification.\n</p>\n"},
-		{`<h3 id="Method_sets">Method sets</h3>`, `<h3 id="Sets_of_methods">Sets of methods</h3>`},
-	} {
-		if n := strings.Count(s, e.old); n != 1 {
-			t.Fatalf("the Go spec fixture holds %q %d times, want once: the fixture changed, update the edits", e.old, n)
-		}
-		s = strings.Replace(s, e.old, e.new, 1)
-	}
-	p := filepath.Join(dir, "go_spec_go1.25.html")
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// twoGoVersions makes a database holding go1.25 (olderGoSpec) and go1.26,
+// twoGoVersions makes a database holding go1.25 (toolstest.OlderGoSpec) and go1.26,
 // both ingested as a user would.
 func twoGoVersions(t *testing.T) (env map[string]string, dbPath string) {
 	t.Helper()
 	home := t.TempDir()
 	dbPath = filepath.Join(home, "langspec.db")
 	env = map[string]string{"HOME": home}
-	older := olderGoSpec(t, home)
+	older := toolstest.OlderGoSpec(t, home)
 	for _, args := range [][]string{{"ingest", "go", "--from", older}, {"ingest", "go", "--from", "embedded"}} {
 		if code, _, stderr := run(t, env, append([]string{"--db", dbPath}, args...)...); code != 0 {
 			t.Fatalf("%v: exit %d\n%s", args, code, stderr)
@@ -65,13 +30,13 @@ func twoGoVersions(t *testing.T) (env map[string]string, dbPath string) {
 	return env, dbPath
 }
 
-// twoVersionDB is seededDB (go1.26) with olderGoSpec's go1.25 ingested
+// twoVersionDB is seededDB (go1.26) with toolstest.OlderGoSpec's go1.25 ingested
 // beside it.
 func twoVersionDB(t *testing.T) string {
 	t.Helper()
 	dbPath := seededDB(t)
 	home := filepath.Dir(dbPath)
-	if code, _, stderr := run(t, map[string]string{"HOME": home}, "--db", dbPath, "ingest", "go", "--from", olderGoSpec(t, t.TempDir())); code != 0 {
+	if code, _, stderr := run(t, map[string]string{"HOME": home}, "--db", dbPath, "ingest", "go", "--from", toolstest.OlderGoSpec(t, t.TempDir())); code != 0 {
 		t.Fatalf("ingest go1.25: exit %d\n%s", code, stderr)
 	}
 	return dbPath

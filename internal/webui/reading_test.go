@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -20,39 +18,16 @@ import (
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/specdiff"
 	"github.com/langspec/langspec/internal/teamauth"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 
-// goSpecFixture is the real Go specification langspec embeds (go1.26).
-const goSpecFixture = "../../fixtures/gospec/go_spec.html"
-
-// ingestOlderGoSpec stores go1.25 beside the embedded go1.26: the real
-// fixture with the edits of cmd/langspec's olderGoSpec, so that from
-// go1.25 to go1.26 Blocks changed (one sentence), Empty_statements was
-// added, Old_rule removed, and "Sets of methods" (Sets_of_methods) renamed
-// to "Method sets" (Method_sets). It is ingested as a user's copy is.
+// ingestOlderGoSpec stores go1.25 beside the embedded go1.26
+// (toolstest.OlderGoSpec: Blocks changed, Empty_statements added, Old_rule
+// removed, Sets_of_methods renamed to Method_sets), ingested as a user's
+// copy is.
 func ingestOlderGoSpec(t testing.TB, store *db.DB) {
 	t.Helper()
-	b, err := os.ReadFile(goSpecFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	for _, e := range []struct{ old, new string }{
-		{`"Subtitle": "Language version go1.26 (Jan 12, 2026)"`, `"Subtitle": "Language version go1.25 (Aug 12, 2025)"`},
-		{"In addition to explicit blocks in the source code, there are implicit blocks:", "Besides the explicit blocks in the source code, there are implicit blocks:"},
-		{"<h3 id=\"Empty_statements\">Empty statements</h3>\n\n<p>\nThe empty statement does nothing.\n</p>\n\n<pre class=\"ebnf\">\nEmptyStmt = .\n</pre>\n",
-			"<h3 id=\"Old_rule\">An old rule</h3>\n\n<p>\nThis rule of the older language was dropped from the newer one, and nothing took its place in the specification.\n</p>\n"},
-		{`<h3 id="Method_sets">Method sets</h3>`, `<h3 id="Sets_of_methods">Sets of methods</h3>`},
-	} {
-		if n := strings.Count(s, e.old); n != 1 {
-			t.Fatalf("the Go spec fixture holds %q %d times, want once: the fixture changed, update the edits", e.old, n)
-		}
-		s = strings.Replace(s, e.old, e.new, 1)
-	}
-	p := filepath.Join(t.TempDir(), "go_spec_go1.25.html")
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := toolstest.OlderGoSpec(t, t.TempDir())
 	src, err := ingest.Resolve(nil, "go", "spec")
 	if err != nil {
 		t.Fatal(err)

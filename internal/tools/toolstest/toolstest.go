@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -50,6 +51,39 @@ func OpenDB(tb testing.TB) *db.DB {
 		tb.Fatal(err)
 	}
 	return store
+}
+
+// OlderGoSpec writes, into dir, the real Go specification langspec embeds
+// (go1.26) made into an older version with four known differences from it,
+// and returns its path. The copy states its own version, go1.25, as a real
+// older spec does, so it is stored as that. From go1.25 to go1.26 a diff
+// must find exactly: Blocks changed (one sentence), Empty_statements
+// added, Old_rule removed, and "Sets of methods" (Sets_of_methods) renamed
+// to "Method sets" (Method_sets).
+func OlderGoSpec(tb testing.TB, dir string) string {
+	tb.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(), "fixtures", "gospec", "go_spec.html"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s := string(b)
+	for _, e := range []struct{ old, new string }{
+		{`"Subtitle": "Language version go1.26 (Jan 12, 2026)"`, `"Subtitle": "Language version go1.25 (Aug 12, 2025)"`},
+		{"In addition to explicit blocks in the source code, there are implicit blocks:", "Besides the explicit blocks in the source code, there are implicit blocks:"},
+		{"<h3 id=\"Empty_statements\">Empty statements</h3>\n\n<p>\nThe empty statement does nothing.\n</p>\n\n<pre class=\"ebnf\">\nEmptyStmt = .\n</pre>\n",
+			"<h3 id=\"Old_rule\">An old rule</h3>\n\n<p>\nThis rule of the older language was dropped from the newer one, and nothing took its place in the specification.\n</p>\n"},
+		{`<h3 id="Method_sets">Method sets</h3>`, `<h3 id="Sets_of_methods">Sets of methods</h3>`},
+	} {
+		if n := strings.Count(s, e.old); n != 1 {
+			tb.Fatalf("the Go spec fixture holds %q %d times, want once: the fixture changed, update the edits", e.old, n)
+		}
+		s = strings.Replace(s, e.old, e.new, 1)
+	}
+	p := filepath.Join(dir, "go_spec_go1.25.html")
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return p
 }
 
 // OpenVault opens a vault in a fresh folder.
