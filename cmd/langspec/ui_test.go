@@ -8,27 +8,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 )
-
-// chromium finds a Chromium or Chrome to drive; the test skips without one
-// (.ci/run installs Debian's chromium).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium: skipping the management page's browser test (install Debian's chromium)")
-	return ""
-}
 
 // TestManagementPageInBrowser drives the team server's /ui in headless
 // Chromium: log in with an admin token; search with a query for each
@@ -41,7 +28,7 @@ func chromium(t *testing.T) string {
 // of each page go to docs/ui/ with LANGSPEC_UI_SCREENSHOTS=1 (README shows
 // them), else to a temporary folder.
 func TestManagementPageInBrowser(t *testing.T) {
-	browser := chromium(t)
+	browser := toolstest.Chromium(t)
 	dbPath := seededDB(t)
 	dir := filepath.Dir(dbPath)
 	cfg := filepath.Join(dir, "langspec.json")

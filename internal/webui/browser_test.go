@@ -3,7 +3,6 @@ package webui
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,21 +12,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/langspec/langspec/internal/contextnote"
+	"github.com/langspec/langspec/internal/tools/toolstest"
 )
-
-// chromium finds a Chromium or Chrome to drive, as cmd/langspec's browser
-// test does; the test skips without one (.ci/run installs Debian's
-// chromium).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("no Chromium: skipping the reading pages' browser test (install Debian's chromium)")
-	return ""
-}
 
 // TestReadingPagesInBrowser drives the compare, diff and context pages in
 // headless Chromium over a store holding go1.25 and go1.26 of the Go
@@ -43,7 +29,7 @@ func chromium(t *testing.T) string {
 // temporary folder (cmd/langspec's TestManagementPageInBrowser takes the
 // others).
 func TestReadingPagesInBrowser(t *testing.T) {
-	browser := chromium(t)
+	browser := toolstest.Chromium(t)
 	// Notes as a user writes them, one in langspec.json and one added
 	// with langspec context add (the screenshots show them).
 	state := &contextnote.Store{Path: filepath.Join(t.TempDir(), "context.jsonl")}

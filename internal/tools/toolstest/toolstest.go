@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -84,6 +85,20 @@ func OlderGoSpec(tb testing.TB, dir string) string {
 		tb.Fatal(err)
 	}
 	return p
+}
+
+// Chromium finds a Chromium or Chrome for a browser test to drive; the
+// test skips without one, saying what to install (.ci/run installs
+// Debian's chromium).
+func Chromium(tb testing.TB) string {
+	tb.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	tb.Skip("no Chromium: skipping a browser test (install Debian's chromium)")
+	return ""
 }
 
 // OpenVault opens a vault in a fresh folder.
