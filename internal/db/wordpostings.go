@@ -290,7 +290,7 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		if rows == 0 {
 			continue
 		}
-		q := wordindex.Query{Weights: weights, AvgLen: float64(snap.Tokens) / float64(rows), IDF: make([]float64, len(terms))}
+		q := wordindex.Query{Weights: weights, AvgLen: float64(snap.Tokens) / float64(rows), IDF: make([]float64, len(terms)), EveryPosting: s.d.everyPosting.Load()}
 		perPhrase := make([]wordindex.List, len(terms))
 		any := false
 		for i, t := range terms {
@@ -330,8 +330,13 @@ func (s *Scoped) rankWords(ctx context.Context, e ftsquery.Expr, weightsText str
 		if !any {
 			continue
 		}
+		before := scorer.RankedByHeads()
 		if err := scorer.Rank(snap, q, perPhrase, top); err != nil {
 			return nil, false, fmt.Errorf("snapshot %d: %w", id, err)
+		}
+		s.d.rankings.Add(1)
+		if scorer.RankedByHeads() > before {
+			s.d.byHeads.Add(1)
 		}
 	}
 	for _, h := range top.Hits() {
@@ -467,6 +472,9 @@ func (s *Scoped) readPostings(ctx context.Context, terms []string) (map[string]t
 		p := out[term]
 		if p.lists == nil {
 			p.lists, p.dfs = map[int64]wordindex.List{}, map[int64]int64{}
+		}
+		if df >= wordindex.ImpactFrom {
+			l.Impacts = new(wordindex.Impacts)
 		}
 		p.lists[snapID], p.dfs[snapID] = l, df
 		out[term] = p

@@ -325,6 +325,9 @@ type Query struct {
 	IDF     []float64
 	Weights [Columns]float64
 	AvgLen  float64
+	// EveryPosting scores every posting even where the lists' impact
+	// heads would settle the top k (for comparing the two).
+	EveryPosting bool
 }
 
 // Hit is a ranked section: its row id and score (higher is better; the
@@ -339,11 +342,19 @@ type Hit struct {
 // concurrent use; the zero value is ready.
 type Scorer struct {
 	scores []float64
-	seen   []uint64 // the sections matched, when a weight of zero or less can leave a match at score 0
+	seen   []uint64    // the sections matched, when a weight of zero or less can leave a match at score 0
+	found  []uint64    // the lists each section was found in (rankByHeads)
+	short  []shortList // the lists rankByHeads reads whole
 	parts  [2]scorerPart
 	// parallelFrom overrides minParallelBytes when above zero (tests).
 	parallelFrom int
+	// byHeads counts the rankings the impact heads answered.
+	byHeads int
 }
+
+// RankedByHeads is how many of this Scorer's rankings the impact heads
+// answered (see Impacts); the others scored every posting.
+func (sc *Scorer) RankedByHeads() int { return sc.byHeads }
 
 // scorerPart is what one goroutine of a ranking keeps for itself.
 type scorerPart struct {
@@ -354,6 +365,10 @@ type scorerPart struct {
 // Term).
 type List struct {
 	Postings, Skips []byte
+	// Impacts, when set, keeps the list's impact head between rankings:
+	// the caller sets it on the lists it keeps that hold ImpactFrom
+	// postings or more.
+	Impacts *Impacts
 }
 
 // minParallelBytes is the size of postings from which Rank reads the two
@@ -389,7 +404,16 @@ func (sc *Scorer) Rank(snap *Snapshot, q Query, lists []List, top *Top) error {
 		sc.scores = make([]float64, n)
 		sc.seen = make([]uint64, (n+63)/64)
 	}
-	r := ranking{scores: sc.scores[:n], seen: sc.seen, norms: snap.lengthNorms(q.AvgLen), ids: snap.IDs, q: &q, dec: &dec, lists: lists}
+	norms := snap.lengthNorms(q.AvgLen)
+	if !q.EveryPosting {
+		if ok, err := sc.rankByHeads(snap, q, lists, &dec, norms, top); ok || err != nil {
+			if ok {
+				sc.byHeads++
+			}
+			return err
+		}
+	}
+	r := ranking{scores: sc.scores[:n], seen: sc.seen, norms: norms, ids: snap.IDs, q: &q, dec: &dec, lists: lists}
 	size := 0
 	for _, l := range lists {
 		size += len(l.Postings)

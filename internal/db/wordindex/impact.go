@@ -1,0 +1,456 @@
+package wordindex
+
+import (
+	"cmp"
+	"math"
+	"math/bits"
+	"slices"
+	"sync/atomic"
+)
+
+// ImpactFrom is the number of postings from which a list is worth an
+// impact head (see Impacts): below it, scoring every posting costs less
+// than the head's bookkeeping.
+const ImpactFrom = 4096
+
+// A long list's head keeps its 1/headShare postings that add the most to a
+// score (never fewer than minHead), best first; a ranking goes through
+// them in tiers, the first of firstTier postings, each next one up to
+// twice as far, until the top k is settled (Scorer.rankByHeads). Measured on the
+// generated corpus (docs/performance.md, "Answering from impact heads"):
+// a head of a sixteenth left a typo's two very common corrections to the
+// full ranking, which an eighth settles; tiers that double rather than
+// quadruple settle "type value" with half the postings read.
+const (
+	headShare = 8
+	minHead   = 1024
+	firstTier = 1024
+)
+
+// Impacts holds a long list's impact head once a ranking has worked it
+// out: the postings that add the most to a section's score, best first,
+// each a bound on what any posting after it adds. A query whose top k the
+// heads settle is answered from them, at a cost that follows the postings
+// it had to read, not the sections holding its words.
+//
+// Why worked out at the first ranking and not stored: what a posting adds
+// depends on the column weights, which the ranking's caller tunes, and on
+// the snapshot's average length; a head stored at ingest would have to be
+// rebuilt whenever either changed, and would add to the database what the
+// memo of a generation (internal/db) keeps in memory instead. The first
+// ranking of a long list pays one pass over it and a sort of its head.
+// A head takes 12 bytes for each of its postings (an eighth of the list)
+// and 8 for every 64 of the list's, about 1.6 bytes a posting, beside the
+// list's own 2 or so: the memo that keeps the list (maxMemoBytes) keeps
+// the head with it.
+//
+// The zero value is ready; safe for concurrent use.
+type Impacts struct {
+	head atomic.Pointer[impactHead]
+	// minHead and firstTier override the constants when above zero
+	// (tests).
+	minHead, firstTier int
+}
+
+// impactHead is a list's head for one set of weights and one average
+// length.
+type impactHead struct {
+	weights [Columns]float64
+	avgLen  float64
+	// ords and freqs are the head's postings, the one adding the most to
+	// a score first: the sections' ordinals and weighted frequencies.
+	ords  []int32
+	freqs []float64
+	// restFreq and restNorm are the weighted frequency and length norm of
+	// a posting after the head that adds the most: no other posting after
+	// it adds more. rest is false when the head holds the whole list.
+	restFreq, restNorm float64
+	rest               bool
+	// marks lead into the whole list every markEvery postings, for
+	// looking a section up in it: the byte offset of a posting and the
+	// ordinal of the one before it (as Term.Skips, finer).
+	markOffsets []uint32
+	markOrds    []int32
+	firstTier   int
+}
+
+// markEvery is how many postings lie between two of a head's marks: a
+// lookup decodes fewer than that.
+const markEvery = 64
+
+// headFor returns l's head for the weights of dec and the length norms of
+// norms (worked out for avgLen), building it when l has none for them.
+func (im *Impacts) headFor(l List, dec *freqDecoder, avgLen float64, norms []float64) (*impactHead, error) {
+	if h := im.head.Load(); h != nil && h.weights == dec.weights && h.avgLen == avgLen {
+		return h, nil
+	}
+	h, err := buildHead(l, dec, avgLen, norms, cmp.Or(im.minHead, minHead))
+	if err != nil {
+		return nil, err
+	}
+	h.firstTier = cmp.Or(im.firstTier, firstTier)
+	im.head.Store(h)
+	return h, nil
+}
+
+// buildHead decodes l once and keeps its size postings whose
+// contribution at an IDF of one is the largest, sorted by it: what a
+// posting adds is the IDF times that contribution, and multiplying by the
+// same positive number keeps the order (rounding is monotonic), so the
+// head serves every IDF.
+func buildHead(l List, dec *freqDecoder, avgLen float64, norms []float64, least int) (*impactHead, error) {
+	if len(l.Postings) > math.MaxUint32 {
+		return nil, errCorrupt
+	}
+	h := &impactHead{weights: dec.weights, avgLen: avgLen}
+	var ords []int32
+	var freqs, values []float64
+	c := cursor{ord: -1, rest: l.Postings}
+	for len(c.rest) > 0 {
+		if len(ords)%markEvery == 0 {
+			h.markOffsets = append(h.markOffsets, uint32(len(l.Postings)-len(c.rest)))
+			h.markOrds = append(h.markOrds, int32(c.ord))
+		}
+		if err := c.stepAny(dec); err != nil {
+			return nil, err
+		}
+		if uint(c.ord) >= uint(len(norms)) {
+			return nil, errCorrupt
+		}
+		ords = append(ords, int32(c.ord))
+		freqs = append(freqs, c.freq)
+		values = append(values, TermScore(1, c.freq, norms[c.ord]))
+	}
+	order := make([]int, 0, len(ords)) // the postings kept, by index
+	size := max(least, len(ords)/headShare)
+	if len(ords) <= size {
+		for i := range ords {
+			order = append(order, i)
+		}
+	} else {
+		threshold := kthLargest(values, size+1)
+		for i, v := range values {
+			switch {
+			case v > threshold:
+				order = append(order, i)
+			case v == threshold && !h.rest:
+				h.restFreq, h.restNorm, h.rest = freqs[i], norms[ords[i]], true
+			}
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(values[b], values[a]) })
+	h.ords, h.freqs = make([]int32, len(order)), make([]float64, len(order))
+	for j, i := range order {
+		h.ords[j], h.freqs[j] = ords[i], freqs[i]
+	}
+	return h, nil
+}
+
+// kthLargest returns the k-th largest of values (1 ≤ k ≤ len(values)),
+// keeping the k largest seen in a min-heap.
+func kthLargest(values []float64, k int) float64 {
+	heap := make([]float64, 0, k)
+	down := func(i int) {
+		for {
+			least, l, r := i, 2*i+1, 2*i+2
+			if l < len(heap) && heap[l] < heap[least] {
+				least = l
+			}
+			if r < len(heap) && heap[r] < heap[least] {
+				least = r
+			}
+			if least == i {
+				return
+			}
+			heap[i], heap[least] = heap[least], heap[i]
+			i = least
+		}
+	}
+	for _, v := range values {
+		if len(heap) < k {
+			heap = append(heap, v)
+			for i := len(heap) - 1; i > 0 && heap[(i-1)/2] > heap[i]; i = (i - 1) / 2 {
+				heap[i], heap[(i-1)/2] = heap[(i-1)/2], heap[i]
+			}
+			continue
+		}
+		if v > heap[0] {
+			heap[0] = v
+			down(0)
+		}
+	}
+	return heap[0]
+}
+
+// bound returns what a posting of h's list after its first t head
+// postings adds at most, at IDF idf: the next head posting's
+// contribution, or the rest's past the head, or 0 when the head holds the
+// whole list.
+func (h *impactHead) bound(t int, idf float64, norms []float64) float64 {
+	switch {
+	case t < len(h.ords):
+		return TermScore(idf, h.freqs[t], norms[h.ords[t]])
+	case h.rest:
+		return TermScore(idf, h.restFreq, h.restNorm)
+	}
+	return 0
+}
+
+// The scores rankByHeads adds up go in another order than Rank's, so a
+// floor or a ceiling may differ from the same sum in Rank's order by its
+// rounding: a sum of n terms in float64 lies within n·2⁻⁵³ of the same
+// sum in another order, relatively, and n is at most 64 here. below and
+// above widen a floor and a ceiling by far more than that.
+func below(x float64) float64 { return x - x*1e-12 }
+func above(x float64) float64 { return x + x*1e-12 }
+
+// rankByHeads ranks the sections of snap holding any of the query's
+// terms into top from the heads of the long lists, and says whether it
+// could: it answers only when the heads settle which k sections are the
+// best, and then with their exact scores, the very ones Rank adds up.
+//
+// How: every posting of a short list is added to its section's score,
+// and then the long lists' head postings, best first, a tier at a time;
+// each section records the lists it was found in. A section's score so
+// far is a floor of its score; the floor plus the bound of each long list
+// it was not found in is a ceiling, and a section found in no list has
+// the sum of the bounds as its ceiling. After each tier, when the k best
+// floors beat the ceiling of every section that could still gain, the top
+// k lies among those k and the sections found in every list near them:
+// their exact scores (each list's posting looked up and added in query
+// order, as Rank adds them) decide. When no tier settles it, it answers
+// nothing and Rank ranks every posting.
+func (sc *Scorer) rankByHeads(snap *Snapshot, q Query, lists []List, dec *freqDecoder, norms []float64, top *Top) (bool, error) {
+	k := top.k
+	if k <= 0 || !dec.positive || len(lists) > maxHeadLists {
+		return false, nil
+	}
+	heads := make([]*impactHead, len(lists))
+	var longLists uint64 // lists whose head leaves postings out
+	for i, l := range lists {
+		if l.Impacts == nil {
+			continue
+		}
+		h, err := l.Impacts.headFor(l, dec, q.AvgLen, norms)
+		if err != nil {
+			return false, err
+		}
+		heads[i] = h
+		if h.rest || len(h.ords) > h.firstTier {
+			longLists |= 1 << i
+		}
+	}
+	// Lists without a head are read whole: when they are most of the
+	// postings (a prefix's union, a phrase), the heads cannot save much.
+	headless, all := 0, 0
+	for i, l := range lists {
+		all += len(l.Postings)
+		if heads[i] == nil {
+			headless += len(l.Postings)
+		}
+	}
+	if longLists == 0 || headless > all/2 {
+		return false, nil
+	}
+
+	n := len(snap.IDs)
+	if len(sc.found) < n {
+		sc.found = make([]uint64, n)
+	}
+	scores, found := sc.scores[:n], sc.found[:n]
+	touched := sc.parts[0].touched[:0]
+	defer func() {
+		for _, ord := range touched {
+			scores[ord], found[ord] = 0, 0
+		}
+		sc.parts[0].touched = touched[:0]
+	}()
+	add := func(i, ord int, freq float64) {
+		if found[ord] == 0 {
+			touched = append(touched, int32(ord))
+		}
+		found[ord] |= 1 << i
+		scores[ord] += TermScore(q.IDF[i], freq, norms[ord])
+	}
+	// The short lists whole, and their postings kept for the lookups.
+	short := sc.short[:0]
+	defer func() { sc.short = short }() // their buffers, for the next ranking
+	for i, l := range lists {
+		if heads[i] != nil {
+			continue
+		}
+		var s shortList
+		if len(short) < len(sc.short) {
+			s = sc.short[len(short)]
+		}
+		s.list, s.ords, s.freqs = i, s.ords[:0], s.freqs[:0]
+		c := cursor{ord: -1, rest: l.Postings}
+		for len(c.rest) > 0 {
+			if err := c.stepAny(dec); err != nil {
+				return false, err
+			}
+			if uint(c.ord) >= uint(n) {
+				return false, errCorrupt
+			}
+			add(i, c.ord, c.freq)
+			s.ords, s.freqs = append(s.ords, int32(c.ord)), append(s.freqs, c.freq)
+		}
+		short = append(short, s)
+	}
+
+	read := make([]int, len(lists)) // head postings added, by list
+	bounds := make([]float64, len(lists))
+	for tier := 0; ; tier++ {
+		more := false
+		for i, h := range heads {
+			if h == nil {
+				continue
+			}
+			end := min(len(h.ords), h.firstTier<<tier)
+			for t := read[i]; t < end; t++ {
+				add(i, int(h.ords[t]), h.freqs[t])
+			}
+			read[i] = end
+			bounds[i] = h.bound(end, q.IDF[i], norms)
+			more = more || end < len(h.ords)
+		}
+		settled, err := sc.settle(snap, q, lists, heads, short, dec, norms, touched, bounds, longLists, top)
+		if settled || err != nil {
+			return settled, err
+		}
+		if !more {
+			return false, nil
+		}
+	}
+}
+
+// shortList is a list rankByHeads read whole: its postings, in list
+// order, for looking sections up.
+type shortList struct {
+	list  int
+	ords  []int32
+	freqs []float64
+}
+
+// settle is rankByHeads' test after a tier: it pushes the top k to top and
+// says true when the floors and ceilings (see rankByHeads) settle it.
+func (sc *Scorer) settle(snap *Snapshot, q Query, lists []List, heads []*impactHead, short []shortList, dec *freqDecoder, norms []float64, touched []int32, bounds []float64, longLists uint64, top *Top) (bool, error) {
+	k := top.k
+	unseen := 0.0 // the ceiling of a section found in no list
+	for _, b := range bounds {
+		unseen += b
+	}
+	best := NewTop(k)
+	worst, full := best.Worst()
+	for _, ord := range touched {
+		if full && sc.scores[ord] < worst.Score {
+			continue
+		}
+		best.Push(Hit{ID: snap.IDs[ord], Score: sc.scores[ord]})
+		worst, full = best.Worst()
+	}
+	floor := below(worst.Score)
+	if !full || above(unseen) >= floor {
+		return false, nil
+	}
+	candidates := make([]int32, 0, k)
+	for _, h := range best.heap {
+		ord, _ := slices.BinarySearch(snap.IDs, h.ID)
+		sc.found[ord] |= memberBit
+		candidates = append(candidates, int32(ord))
+	}
+	defer func() {
+		for _, ord := range candidates {
+			sc.found[ord] &^= memberBit
+		}
+	}()
+	for _, ord := range touched {
+		f := sc.found[ord]
+		if f&memberBit != 0 || above(sc.scores[ord]+unseen) < floor {
+			continue // a member, or below the floor whatever it lacks
+		}
+		ceiling := sc.scores[ord]
+		missing := longLists &^ f
+		for m := missing; m != 0; m &= m - 1 {
+			ceiling += bounds[bits.TrailingZeros64(m)]
+		}
+		if above(ceiling) < floor {
+			continue
+		}
+		if missing != 0 {
+			return false, nil // it may still gain: the next tier
+		}
+		// Found in every list it can be in, and near the floor: its exact
+		// score decides.
+		sc.found[ord] |= memberBit
+		candidates = append(candidates, ord)
+	}
+	ranked := NewTop(k)
+	for _, ord := range candidates {
+		score, err := exactScore(lists, heads, short, q, dec, norms, int(ord))
+		if err != nil {
+			return false, err
+		}
+		ranked.Push(Hit{ID: snap.IDs[ord], Score: score})
+	}
+	for _, h := range ranked.heap {
+		top.Push(h)
+	}
+	return true, nil
+}
+
+// memberBit marks, in Scorer.found, the sections settle ranks by their
+// exact scores; the bits below it are lists.
+const (
+	memberBit    uint64 = 1 << 63
+	maxHeadLists        = 63
+)
+
+// exactScore returns the score of the section of ordinal ord: each list's
+// posting for it looked up — in a long list through its head's marks, in
+// a short one among the postings rankByHeads kept — and the lists'
+// contributions added in query order, as Rank adds them.
+func exactScore(lists []List, heads []*impactHead, short []shortList, q Query, dec *freqDecoder, norms []float64, ord int) (float64, error) {
+	score := 0.0
+	s := 0
+	for i, l := range lists {
+		var freq float64
+		var ok bool
+		if h := heads[i]; h != nil {
+			var err error
+			if freq, ok, err = h.lookup(l, dec, ord); err != nil {
+				return 0, err
+			}
+		} else {
+			for short[s].list != i {
+				s++
+			}
+			var j int
+			j, ok = slices.BinarySearch(short[s].ords, int32(ord))
+			if ok {
+				freq = short[s].freqs[j]
+			}
+		}
+		if ok {
+			score += TermScore(q.IDF[i], freq, norms[ord])
+		}
+	}
+	return score, nil
+}
+
+// lookup finds the section of ordinal ord in l, the whole list h is the
+// head of, from the last mark before it.
+func (h *impactHead) lookup(l List, dec *freqDecoder, ord int) (float64, bool, error) {
+	if len(h.markOrds) == 0 {
+		return 0, false, nil // an empty list
+	}
+	m, _ := slices.BinarySearch(h.markOrds, int32(ord)) // the first mark not before ord
+	m = max(m-1, 0)
+	c := cursor{ord: int(h.markOrds[m]), rest: l.Postings[h.markOffsets[m]:]}
+	for len(c.rest) > 0 && c.ord < ord {
+		if err := c.stepAny(dec); err != nil {
+			return 0, false, err
+		}
+	}
+	return c.freq, c.ord == ord, nil
+}
