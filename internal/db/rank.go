@@ -253,10 +253,15 @@ func (s *Scoped) TitleMatches(ctx context.Context, query string, limit int) ([]P
 				common = nil
 				break
 			}
-			if i == 0 {
+			switch {
+			case i == 0:
 				common = ords
-			} else {
-				common = intersectSorted(common, ords)
+			case i == len(stems)-1:
+				// Only the first maxTitleCandidates are kept: a title word
+				// of a hundred thousand sections need not be read past them.
+				common = intersectSorted(common, ords, maxTitleCandidates)
+			default:
+				common = intersectSorted(common, ords, -1)
 			}
 			if len(common) == 0 {
 				break
@@ -332,10 +337,11 @@ func (s *Scoped) titleOrdinals(ctx context.Context, term string) (map[int64][]in
 // titleColumn is the title's column in the word index (WordColumns).
 const titleColumn = 0
 
-// intersectSorted is the values both ascending lists hold.
-func intersectSorted(a, b []int) []int {
+// intersectSorted is the values both ascending lists hold: the first
+// limit of them, or all when limit is negative.
+func intersectSorted(a, b []int, limit int) []int {
 	var out []int
-	for i, j := 0, 0; i < len(a) && j < len(b); {
+	for i, j := 0, 0; i < len(a) && j < len(b) && len(out) != limit; {
 		switch {
 		case a[i] < b[j]:
 			i++
@@ -367,31 +373,70 @@ func (s *Scoped) Phrases(ctx context.Context, pairs []string, limit int) ([]Post
 		}
 		layouts[id] = l
 	}
-	score := map[int64]float64{}
+	// Each snapshot's sections holding a pair, pair by pair.
+	bySnap := map[int64][]heldPhrase{}
 	for _, p := range pairs {
 		ords, err := s.phraseOrdinals(ctx, p, layouts)
 		if err != nil {
 			return nil, err
 		}
 		for snapID, os := range ords {
-			snap := layouts[snapID]
-			idf := math.Log(1 + float64(len(snap.IDs))/float64(len(os)))
-			for _, o := range os {
-				score[snap.IDs[o]] += idf
+			idf := math.Log(1 + float64(len(layouts[snapID].IDs))/float64(len(os)))
+			bySnap[snapID] = append(bySnap[snapID], heldPhrase{os, idf})
+		}
+	}
+	return bestPhraseHits(bySnap, layouts, limit), nil
+}
+
+// heldPhrase is the sections of a snapshot holding a phrase, as ascending
+// ordinals, and what each adds to their score.
+type heldPhrase struct {
+	ords []int
+	idf  float64
+}
+
+// bestPhraseHits returns the best limit sections of bySnap by the sum of
+// the idfs of the phrases they hold (added in the phrases' order), then by
+// row id. The lists are merged in ordinal order (row ids grow with it): a
+// phrase in a hundred thousand sections costs one pass over their
+// ordinals, and where a snapshot has one phrase only its first limit, since
+// every score is the same there and the lowest ids win.
+func bestPhraseHits(bySnap map[int64][]heldPhrase, layouts map[int64]*wordindex.Snapshot, limit int) []Posting {
+	top := wordindex.NewTop(limit)
+	for snapID, lists := range bySnap {
+		ids := layouts[snapID].IDs
+		if len(lists) == 1 {
+			for _, o := range lists[0].ords[:min(limit, len(lists[0].ords))] {
+				top.Push(wordindex.Hit{ID: ids[o], Score: lists[0].idf})
 			}
+			continue
+		}
+		next := make([]int, len(lists))
+		for {
+			ord := -1
+			for i, l := range lists {
+				if next[i] < len(l.ords) && (ord < 0 || l.ords[next[i]] < ord) {
+					ord = l.ords[next[i]]
+				}
+			}
+			if ord < 0 {
+				break
+			}
+			score := 0.0
+			for i, l := range lists {
+				if next[i] < len(l.ords) && l.ords[next[i]] == ord {
+					score += l.idf
+					next[i]++
+				}
+			}
+			top.Push(wordindex.Hit{ID: ids[ord], Score: score})
 		}
 	}
-	out := make([]Posting, 0, len(score))
-	for id, x := range score {
-		out = append(out, Posting{ID: id, Score: x})
+	out := make([]Posting, 0, limit)
+	for _, h := range top.Hits() {
+		out = append(out, Posting{ID: h.ID, Score: h.Score})
 	}
-	slices.SortFunc(out, func(a, b Posting) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	return out[:min(limit, len(out))], nil
+	return out
 }
 
 // holdsAny reports whether the title, path or text of r holds one of the

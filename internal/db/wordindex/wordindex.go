@@ -386,12 +386,16 @@ const minParallelBytes = 32 << 10
 // lacks adds zero there, which changes no sum). With IDFs from SQLite's
 // ln() (see IDF), scores are bm25()'s to the last bit.
 //
-// Every posting is scored, into one accumulator per section, list by
-// list. Walking the lists side by side instead and scoring only the
-// sections whose bound could still enter top (MaxScore) scored 1 section
-// in 40 on two common words of the generated corpus, and still took 1.3
-// times as long: the merge costs more per section than a score does. What
-// does pay on long lists is the second core: the sections are cut in two
+// When the lists have impact heads (List.Impacts) and those settle the
+// top k, the ranking is answered from them with the same scores
+// (rankByHeads); otherwise every posting is scored, into one accumulator
+// per section, list by list. Walking the lists side by side instead and
+// scoring only the sections whose bound could still enter top (MaxScore)
+// scored 1 section in 40 on two common words of the generated corpus, and
+// still took 1.3 times as long: the merge costs more per section than a
+// score does, and BM25's saturation leaves every block of a list nearly
+// the same bound. Heads sort by what a posting adds instead. What also
+// pays on long lists is the second core: the sections are cut in two
 // halves, and each is ranked on its own goroutine, its lists entered
 // through their skips.
 func (sc *Scorer) Rank(snap *Snapshot, q Query, lists []List, top *Top) error {
