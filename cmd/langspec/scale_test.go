@@ -2,19 +2,24 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/langspec/langspec/internal/eval/corpusgen"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // BenchmarkScaleIngest runs the real binary, `langspec --db X --config Y
@@ -152,3 +157,136 @@ func tableSizes(path string) (string, error) {
 	}
 	return strings.Join(parts, ", "), rows.Err()
 }
+
+// BenchmarkTeamServerConcurrent puts 32 MCP clients (go-sdk, streamable
+// HTTP, four to each of eight tokens) against one `langspec serve --http`
+// over a generated specification of LANGSPEC_SCALE_SECTIONS sections,
+// every client calling search_spec in a loop for ten seconds, the queries
+// taken in turn from the Go gold set's questions. The rate limit is raised
+// for it (--rate): it measures the server, not the limit. It reports the
+// calls answered a second and their latency percentiles; every call must
+// answer without error. Issue 35 asks for it at 200,000 sections:
+//
+//	LANGSPEC_SCALE_SECTIONS=200000 go test ./cmd/langspec -run '^$' -bench TeamServerConcurrent -benchtime 1x
+func BenchmarkTeamServerConcurrent(b *testing.B) {
+	bin := langspecBinary(b) // skips under -short
+	sections, err := corpusgen.SectionsFromEnv(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	corpusDir := filepath.Join(dir, "corpus")
+	if _, err := corpusgen.WriteSpec(corpusDir, sections); err != nil {
+		b.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "langspec.json")
+	if err := os.WriteFile(cfgPath, corpusgen.SpecConfig(corpusDir), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	dbPath := filepath.Join(dir, "langspec.db")
+	cli := func(args ...string) string {
+		cmd := exec.Command(bin, append([]string{"--db", dbPath, "--config", cfgPath}, args...)...)
+		cmd.Env = []string{"HOME=" + dir}
+		var out, errOut bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%v: %v\n%s", args, err, errOut.String())
+		}
+		return strings.TrimSpace(out.String())
+	}
+	cli("ingest", "scale")
+	const subjects, perSubject = 8, 4
+	tokens := make([]string, subjects)
+	for i := range tokens {
+		tokens[i] = cli("token", "create", fmt.Sprintf("member%d", i))
+	}
+	queries := goldQuestions(b)
+
+	for b.Loop() {
+		s := startTeamServer(b, dbPath, "--rate", "100000")
+		transport := &http.Transport{MaxIdleConnsPerHost: subjects * perSubject}
+		var sessions []*mcp.ClientSession
+		for i := range subjects * perSubject {
+			client := &http.Client{Transport: bearer{tokens[i%subjects], transport}, Timeout: hangLimit}
+			c := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil)
+			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.url + "/mcp", HTTPClient: client, MaxRetries: -1}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			sessions = append(sessions, cs)
+		}
+		// One call each first: the corpus's pages and the memo warm up, as
+		// on a server that has been up for a while.
+		for _, cs := range sessions {
+			if err := callSearch(cs, "type value"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		const duration = 10 * time.Second
+		lat := make([][]time.Duration, len(sessions))
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i, cs := range sessions {
+			wg.Go(func() {
+				for n := i; time.Since(start) < duration; n++ {
+					t0 := time.Now()
+					if err := callSearch(cs, queries[n%len(queries)]); err != nil {
+						b.Error(err)
+						return
+					}
+					lat[i] = append(lat[i], time.Since(t0))
+				}
+			})
+		}
+		wg.Wait()
+		if b.Failed() {
+			b.FailNow()
+		}
+		elapsed := time.Since(start)
+		all := slices.Concat(lat...)
+		slices.Sort(all)
+		pct := func(p float64) float64 { return scaleMS(all[int(p*float64(len(all)-1))]) }
+		b.ReportMetric(float64(len(all))/elapsed.Seconds(), "calls/s")
+		b.ReportMetric(pct(0.50), "p50-ms")
+		b.ReportMetric(pct(0.99), "p99-ms")
+		b.ReportMetric(scaleMS(all[len(all)-1]), "max-ms")
+		s.stop(syscall.SIGTERM)
+	}
+}
+
+// callSearch calls search_spec for query on cs: an error for a failed call
+// or an answer that is an error.
+func callSearch(cs *mcp.ClientSession, query string) error {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_spec", Arguments: map[string]any{"query": query, "language": "scale"}})
+	if err != nil {
+		return fmt.Errorf("search_spec %q: %w", query, err)
+	}
+	if res.IsError {
+		return fmt.Errorf("search_spec %q: %v", query, res.Content)
+	}
+	return nil
+}
+
+// goldQuestions are the questions of the Go gold set.
+func goldQuestions(tb testing.TB) []string {
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "gold", "spec-go.jsonl"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		var c struct {
+			Query string `json:"query"`
+		}
+		if json.Unmarshal(line, &c) == nil && c.Query != "" {
+			out = append(out, c.Query)
+		}
+	}
+	if len(out) == 0 {
+		tb.Fatal("no questions in spec-go.jsonl")
+	}
+	return out
+}
+
+func scaleMS(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -149,14 +149,14 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // connect opens an MCP session to s as the holder of token ("" for none).
-func (s *teamServer) connect(t *testing.T, token string) (*mcp.ClientSession, error) {
+func (s *teamServer) connect(t testing.TB, token string) (*mcp.ClientSession, error) {
 	t.Helper()
 	return s.connectWith(t, token, nil, "")
 }
 
 // connectWith is connect with client options and a protocol version to
 // ask for ("" for the SDK's latest).
-func (s *teamServer) connectWith(t *testing.T, token string, opts *mcp.ClientOptions, protocol string) (*mcp.ClientSession, error) {
+func (s *teamServer) connectWith(t testing.TB, token string, opts *mcp.ClientOptions, protocol string) (*mcp.ClientSession, error) {
 	t.Helper()
 	client := &http.Client{Transport: bearer{token, http.DefaultTransport}, Timeout: hangLimit}
 	if token == "" {
