@@ -21,6 +21,16 @@ bench:
 bench-scale:
     go test ./internal/eval/ ./cmd/langspec/ ./internal/manual/find/ -run '^$' -bench 'Scale|ManualFind5000' -benchtime 20x
 
+# The curve of docs/performance.md: search and ingest at 50,000, 200,000
+# and 1,000,000 sections (1.6 GB of text at the last; about half an hour
+# in all on 2 cores), then 32 clients against the team server at 200,000.
+bench-curve:
+    for n in 50000 200000 1000000; do \
+        LANGSPEC_SCALE_SECTIONS=$n go test ./internal/eval/ -run '^$' -bench ScaleSearch -benchtime 200x -timeout 2h; \
+        LANGSPEC_SCALE_SECTIONS=$n go test ./cmd/langspec/ -run '^$' -bench ScaleIngest -benchtime 1x -timeout 2h; \
+    done
+    LANGSPEC_SCALE_SECTIONS=200000 go test ./cmd/langspec/ -run '^$' -bench TeamServerConcurrent -benchtime 1x
+
 # The official MCP Inspector (CLI mode, from npm) against the built binary:
 # list the tools, then call search_spec. Needs Node.js and the npm registry.
 inspect: build
