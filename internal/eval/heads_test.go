@@ -6,13 +6,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
-	"time"
 
-	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/eval/corpusgen"
-	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -29,21 +24,8 @@ func TestImpactHeadsAnswerAsEveryPosting(t *testing.T) {
 		t.Skip("generates and ingests a corpus of 12,000 sections")
 	}
 	ctx := context.Background()
-	dir := t.TempDir()
-	corpusDir := filepath.Join(dir, "corpus")
-	if _, err := corpusgen.WriteSpec(corpusDir, 12_000); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.Parse(corpusgen.SpecConfig(corpusDir), "langspec.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "big.db")
-	a := app.New(app.Options{DBPath: path, Config: cfg})
-	if _, err := a.Ingest(ctx, "scale", "", ingest.Options{Now: time.Now}); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.Close(); err != nil {
+	path := filepath.Join(t.TempDir(), "big.db")
+	if _, _, err := ingestGenerated(ctx, filepath.Dir(path), path, 12_000); err != nil {
 		t.Fatal(err)
 	}
 

@@ -81,29 +81,36 @@ func buildScaleStores(sections int, bigDB string) {
 		s.bigDB = bigDB
 		return
 	}
-	corpusDir := filepath.Join(s.dir, "corpus")
-	if s.corpus, s.err = corpusgen.WriteSpec(corpusDir, sections); s.err != nil {
-		return
+	s.bigDB = filepath.Join(s.dir, "big.db")
+	s.corpus, s.ingest, s.err = ingestGenerated(ctx, s.dir, s.bigDB, sections)
+}
+
+// ingestGenerated writes corpusgen's specification of sections sections
+// under dir and ingests it into a new database at dbPath the way the CLI
+// does — the config file's checks, then App.Ingest, which resolves the
+// source, finds the local folder and reads it whole — and returns what was
+// written and how long the ingest took.
+func ingestGenerated(ctx context.Context, dir, dbPath string, sections int) (corpusgen.Stats, time.Duration, error) {
+	corpusDir := filepath.Join(dir, "corpus")
+	st, err := corpusgen.WriteSpec(corpusDir, sections)
+	if err != nil {
+		return st, 0, err
 	}
-	// The same path as the CLI: the config file's checks, then App.Ingest,
-	// which resolves the source, finds the local folder and reads it whole.
 	cfg, err := config.Parse(corpusgen.SpecConfig(corpusDir), "langspec.json")
 	if err != nil {
-		s.err = err
-		return
+		return st, 0, err
 	}
-	s.bigDB = filepath.Join(s.dir, "big.db")
-	a := app.New(app.Options{DBPath: s.bigDB, Config: cfg})
+	a := app.New(app.Options{DBPath: dbPath, Config: cfg})
 	start := time.Now()
 	rep, err := a.Ingest(ctx, "scale", "", ingest.Options{Now: time.Now})
-	s.ingest = time.Since(start)
+	took := time.Since(start)
 	if cerr := a.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil && rep.Sections.Added != sections {
 		err = fmt.Errorf("ingest stored %d sections of the %d generated", rep.Sections.Added, sections)
 	}
-	s.err = err
+	return st, took, err
 }
 
 // ftsMatches counts the sections of the word index that hold every word
