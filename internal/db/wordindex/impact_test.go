@@ -1,6 +1,7 @@
 package wordindex
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -195,4 +196,44 @@ func repeat(s string, n int) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// TestSettleDecidesNearTiesByExactScores gives settle two sections of the
+// same exact score whose floors, added in another order than Rank's,
+// differ in the last bits, the worse row id's floor the higher: the k best
+// floors then hold the wrong one, and only scoring the sections near the
+// floor exactly (ties break by row id) keeps the answer Rank gives.
+func TestSettleDecidesNearTiesByExactScores(t *testing.T) {
+	b := NewBuilder()
+	for range 2 {
+		b.Add([Columns]string{bodyColumn: "x y z filler"}, nil)
+	}
+	ids := []int64{10, 20}
+	snap := must(DecodeLayout(must(b.Layout(ids))))
+	q := Query{IDF: []float64{0.7, 1.3, 2.9}, Weights: [Columns]float64{1, 1, 1, 1}, AvgLen: float64(b.Tokens()) / 2}
+	dec := newFreqDecoder(q.Weights)
+	norms := snap.lengthNorms(q.AvgLen)
+	terms := b.Terms()
+	lists := make([]List, 3)
+	short := make([]shortList, 3)
+	exact := 0.0
+	for i, w := range []string{"x", "y", "z"} {
+		j, _ := slices.BinarySearchFunc(terms, w, func(t Term, w string) int { return strings.Compare(t.Text, w) })
+		lists[i] = List{Postings: terms[j].Postings}
+		short[i] = shortList{list: i, ords: []int32{0, 1}, freqs: []float64{1, 1}}
+		exact += TermScore(q.IDF[i], 1, norms[0])
+	}
+	var sc Scorer
+	sc.scores, sc.found = make([]float64, 2), make([]uint64, 2)
+	sc.scores[0] = math.Nextafter(math.Nextafter(exact, 0), 0) // row 10: a floor two bits low
+	sc.scores[1] = exact                                       // row 20
+	sc.found[0], sc.found[1] = 0b111, 0b111
+	top := NewTop(1)
+	settled, err := sc.settle(snap, q, lists, make([]*impactHead, 3), short, &dec, norms, []int32{0, 1}, make([]float64, 3), 0, top)
+	if err != nil || !settled {
+		t.Fatalf("settle: %v, %v", settled, err)
+	}
+	if got := top.Hits(); len(got) != 1 || got[0] != (Hit{ID: 10, Score: exact}) {
+		t.Fatalf("got %v, want row 10 at %v (the exact tie goes to the lower row id)", got, exact)
+	}
 }
