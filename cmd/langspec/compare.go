@@ -31,16 +31,11 @@ A concept that starts with - goes after --.`,
 		Example: `  langspec compare integer overflow
   langspec compare loop variable scope --lang go --lang python
   langspec compare "catch a panic or exception" --also "recover deferred function" --also "try statement except clause"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("compare needs a concept")
-			}
-			return nil
-		},
+		Args: someArgs("compare", "a concept"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.req.Concept = strings.Join(args, " ")
-			if opts.req.PerDoc < 1 || opts.req.PerDoc > search.MaxComparePerDoc {
-				return usageErrorf("--limit %d is out of range; use 1 to %d", opts.req.PerDoc, search.MaxComparePerDoc)
+			if err := limitInRange(opts.req.PerDoc, search.MaxComparePerDoc); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)

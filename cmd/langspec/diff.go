@@ -39,8 +39,8 @@ older one from its file: langspec ingest go --from go_spec.html
 		Args: exactArgs(1, "the LANGUAGE whose versions to compare"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.req.Language = args[0]
-			if opts.req.Limit < 1 || opts.req.Limit > specdiff.MaxLimit {
-				return usageErrorf("--limit %d is out of range; use 1 to %d", opts.req.Limit, specdiff.MaxLimit)
+			if err := limitInRange(opts.req.Limit, specdiff.MaxLimit); err != nil {
+				return err
 			}
 			if opts.req.Offset < 0 {
 				return usageErrorf("--offset %d is negative", opts.req.Offset)

@@ -36,13 +36,7 @@ func TestCLI(t *testing.T) {
 	os.WriteFile(goodConfig, []byte(`{"sources": [{"language": "go", "doc": "spec", "display_name": "Go (mirror)", "kind": "html",
 		"url": "https://mirror.example/spec", "canonical_url": "https://go.dev/ref/spec", "source_policy": "full_text"}]}`), 0o644)
 
-	tests := []struct {
-		name     string
-		env      map[string]string
-		args     []string
-		code     int
-		out, err []string // substrings of stdout / stderr
-	}{
+	tests := []cliCase{
 		{name: "first search seeds the default database", args: []string{"search", "slice", "expressions"},
 			out: []string{"1. Slice expressions  [go spec go1.26]", "Expressions > Slice expressions",
 				"https://go.dev/ref/spec#Slice_expressions", "(title, words)", "10 results"}},
@@ -99,34 +93,14 @@ func TestCLI(t *testing.T) {
 		{name: "LANGSPEC_DB", env: map[string]string{"HOME": home, "LANGSPEC_DB": corrupt}, args: []string{"list"}, code: 1,
 			err: []string{"corrupt_database"}},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := env
-			if tt.env != nil {
-				e = tt.env
-			}
-			code, out, errOut := run(t, e, tt.args...)
-			if code != tt.code {
-				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, out, errOut)
-			}
-			for _, w := range tt.out {
-				if !strings.Contains(out, w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out)
-				}
-			}
-			for _, w := range tt.err {
-				if !strings.Contains(errOut, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, errOut)
-				}
-			}
-			if strings.Contains(out, "\x1b[") {
-				t.Errorf("ANSI codes in non-terminal output")
-			}
-			if tt.code != 0 && strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
-				t.Errorf("error is not one line:\n%s", errOut)
-			}
-		})
-	}
+	runCasesThen(t, env, tests, func(t *testing.T, tt cliCase, out, errOut string) {
+		if strings.Contains(out, "\x1b[") {
+			t.Errorf("ANSI codes in non-terminal output")
+		}
+		if tt.code != 0 && strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+			t.Errorf("error is not one line:\n%s", errOut)
+		}
+	})
 	if _, err := os.Stat(defaultDB); err != nil {
 		t.Errorf("default database not created: %v", err)
 	}

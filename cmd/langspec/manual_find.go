@@ -41,19 +41,14 @@ brought up to date first (as 'langspec ingest manuals' does).`,
 		Example: `  langspec manual find 給与
   langspec manual find 地震 保険金 --manual kasai-hoken
   langspec manual find "replication lag" --limit 3 --json`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("manual find needs a query")
-			}
-			return nil
-		},
+		Args: someArgs("manual find", "a query"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.in.Query = strings.Join(args, " ")
 			if strings.TrimSpace(opts.in.Query) == "" {
 				return usageErrorf("manual find needs a query")
 			}
-			if opts.limit < 1 || opts.limit > find.MaxHitsLimit {
-				return usageErrorf("--limit %d is out of range; use 1 to %d", opts.limit, find.MaxHitsLimit)
+			if err := limitInRange(opts.limit, find.MaxHitsLimit); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)

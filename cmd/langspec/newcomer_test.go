@@ -37,6 +37,13 @@ type cliCase struct {
 // runCases runs each case with env unless it brings its own.
 func runCases(t *testing.T, env map[string]string, tests []cliCase) {
 	t.Helper()
+	runCasesThen(t, env, tests, nil)
+}
+
+// runCasesThen is runCases with a check of its own after each case's
+// (nil for none).
+func runCasesThen(t *testing.T, env map[string]string, tests []cliCase, then func(t *testing.T, tt cliCase, out, errOut string)) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := env
@@ -66,6 +73,9 @@ func runCases(t *testing.T, env map[string]string, tests []cliCase) {
 				if strings.Contains(errOut, w) {
 					t.Errorf("stderr holds %q:\n%s", w, errOut)
 				}
+			}
+			if then != nil {
+				then(t, tt, out, errOut)
 			}
 		})
 	}

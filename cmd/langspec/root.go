@@ -240,6 +240,26 @@ func asGroup(cmd *cobra.Command) *cobra.Command {
 	return cmd
 }
 
+// someArgs is cobra.MinimumNArgs(1) with an error that counts as a usage
+// mistake: "<command> needs <what>".
+func someArgs(command, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return usageErrorf("%s needs %s", command, what)
+		}
+		return nil
+	}
+}
+
+// limitInRange says, as a usage mistake, when a --limit flag of n is
+// outside 1 to most.
+func limitInRange(n, most int) error {
+	if n < 1 || n > most {
+		return usageErrorf("--limit %d is out of range; use 1 to %d", n, most)
+	}
+	return nil
+}
+
 // exactArgs is cobra.ExactArgs with an error that counts as a usage mistake.
 func exactArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {

@@ -54,17 +54,12 @@ Manuals are searched with 'langspec manual find'.`,
   langspec search 'x.(T)' --json
   langspec search -n 3 -- -2**2
   langspec search "shut a chan" --also "close channel"`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return usageErrorf("search needs a query")
-			}
-			return nil
-		},
+		Args: someArgs("search", "a query"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.req.Query = strings.Join(args, " ")
 			// 0 means "default" to search.Search; on the command line it is a mistake.
-			if opts.req.Limit < 1 || opts.req.Limit > search.MaxLimit {
-				return usageErrorf("--limit %d is out of range; use 1 to %d", opts.req.Limit, search.MaxLimit)
+			if err := limitInRange(opts.req.Limit, search.MaxLimit); err != nil {
+				return err
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
