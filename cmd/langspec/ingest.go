@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"runtime/debug"
 	"time"
 
+	"github.com/dustin/go-humanize"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
@@ -25,6 +27,11 @@ type ingestOptions struct {
 	toolchain string // --toolchain: the rustup toolchain whose Reference to read
 	jsonOut   bool
 	keep      int // after a successful ingest, keep this many versions per doc; 0 keeps all
+	// maxMemory is --max-memory as given; memory is it in bytes, and
+	// memorySet says the flag was given (it then overrides GOMEMLIMIT).
+	maxMemory string
+	memory    int64
+	memorySet bool
 }
 
 func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) *cobra.Command {
@@ -68,6 +75,11 @@ where it would be read from. For python, --from may name a whole Sphinx build
 			if opts.toolchain != "" && (opts.language != "rust" || opts.from != "") {
 				return usageErrorf("--toolchain reads rustup's Rust Reference: give it with rust and without --from")
 			}
+			var err error
+			if opts.memory, err = parseMemory(opts.maxMemory); err != nil {
+				return err
+			}
+			opts.memorySet = cmd.Flags().Changed("max-memory")
 			if cmd.Flags().Changed("version-label") && !versionLabel.MatchString(opts.version) {
 				return usageErrorf("--version-label %q: use 1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit (go1.21, 1.80.0)", opts.version)
 			}
@@ -84,6 +96,8 @@ where it would be read from. For python, --from may name a whole Sphinx build
 	fl.StringVar(&opts.version, "version-label", "", "store it as this version, for a copy that does not state its own (an older toolchain's docs)")
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
+	fl.StringVar(&opts.maxMemory, "max-memory", defaultIngestMemory,
+		"the memory the ingest may take, such as 512MiB or 2GiB: the heap is kept under three quarters of it, and a big document's texts and postings wait in files beside the database")
 	cmd.AddCommand(newCmdIngestManuals(f, nil))
 	return cmd
 }
@@ -92,24 +106,56 @@ where it would be read from. For python, --from may name a whole Sphinx build
 // state them, safe in a URL and a resource URI.
 var versionLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
 
-// ingestMemoryLimit is the soft limit on the Go heap while a document is
-// ingested, unless GOMEMLIMIT or GOGC say otherwise. An ingest holds the
-// whole document's sections until it writes them in one transaction, and the
-// collector's default lets the heap grow to twice what is live: 280 MB at
-// peak for an 80 MB document, against 186 MB under this limit, for about a
-// tenth more time (docs/performance.md). A document bigger than the limit
-// still ingests; the collector then runs more often.
-const ingestMemoryLimit = 160 << 20
+// defaultIngestMemory is --max-memory's default: what a laptop can spare
+// beside everything else it runs. A document of a million sections (1.6 GB
+// of text) ingests within it (docs/performance.md); smaller ones take far
+// less, since the heap only grows to half again what is live (GOGC 50).
+const defaultIngestMemory = "1GiB"
 
-func limitIngestMemory(getenv func(string) string) {
-	if getenv("GOMEMLIMIT") == "" && getenv("GOGC") == "" {
-		debug.SetMemoryLimit(ingestMemoryLimit)
+// minIngestMemory is the least --max-memory accepted: below it the collector
+// would run without pause on a document of any size.
+const minIngestMemory = 64 << 20
+
+// ingestGCPercent is the collector's GOGC during an ingest, unless GOGC is
+// set: the heap grows to 1.5 times what is live, not twice, so a small
+// document's peak stays small (an 80 MB document peaked at 180 MB).
+const ingestGCPercent = 50
+
+// parseMemory reads a --max-memory size: bytes with a unit, decimal (MB,
+// GB) or binary (MiB, GiB).
+func parseMemory(s string) (int64, error) {
+	n, err := humanize.ParseBytes(s)
+	if err != nil || n < minIngestMemory || n > math.MaxInt64 {
+		return 0, usageErrorf("--max-memory %q: give a size of at least 64MiB, with its unit, such as 512MiB, 1GiB or 2GB", s)
+	}
+	return int64(n), nil
+}
+
+// limitIngestMemory keeps the Go heap under three quarters of memory, the
+// rest being SQLite's and the runtime's own; GOMEMLIMIT and GOGC, when set,
+// win over the default (not over a --max-memory given on the command line).
+// The limit is soft: a document whose sections' ids, titles and paths
+// alone outgrow it still ingests, with the collector running more often.
+// restore puts back the settings before, for a caller that goes on after
+// the ingest (tests run the command in process).
+func limitIngestMemory(getenv func(string) string, memory int64, given bool) (restore func()) {
+	limit, percent := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
+	debug.SetGCPercent(percent) // SetGCPercent(-1) turned the collector off to read it
+	if given || getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(memory / 4 * 3)
+	}
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(ingestGCPercent)
+	}
+	return func() {
+		debug.SetMemoryLimit(limit)
+		debug.SetGCPercent(percent)
 	}
 }
 
 func runIngest(ctx context.Context, opts *ingestOptions) error {
 	f := opts.f
-	limitIngestMemory(f.getenv)
+	defer limitIngestMemory(f.getenv, opts.memory, opts.memorySet)()
 	a, err := f.newApp(app.Workspace{}, nil)
 	if err != nil {
 		return err

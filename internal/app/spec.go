@@ -162,6 +162,10 @@ func (a *App) Ingest(ctx context.Context, language, doc string, opts ingest.Opti
 	if err != nil {
 		return ingest.Report{}, err
 	}
+	if opts.SpillDir == "" {
+		// A big document's texts wait beside the database it goes into.
+		opts.SpillDir = filepath.Dir(a.opts.DBPath)
+	}
 	rep, err := ingest.Ingest(ctx, store, src, opts)
 	if err != nil || a.opts.Config.Embeddings == nil || rep.Version == "" {
 		return rep, err

@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db/wordindex"
 	"github.com/langspec/langspec/internal/text/shape"
 )
 
@@ -81,6 +82,22 @@ type PublishResult struct {
 // one: it is stored only when its version has no complete snapshot, and is
 // reported KeptIncomplete.
 func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (PublishResult, error) {
+	return d.PublishFrom(ctx, snap, sections, nil)
+}
+
+// TextSource holds the texts of a snapshot's sections outside them: a big
+// document's wait in a file while it is read (internal/ingest), so that
+// they are never all in memory at once.
+type TextSource interface {
+	// Text returns the text of section i. Publish asks for each section
+	// once, in order.
+	Text(i int) (string, error)
+}
+
+// PublishFrom is Publish with the sections' texts read from texts, in
+// order, a batch at a time, instead of from their Text fields (which are
+// ignored); nil texts is Publish.
+func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, sections []Section, texts TextSource) (PublishResult, error) {
 	res := PublishResult{Language: snap.Language, Doc: snap.Doc, Version: snap.Version, Sections: len(sections)}
 	if err := validateSnapshot(snap, sections); err != nil {
 		return res, err
@@ -150,7 +167,7 @@ func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (Pu
 	if err != nil {
 		return res, d.classify(err, "write snapshot to")
 	}
-	if err := insertSections(ctx, tx, snapID, sections); err != nil {
+	if err := d.insertSections(ctx, tx, snapID, sections, texts); err != nil {
 		return res, d.classify(err, "write sections to")
 	}
 	if err := mergeIndexes(ctx, tx, sectionIndexes); err != nil {
@@ -217,28 +234,54 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, erro
 	return id, err
 }
 
-func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section) error {
-	// The words are read (vocabulary and postings) on another core while
-	// SQLite, which works on one, writes the rows and their indexes: a
-	// fifth of an ingest otherwise (docs/performance.md).
-	type analysis struct {
-		df       map[string]int
-		postings *wordindex.Builder
-	}
-	analyzed := make(chan analysis, 1)
-	go func() {
-		df, b := analyzeSections(sections)
-		analyzed <- analysis{df, b}
-	}()
-	var words *analysis
-	wait := func() *analysis {
-		if words == nil {
-			a := <-analyzed
-			words = &a
+func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section, texts TextSource) error {
+	// SQLite works on one core, so everything it is handed is prepared
+	// ahead of it on others, a batch at a time: a loader reads each batch's
+	// texts and derives their columns (shapes, literals, hash); the words
+	// (vocabulary and postings) are read by another goroutine. In the
+	// writer's loop the derived columns were a fifth of an ingest's time,
+	// and the words as much again (docs/performance.md). Only the batches
+	// in flight hold texts, and the postings spill to a file beside the
+	// database past postingsHeld bytes, so a snapshot bigger than memory
+	// can be written.
+	words := newSnapshotWords(filepath.Dir(d.path))
+	defer words.postings.Close()
+	toWriter := make(chan sectionBatch, batchesAhead)
+	toWords := make(chan sectionBatch, batchesAhead)
+	stop := make(chan struct{})
+	wordsRead := make(chan struct{})
+	var loadErr error
+	var helpers sync.WaitGroup
+	helpers.Go(func() {
+		defer close(toWords)
+		defer close(toWriter)
+		for start := 0; start < len(sections); start += sectionBatchSize {
+			b, err := loadBatch(sections, texts, start, min(start+sectionBatchSize, len(sections)))
+			if err != nil {
+				loadErr = err
+				return
+			}
+			for _, to := range []chan sectionBatch{toWriter, toWords} {
+				select {
+				case to <- b:
+				case <-stop:
+					return
+				}
+			}
 		}
-		return words
-	}
-	defer wait() // on every return the reading has ended: the caller may reuse sections
+	})
+	helpers.Go(func() {
+		defer close(wordsRead)
+		for b := range toWords {
+			for i, text := range b.texts {
+				words.add(sections[b.start+i], text)
+			}
+		}
+	})
+	// On every return the helpers have ended: the caller may reuse sections.
+	defer helpers.Wait()
+	defer close(stop)
+
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
 		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes, literals)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
@@ -246,19 +289,98 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 		return err
 	}
 	defer stmt.Close()
-	ids := make([]int64, len(sections))
-	for i, s := range sections {
-		r, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
-			s.Text, utf8.RuneCountInString(s.Text), TextHash(s.Text), s.SourcePolicy, s.Anchors, shape.Of(s.Text), shape.Literals(s.Text))
-		if err == nil {
-			ids[i], err = r.LastInsertId()
-		}
-		if err != nil {
-			return fmt.Errorf("section %q: %w", s.SectionID, err)
+	ids := make([]int64, 0, len(sections))
+	for b := range toWriter {
+		for j, c := range b.derived {
+			i := b.start + j
+			s := &sections[i]
+			r, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
+				b.texts[j], c.runes, c.hash, s.SourcePolicy, s.Anchors, c.shapes, c.literals)
+			var id int64
+			if err == nil {
+				id, err = r.LastInsertId()
+			}
+			if err != nil {
+				return fmt.Errorf("section %q: %w", s.SectionID, err)
+			}
+			ids = append(ids, id)
 		}
 	}
-	// The rows reach the indexes in one statement each (migration 0005):
-	// FTS5 then gathers the whole snapshot before it writes a segment.
+	if loadErr != nil {
+		return loadErr
+	}
+	if err := indexSnapshot(ctx, tx, snapID); err != nil {
+		return fmt.Errorf("index sections: %w", err)
+	}
+	<-wordsRead
+	if err := writeWordPostings(ctx, tx, snapID, words.postings, ids); err != nil {
+		return fmt.Errorf("index sections: %w", err)
+	}
+	return insertTerms(ctx, tx, snapID, words.df)
+}
+
+// sectionBatchSize sections are loaded at a time, and at most batchesAhead
+// batches wait for each of their readers: enough to keep the writer busy,
+// few enough that a big snapshot's texts are never all held at once.
+const (
+	sectionBatchSize = 256
+	batchesAhead     = 4
+)
+
+// sectionBatch is sections[start:start+len(texts)] with their texts and
+// the columns derived from them.
+type sectionBatch struct {
+	start   int
+	texts   []string
+	derived []derivedColumns
+}
+
+// derivedColumns are the columns of a section row computed from its text.
+type derivedColumns struct {
+	runes            int
+	hash             string
+	shapes, literals string
+}
+
+// loadBatch reads the texts of sections[start:end], from texts when it is
+// not nil, and derives their columns.
+func loadBatch(sections []Section, texts TextSource, start, end int) (sectionBatch, error) {
+	b := sectionBatch{start: start, texts: make([]string, end-start), derived: make([]derivedColumns, end-start)}
+	for j := range b.texts {
+		text := sections[start+j].Text
+		if texts != nil {
+			var err error
+			if text, err = texts.Text(start + j); err != nil {
+				return b, fmt.Errorf("section %q: %w", sections[start+j].SectionID, err)
+			}
+		}
+		b.texts[j] = text
+		b.derived[j] = derivedColumns{
+			runes: utf8.RuneCountInString(text), hash: TextHash(text),
+			shapes: shape.Of(text), literals: shape.Literals(text),
+		}
+	}
+	return b, nil
+}
+
+// indexSnapshot writes the rows of snapshot snapID into the section
+// indexes, one statement each (migration 0005): FTS5 then gathers the whole
+// snapshot before it writes a segment.
+//
+// FTS5 writes a segment each time what it gathered passes its hash size and,
+// by default, merges segments as they pile up (automerge): a big snapshot's
+// index was merged level after level, a third of its writing, and then
+// merged into one segment again by mergeIndexes. So merging waits until the
+// snapshot is written: automerge is off, and a level is merged only when it
+// holds crisisMergeSegments segments, as FTS5 does anyway when automerge
+// falls behind. Both settings are put back before the transaction ends, so
+// no reader and no later write ever sees them.
+func indexSnapshot(ctx context.Context, tx *sql.Tx, snapID int64) error {
+	for _, t := range sectionIndexes {
+		if err := setMerging(ctx, tx, t, 0, crisisMergeSegments); err != nil {
+			return err
+		}
+	}
 	for _, q := range []string{
 		`INSERT INTO sections_fts (rowid, title, section_path, body, anchors)
 			SELECT id, title, section_path, body, anchors FROM sections WHERE snapshot_id = ?`,
@@ -267,14 +389,34 @@ func insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Se
 		`INSERT INTO sections_shapes (rowid, shapes) SELECT id, shapes FROM sections WHERE snapshot_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, snapID); err != nil {
-			return fmt.Errorf("index sections: %w", err)
+			return err
 		}
 	}
-	w := wait()
-	if err := writeWordPostings(ctx, tx, snapID, w.postings, ids); err != nil {
-		return fmt.Errorf("index sections: %w", err)
+	for _, t := range sectionIndexes {
+		if err := setMerging(ctx, tx, t, ftsDefaultAutomerge, ftsDefaultCrisisMerge); err != nil {
+			return err
+		}
 	}
-	return insertTerms(ctx, tx, snapID, w.df)
+	return nil
+}
+
+// FTS5's merge settings: its defaults, and the level size at which a bulk
+// write merges (indexSnapshot).
+const (
+	ftsDefaultAutomerge   = 4
+	ftsDefaultCrisisMerge = 16
+	crisisMergeSegments   = 64
+)
+
+// setMerging sets FTS5 table t's automerge and crisismerge. t is a constant
+// of this package, never input.
+func setMerging(ctx context.Context, tx *sql.Tx, t string, automerge, crisisMerge int) error {
+	for key, v := range map[string]int{"automerge": automerge, "crisismerge": crisisMerge} {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`, rank) VALUES (?, ?)`, key, v); err != nil {
+			return fmt.Errorf("%s: set %s: %w", t, key, err)
+		}
+	}
+	return nil
 }
 
 // minTermRunes is the shortest word kept in a snapshot's vocabulary: shorter

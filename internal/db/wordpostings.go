@@ -15,24 +15,37 @@ import (
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
-// analyzeSections reads every word of a snapshot once for both things
+// snapshotWords reads every word of a snapshot once for both things
 // derived from them: the vocabulary with each word's section count (for
 // typo correction, snapshot_terms) and the word postings (word_postings).
-func analyzeSections(sections []Section) (map[string]int, *wordindex.Builder) {
-	df := map[string]int{}
-	seen := map[string]bool{}
-	count := func(folded string) {
-		if !seen[folded] && utf8.RuneCountInString(folded) >= minTermRunes {
-			seen[folded] = true
-			df[folded]++
-		}
+type snapshotWords struct {
+	df       map[string]int
+	seen     map[string]bool // the current section's words
+	postings *wordindex.Builder
+}
+
+// postingsHeld is how many bytes of postings a snapshot's builder holds
+// before it writes them to a file in the database's folder: a million
+// sections' postings took half a gigabyte (docs/performance.md).
+const postingsHeld = 8 << 20
+
+func newSnapshotWords(spillDir string) *snapshotWords {
+	w := &snapshotWords{df: map[string]int{}, seen: map[string]bool{}, postings: wordindex.NewBuilder()}
+	w.postings.SpillTo(spillDir, postingsHeld)
+	return w
+}
+
+// add reads the next section, whose text is text.
+func (w *snapshotWords) add(s Section, text string) {
+	clear(w.seen)
+	w.postings.Add(wordColumns(s.Title, s.Path, text, s.Anchors), w.count)
+}
+
+func (w *snapshotWords) count(folded string) {
+	if !w.seen[folded] && utf8.RuneCountInString(folded) >= minTermRunes {
+		w.seen[folded] = true
+		w.df[folded]++
 	}
-	b := wordindex.NewBuilder()
-	for _, s := range sections {
-		clear(seen)
-		b.Add(wordColumns(s.Title, s.Path, s.Text, s.Anchors), count)
-	}
-	return df, b
 }
 
 // wordColumns are a section's texts in the word index's column order
@@ -68,7 +81,7 @@ func writePostings(ctx context.Context, tx *sql.Tx, snapID int64, b *wordindex.B
 		return err
 	}
 	defer stmt.Close()
-	for _, t := range b.Terms() {
+	return b.EachTerm(func(t wordindex.Term) error {
 		args := []any{snapID, t.Text, t.DF, t.Postings}
 		if skips {
 			args = append(args, nilIfEmpty(t.Skips))
@@ -76,8 +89,8 @@ func writePostings(ctx context.Context, tx *sql.Tx, snapID int64, b *wordindex.B
 		if _, err := stmt.ExecContext(ctx, args...); err != nil {
 			return fmt.Errorf("postings of %q: %w", t.Text, err)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // fillWordPostings writes the word postings of the snapshots stored before

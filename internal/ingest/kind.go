@@ -59,6 +59,10 @@ type SourceSpec struct {
 	// Embedded names a copy compiled into langspec, tried when neither a
 	// local copy nor the network works. Presets only.
 	Embedded string `json:"-"`
+
+	// spill says where a reader may keep the texts of a big document while
+	// it is read (textspill.go); Ingest sets it from its Options.
+	spill spillConfig
 }
 
 // Page is one file of a document as read.
@@ -94,7 +98,31 @@ type Document struct {
 	Version  string        // "" when the document does not state one
 	Sections []db.Section  // in document order, ids unique
 	Failed   []PageFailure // pages that could not be read
+	// texts, when not nil, holds the sections' texts, some of them in a
+	// file (their Text is then ""): read them with Text, and Close the
+	// document when done.
+	texts *textSpill
 }
+
+// Text returns the text of section i, wherever it is kept.
+func (d Document) Text(i int) (string, error) {
+	if d.texts == nil {
+		return d.Sections[i].Text, nil
+	}
+	return d.texts.Text(i)
+}
+
+// textSource is what db.PublishFrom reads the texts from: nil when every
+// section holds its own.
+func (d Document) textSource() db.TextSource {
+	if !d.texts.spilled() {
+		return nil
+	}
+	return d.texts
+}
+
+// Close lets go of the file a big document's texts were kept in.
+func (d Document) Close() error { return d.texts.Close() }
 
 // kindReader reads a whole document of one kind: the entry page through r,
 // and any further pages it links to.

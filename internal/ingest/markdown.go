@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/yuin/goldmark"
@@ -122,30 +124,39 @@ func parseMarkdownManifest(manifestRel string, body []byte) ([]string, error) {
 // Errors: apperr.InvalidArgument for an empty rels; when no file can be read,
 // the read error of the only file, or apperr.Unavailable for several.
 //
-// Files are read one at a time: each is converted, parsed and walked into
-// sections before the next is read, so only the sections stay, never the
-// Markdown, HTML or trees of the whole document (which took 1 GB for 80 MB
-// of Markdown).
+// Files are read in order and parsed a few ahead of the walk, on every core
+// (parseMarkdownPages); each is walked into sections and dropped, so only the
+// sections stay, never the Markdown, HTML or trees of the whole document
+// (which took 1 GB for 80 MB of Markdown).
 func readMarkdownFiles(ctx context.Context, src SourceSpec, r PageReader, rels []string) (Document, error) {
 	if len(rels) == 0 {
 		return Document{}, apperr.New(apperr.InvalidArgument, "pass at least one .md file", "no Markdown files to read")
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	parsed, wait := parseMarkdownPages(ctx, src, r, rels)
+	defer wait()
+	defer cancel()
 	d := newMarkdownDoc(src)
-	var failed []PageFailure
-	for _, rel := range rels {
-		if err := ctx.Err(); err != nil {
-			return Document{}, err
+	texts := d.b.texts
+	defer func() {
+		if texts != nil {
+			texts.Close() // not handed on: the document failed
 		}
-		p, err := r.Read(ctx, rel)
-		if err == nil {
-			if err = d.add(pageRel(p, rel), p.Body); err == nil {
-				continue
-			}
+	}()
+	var failed []PageFailure
+	for p := range parsed {
+		res := <-p
+		if res.err == nil {
+			d.addParsed(res.page, res.tree)
+			continue
 		}
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return Document{}, ctxErr
 		}
-		failed = append(failed, PageFailure{Rel: rel, Err: err})
+		failed = append(failed, PageFailure{Rel: res.rel, Err: res.err})
+	}
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
 	}
 	switch {
 	case len(d.pages) > 0:
@@ -155,7 +166,84 @@ func readMarkdownFiles(ctx context.Context, src SourceSpec, r PageReader, rels [
 		return Document{Failed: failed}, apperr.Wrap(failed[0].Err, apperr.Unavailable, "check the paths and the reader's folder",
 			"none of the %d Markdown files could be read; the first: %s: %v", len(rels), failed[0].Rel, failed[0].Err)
 	}
-	return Document{Version: src.Version, Sections: d.finish(), Failed: failed}, nil
+	sections := d.finish()
+	if texts != nil {
+		if err := texts.finish(sections); err != nil {
+			return Document{}, err
+		}
+	}
+	doc := Document{Version: src.Version, Sections: sections, Failed: failed, texts: texts}
+	texts = nil
+	return doc, nil
+}
+
+// parsedPage is one page converted and parsed, or why it could not be.
+type parsedPage struct {
+	rel  string // as the caller asked for it
+	page mdPage
+	tree mdTree
+	err  error
+}
+
+// markdownPagesAhead bounds the pages read and parsed ahead of the walk, per
+// worker: enough to keep every worker busy while the walk takes its turn,
+// few enough that only a handful of trees are ever held.
+const markdownPagesAhead = 4
+
+// parseMarkdownPages reads the pages of rels in order (the document's hash is
+// of its bytes as read) and converts and parses them on every core. It
+// returns, in the order of rels, one channel per page that yields its
+// result; wait returns once every goroutine it started has ended, after
+// the caller has cancelled ctx or taken every page.
+//
+// Converting and parsing was two thirds of reading a big document, and a
+// page's parse needs nothing from the others; walking the trees into
+// sections does (ids count over the whole document), so it stays in order
+// on the caller's goroutine.
+func parseMarkdownPages(ctx context.Context, src SourceSpec, r PageReader, rels []string) (<-chan chan parsedPage, func()) {
+	type job struct {
+		asked, rel string // as rels has it; as the reader found it (pageRel)
+		raw        []byte
+		done       chan parsedPage
+	}
+	workers := runtime.GOMAXPROCS(0)
+	jobs := make(chan job)
+	order := make(chan chan parsedPage, workers*markdownPagesAhead)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			md := newMarkdownConverter()
+			var buf bytes.Buffer
+			for j := range jobs {
+				p, t, err := parseMarkdownPage(md, &buf, src, j.rel, j.raw)
+				j.done <- parsedPage{rel: j.asked, page: p, tree: t, err: err}
+			}
+		})
+	}
+	wg.Go(func() {
+		defer close(jobs)
+		defer close(order)
+		for _, rel := range rels {
+			done := make(chan parsedPage, 1)
+			select {
+			case order <- done:
+			case <-ctx.Done():
+				return
+			}
+			p, err := r.Read(ctx, rel)
+			if err != nil {
+				done <- parsedPage{rel: rel, err: err}
+				continue
+			}
+			select {
+			case jobs <- job{asked: rel, rel: pageRel(p, rel), raw: p.Body, done: done}:
+			case <-ctx.Done():
+				done <- parsedPage{rel: rel, err: ctx.Err()}
+				return
+			}
+		}
+	})
+	return order, wg.Wait
 }
 
 // mdPage is what is kept of one Markdown file once it is walked.
@@ -326,8 +414,6 @@ func markdownPageSlug(rel, permalink string) string {
 // trees with the final ids would give.
 type markdownDoc struct {
 	src   SourceSpec
-	md    goldmark.Markdown // reused for every page
-	buf   bytes.Buffer      // the HTML of the page being read, reused
 	b     *sectionBuilder
 	pages []mdPage
 	secs  []mdSectionRef // per section of b, where its id comes from
@@ -349,20 +435,16 @@ const (
 
 func newMarkdownDoc(src SourceSpec) *markdownDoc {
 	b := newSectionBuilder("", src.SourcePolicy)
+	b.texts = newTextSpill(src.spill)
 	// "## Heading" is the first level below the page's title; a "#" that
 	// did not become the title is a sibling of the "##"s.
 	b.levels = map[string]int{"h1": 2, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
 	b.link = func(string) string { return "" } // finish sets the URLs
-	return &markdownDoc{src: src, md: newMarkdownConverter(), b: b, count: map[string]int{}, pageSlugs: map[string]int{}}
+	return &markdownDoc{src: src, b: b, count: map[string]int{}, pageSlugs: map[string]int{}}
 }
 
-// add converts, parses and walks one page into sections. On an error
-// nothing of the page is kept.
-func (d *markdownDoc) add(rel string, raw []byte) error {
-	p, t, err := parseMarkdownPage(d.md, &d.buf, d.src, rel, raw)
-	if err != nil {
-		return err
-	}
+// addParsed walks one parsed page into sections.
+func (d *markdownDoc) addParsed(p mdPage, t mdTree) {
 	pi := len(d.pages)
 	d.pages = append(d.pages, p)
 	d.count[p.slug]++
@@ -390,12 +472,11 @@ func (d *markdownDoc) add(rel string, raw []byte) error {
 	}
 	b.walk(t.root, false)
 	// The closure holds the page's headings, and so its whole tree: let it
-	// go before the next page is parsed.
+	// go before the next page is walked.
 	b.anchor = nil
 	// The next page opens a section of its own before any text, so this
 	// page's sections are complete.
 	b.seal()
-	return nil
 }
 
 // placeholder records where the section about to open takes its id from

@@ -3,9 +3,13 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
@@ -447,4 +451,98 @@ func TestReadMarkdownAcrossPages(t *testing.T) {
 			t.Errorf("section %d = %q,\nwant         %q", i, got, w)
 		}
 	}
+}
+
+// orderedPages serves memPages slowly and unevenly, so pages parsed on
+// several cores finish out of order, and records the order pages were read
+// in; after done is set, any read fails the test (a goroutine outlived its
+// call).
+type orderedPages struct {
+	t     *testing.T
+	pages memPages
+	mu    sync.Mutex
+	read  []string
+	done  bool
+	// cancel, when set, is called as page cancelAt is read.
+	cancel   func()
+	cancelAt string
+}
+
+func (o *orderedPages) Read(ctx context.Context, rel string) (Page, error) {
+	o.mu.Lock()
+	if o.done {
+		o.t.Errorf("page %s read after the reader returned", rel)
+	}
+	o.read = append(o.read, rel)
+	n := len(o.read)
+	if o.cancel != nil && rel == o.cancelAt {
+		o.cancel()
+	}
+	o.mu.Unlock()
+	time.Sleep(time.Duration(n%3) * 100 * time.Microsecond)
+	return o.pages.Read(ctx, rel)
+}
+
+func TestReadMarkdownPagesInOrder(t *testing.T) {
+	pages := memPages{}
+	var rels, wantTitles, wantFailed []string
+	for i := range 120 {
+		rel := fmt.Sprintf("p%03d.md", i)
+		rels = append(rels, rel)
+		if i%17 == 5 {
+			wantFailed = append(wantFailed, rel) // not in pages: its read fails
+			continue
+		}
+		// Pages of very different sizes finish parsing at different times.
+		pages[rel] = fmt.Sprintf("# Page %d\n\n%s\n## Part %d\nSee [the first page](p000.md).\n", i, strings.Repeat("Some words. ", 1+(i%7)*300), i)
+		wantTitles = append(wantTitles, fmt.Sprintf("Page %d", i), fmt.Sprintf("Part %d", i))
+	}
+	src := SourceSpec{CanonicalURL: "https://example.org/", SourcePolicy: db.FullText}
+
+	t.Run("sections, failures and reads in the listing's order", func(t *testing.T) {
+		r := &orderedPages{t: t, pages: pages}
+		doc, err := readMarkdownFiles(t.Context(), src, r, rels)
+		r.mu.Lock()
+		r.done = true
+		r.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var titles, failed []string
+		for _, s := range doc.Sections {
+			titles = append(titles, s.Title)
+		}
+		for _, f := range doc.Failed {
+			failed = append(failed, f.Rel)
+		}
+		if !slices.Equal(titles, wantTitles) {
+			t.Errorf("section titles\n%q\nwant\n%q", titles, wantTitles)
+		}
+		if !slices.Equal(failed, wantFailed) {
+			t.Errorf("failed pages %q, want %q", failed, wantFailed)
+		}
+		if !slices.Equal(r.read, rels) {
+			t.Errorf("pages read in the order %q, want the listing's", r.read)
+		}
+		if got := doc.Sections[0].Anchors; got != "the first page" {
+			t.Errorf("first page's in-link anchors = %q: links from every later page should count", got)
+		}
+	})
+	t.Run("cancelled halfway: the error, and nothing runs on", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		r := &orderedPages{t: t, pages: pages, cancel: cancel, cancelAt: rels[len(rels)/2]}
+		_, err := readMarkdownFiles(ctx, src, r, rels)
+		r.mu.Lock()
+		r.done = true
+		reads := len(r.read)
+		r.mu.Unlock()
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+		if reads == len(rels) {
+			t.Errorf("every page was read after the cancel")
+		}
+		time.Sleep(20 * time.Millisecond) // a read started late would now fail the test
+	})
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,6 +27,14 @@ type Options struct {
 	// SemanticProgress is told how many sections' embeddings are done, of
 	// how many, after each batch (app.App.Ingest); it may be nil.
 	SemanticProgress func(done, total int)
+	// SpillDir is where a big document's section texts wait while it is
+	// read ("" for the system's temporary folder): the database's folder,
+	// so that they go to the disk the database is on, not to a /tmp that
+	// may be memory.
+	SpillDir string
+	// TextsHeld is how many bytes of section text are held in memory
+	// before the rest waits in SpillDir; 0 means textsHeld, < 0 never.
+	TextsHeld int
 }
 
 // Report is what an ingest did, for the summary line.
@@ -88,6 +97,7 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 		return rep, err
 	}
 	var doc Document
+	defer func() { doc.Close() }()
 	var loc Location
 	var hash string
 	err = apperr.New(apperr.Unavailable, "pass a local copy with --from",
@@ -116,13 +126,13 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 	for _, f := range doc.Failed {
 		rep.Failed = append(rep.Failed, FailedPage{Page: f.Rel, Error: f.Err.Error()})
 	}
-	if rep.Sections, err = compareSections(ctx, store, src, doc.Sections); err != nil {
+	if rep.Sections, err = compareSections(ctx, store, src, doc); err != nil {
 		return rep, err
 	}
-	res, err := store.Publish(ctx, db.Snapshot{
+	res, err := store.PublishFrom(ctx, db.Snapshot{
 		Language: src.Language, Doc: src.Doc, DisplayName: src.DisplayName, Version: rep.Version,
 		SourceURL: rep.Source, FetchedAt: now(), ContentHash: hash, Incomplete: len(doc.Failed) > 0,
-	}, doc.Sections)
+	}, doc.Sections, doc.textSource())
 	rep.Status, rep.Version = res.Status, res.Version
 	rep.Elapsed = time.Since(start)
 	return rep, err
@@ -148,6 +158,7 @@ func readAt(ctx context.Context, src SourceSpec, loc Location, read kindReader, 
 	case AtEmbedded:
 		inner = embeddedReader{dir: loc.Base}
 	}
+	src.spill = spillConfig{dir: opts.SpillDir, held: cmp.Or(opts.TextsHeld, textsHeld)}
 	h := sha256.New()
 	cr := &countingReader{inner: inner, stats: stats, local: loc.Kind != AtURL, entry: loc.Entry, hash: h, progress: opts.Progress}
 	src.Entry = loc.Entry
@@ -183,24 +194,30 @@ func BuiltIn(sourceURL string) bool {
 
 // compareSections counts sections added, changed, unchanged and removed
 // against the latest complete version stored.
-func compareSections(ctx context.Context, store *db.DB, src SourceSpec, sections []db.Section) (SectionStats, error) {
+func compareSections(ctx context.Context, store *db.DB, src SourceSpec, doc Document) (SectionStats, error) {
 	var st SectionStats
 	old, err := store.SectionTexts(ctx, db.Scope{Language: src.Language, Doc: src.Doc})
 	if apperr.CodeOf(err) == apperr.NotFound {
-		st.Added = len(sections)
+		st.Added = len(doc.Sections)
 		return st, nil
 	}
 	if err != nil {
 		return st, err
 	}
 	seen := map[string]bool{}
-	for _, s := range sections {
+	for i, s := range doc.Sections {
 		seen[s.SectionID] = true
 		prev, ok := old[s.SectionID]
-		switch {
-		case !ok:
+		if !ok {
 			st.Added++
-		case prev != db.TextHash(s.Text):
+			continue
+		}
+		text, err := doc.Text(i)
+		if err != nil {
+			return st, err
+		}
+		switch {
+		case prev != db.TextHash(text):
 			st.Changed++
 		default:
 			st.Unchanged++

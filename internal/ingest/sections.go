@@ -60,6 +60,10 @@ type sectionBuilder struct {
 	page  string
 	owner map[string]int
 	links []inLink
+
+	// texts, when set, takes each sealed section's text and may keep it
+	// in a file instead of the section (textspill.go).
+	texts *textSpill
 }
 
 // inLink is one link met in the text of section from.
@@ -367,7 +371,11 @@ const maxAnchorTexts = 48
 // own, so the raw bodies of the whole document are never held at once.
 func (b *sectionBuilder) seal() {
 	for i := b.sealed; i < len(b.sections); i++ {
-		b.sections[i].Text = tidy(b.bodies[i])
+		text := tidy(b.bodies[i])
+		if b.texts != nil {
+			text = b.texts.keep(text)
+		}
+		b.sections[i].Text = text
 		b.bodies[i] = nil
 	}
 	b.sealed = len(b.sections)

@@ -22,7 +22,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -48,6 +47,14 @@ type Builder struct {
 	lengths  []uint32 // each section's tokens, all columns
 	tokens   int64
 	sections int
+
+	// Spilling (spill.go): where and past how many bytes held; held counts
+	// the bytes of the lists in memory; err is the first spill failure.
+	spillDir   string
+	spillLimit int
+	spill      *spillFile
+	held       int
+	err        error
 }
 
 // list is one term's postings being written: section ordinals as deltas.
@@ -56,6 +63,10 @@ type list struct {
 	skips []byte // see Term.Skips
 	last  int    // ordinal of the last section added
 	df    int
+	// pieces are the list's bytes written to the spill file, in order,
+	// spilled bytes in all; data holds what came after them.
+	pieces  []piece
+	spilled int
 }
 
 // SkipEvery is how many postings lie between two entries of a list's
@@ -106,15 +117,20 @@ func (b *Builder) Add(columns [Columns]string, fn func(folded string)) {
 			b.lists[term] = l
 		}
 		if l.df > 0 && l.df%SkipEvery == 0 {
-			l.skips = appendSkip(l.skips, len(l.data), l.last)
+			l.skips = appendSkip(l.skips, l.spilled+len(l.data), l.last)
 		}
+		before := len(l.data)
 		l.data = appendPosting(l.data, ord-l.last, b.counts[i])
+		b.held += len(l.data) - before
 		l.last = ord
 		l.df++
 	}
 	b.lengths = append(b.lengths, uint32(length))
 	b.tokens += int64(length)
 	b.sections++
+	if b.spillLimit > 0 && b.held > b.spillLimit {
+		b.spillLists()
+	}
 }
 
 // appendPosting writes one posting: the ordinal's distance from the
@@ -173,16 +189,6 @@ func Skips(postings []byte) ([]byte, error) {
 		}
 	}
 	return skips, nil
-}
-
-// Terms returns the snapshot's terms in byte order.
-func (b *Builder) Terms() []Term {
-	out := make([]Term, 0, len(b.lists))
-	for text, l := range b.lists {
-		out = append(out, Term{Text: text, DF: l.df, Postings: l.data, Skips: l.skips})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Text < out[j].Text })
-	return out
 }
 
 // Sections is how many sections were added.

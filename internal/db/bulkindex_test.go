@@ -1,0 +1,117 @@
+package db_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/text/ftsquery"
+)
+
+// TestPublishMergesOnceTheSnapshotIsWritten: a snapshot big enough for FTS5
+// to write many segments (here its hash size is made tiny, as a million
+// sections would make it at the real one) is indexed with merging held back
+// until every row is in, then merged into one segment; the index is whole,
+// answers as one written without holding back, and FTS5's own merge
+// settings are back at their defaults for every later write.
+func TestPublishMergesOnceTheSnapshotIsWritten(t *testing.T) {
+	ctx := context.Background()
+	indexes := []string{"sections_fts", "sections_trigram", "sections_shapes"}
+	// Words enough that each section adds to the hash, and some shared.
+	secs := make([]db.Section, 600)
+	for i := range secs {
+		secs[i] = db.Section{SectionID: fmt.Sprintf("S%d", i), Level: 2, Title: fmt.Sprintf("Section %d", i),
+			Path: fmt.Sprintf("Part %d > Section %d", i%7, i), URL: "u", SourcePolicy: db.FullText,
+			Text: fmt.Sprintf("word%d and word%d call f%d.(T) then x[i:j] over channels %s", i, i*7%600, i%13, strings.Repeat("filler ", i%5))}
+	}
+	open := func(hashSize int) (*db.DB, *sql.DB) {
+		path := filepath.Join(t.TempDir(), "langspec.db")
+		d, err := db.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		raw, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { raw.Close() })
+		for _, ix := range indexes {
+			if _, err := raw.Exec(`INSERT INTO `+ix+` (`+ix+`, rank) VALUES ('hashsize', ?)`, hashSize); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return d, raw
+	}
+	small, smallRaw := open(1024)
+	big, _ := open(8 << 20)
+	for _, d := range []*db.DB{small, big} {
+		if _, err := d.Publish(ctx, snapshot("go1.26", "h1"), secs); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.IntegrityCheck(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ix := range indexes {
+		var segments int
+		if err := smallRaw.QueryRow(`SELECT count(DISTINCT segid) FROM ` + ix + `_idx`).Scan(&segments); err != nil {
+			t.Fatal(err)
+		}
+		if segments != 1 {
+			t.Errorf("%s: %d segments after the publish, want 1", ix, segments)
+		}
+		settings := map[string]string{}
+		rows, err := smallRaw.Query(`SELECT k, v FROM ` + ix + `_config WHERE k IN ('automerge', 'crisismerge')`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			settings[k] = v
+		}
+		rows.Close()
+		for k, want := range map[string]string{"automerge": "4", "crisismerge": "16"} {
+			if v, set := settings[k]; set && v != want {
+				t.Errorf("%s: %s = %s after the publish, want FTS5's default %s", ix, k, v, want)
+			}
+		}
+	}
+	// Each index answers as the one written at once: words in FTS5's word
+	// index (a phrase, which the word postings do not answer), code in the
+	// literal index, shapes in the shape index.
+	channels := map[string]func(*db.Scoped) ([]db.Posting, error){
+		"phrase": func(s *db.Scoped) ([]db.Posting, error) {
+			return s.Words(ctx, ftsquery.AnyPhrase([]string{"over channels", "word5 and"}), nil, 50)
+		},
+		"substring": func(s *db.Scoped) ([]db.Posting, error) { return s.Substrings(ctx, []string{"f7.(T", "f12.(T"}, 50) },
+		"shape":     func(s *db.Scoped) ([]db.Posting, error) { return s.Shapes(ctx, []string{"x[x:x]"}, 50) },
+	}
+	for name, search := range channels {
+		var got [2][]string
+		for i, d := range []*db.DB{small, big} {
+			scoped, err := d.Scope(ctx, db.Filter{Scope: db.Scope{Language: "go"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ps, err := search(scoped)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, r := range rowsOf(t, scoped, ps) {
+				got[i] = append(got[i], r.SectionID)
+			}
+		}
+		if len(got[0]) == 0 || !slices.Equal(got[0], got[1]) {
+			t.Errorf("%s: %v from the held-back index, %v from one written at once", name, got[0], got[1])
+		}
+	}
+}
