@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -113,5 +114,68 @@ func TestPublishMergesOnceTheSnapshotIsWritten(t *testing.T) {
 		if len(got[0]) == 0 || !slices.Equal(got[0], got[1]) {
 			t.Errorf("%s: %v from the held-back index, %v from one written at once", name, got[0], got[1])
 		}
+	}
+}
+
+// TestWritesGiveFreePagesBack: merging an index into one segment frees the
+// pages of the segments merged, and a prune frees a whole version; a new
+// store gives them back to the file system, so its file holds no free page
+// after either, and shrinks after the prune.
+func TestWritesGiveFreePagesBack(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "langspec.db")
+	d, err := db.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	free := func(step string) {
+		t.Helper()
+		var n int
+		if err := raw.QueryRow(`PRAGMA freelist_count`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s: %d free pages left in the file", step, n)
+		}
+	}
+	size := func() int64 {
+		t.Helper()
+		if _, err := raw.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Size()
+	}
+	big := make([]db.Section, 800)
+	for i := range big {
+		big[i] = db.Section{SectionID: fmt.Sprintf("S%d", i), Level: 2, Title: fmt.Sprintf("Section %d", i), Path: "P", URL: "u",
+			SourcePolicy: db.FullText, Text: strings.Repeat(fmt.Sprintf("word%d channel type value ", i), 20)}
+	}
+	if _, err := d.Publish(ctx, snapshot("go1.25", "h1"), big); err != nil {
+		t.Fatal(err)
+	}
+	free("publish")
+	if _, err := d.Publish(ctx, snapshot("go1.26", "h2"), sections(3, "zebra")); err != nil {
+		t.Fatal(err)
+	}
+	before := size()
+	if _, err := d.Prune(ctx, db.Scope{Language: "go"}, 1); err != nil {
+		t.Fatal(err)
+	}
+	free("prune")
+	if after := size(); after > before*2/3 {
+		t.Errorf("the file is %d bytes after pruning the big version, %d before", after, before)
+	}
+	if err := d.IntegrityCheck(ctx); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -88,7 +88,8 @@ func dsn(path string, readOnly bool) string {
 	// set: a section row is one to two kilobytes, and on 4 KiB pages a
 	// quarter of the sections table was left unused (docs/performance.md).
 	// The driver runs _pragma values in sorted order, so WAL is set with its
-	// own key, which it runs after them.
+	// own key, which it runs after them. (auto_vacuum, which must follow
+	// page_size, is set by migrate.)
 	for _, p := range []string{"busy_timeout(10000)", "page_size(16384)", "foreign_keys(1)", "synchronous(NORMAL)"} {
 		q.Add("_pragma", p)
 	}
@@ -225,10 +226,45 @@ func (d *DB) Close() error {
 // Path is the file the store lives in.
 func (d *DB) Path() string { return d.path }
 
+// reclaimableWhenNew makes a new, still empty store keep track of its free
+// pages, so that a write can give them back to the file system
+// (reclaimFreePages). The setting takes only before the file's first page
+// is written, which setting it writes (so the DSN cannot set it after
+// page_size), or through a VACUUM, which of an empty file costs nothing:
+// both on one connection, whose setting the VACUUM reads.
+func (d *DB) reclaimableWhenNew(ctx context.Context) error {
+	conn, err := d.sql.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	var tables, mode int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&tables); err != nil {
+		return err
+	}
+	if err := conn.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+		return err
+	}
+	if tables > 0 || mode == autoVacuumIncremental {
+		return nil
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, `VACUUM`)
+	return err
+}
+
+// autoVacuumIncremental is PRAGMA auto_vacuum's value for INCREMENTAL.
+const autoVacuumIncremental = 2
+
 // migrate applies the files of migrations.FS that are not yet recorded, in
 // lexical order, one transaction each. Each transaction re-checks the record so
 // two processes opening a new database at once apply every file exactly once.
 func (d *DB) migrate(ctx context.Context) error {
+	if err := d.reclaimableWhenNew(ctx); err != nil {
+		return err
+	}
 	if _, err := d.sql.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)`); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)

@@ -108,7 +108,7 @@ func TestOpenNewFileSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	var pageSize int
+	var pageSize, autoVacuum int
 	var mode string
 	if err := conn.QueryRow(`PRAGMA page_size`).Scan(&pageSize); err != nil {
 		t.Fatal(err)
@@ -116,7 +116,10 @@ func TestOpenNewFileSettings(t *testing.T) {
 	if err := conn.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
 		t.Fatal(err)
 	}
-	if pageSize != 16384 || mode != "wal" {
-		t.Errorf("page_size %d, journal_mode %s; want 16384 and wal", pageSize, mode)
+	if err := conn.QueryRow(`PRAGMA auto_vacuum`).Scan(&autoVacuum); err != nil {
+		t.Fatal(err)
+	}
+	if pageSize != 16384 || mode != "wal" || autoVacuum != 2 {
+		t.Errorf("page_size %d, journal_mode %s, auto_vacuum %d; want 16384, wal and 2 (incremental)", pageSize, mode, autoVacuum)
 	}
 }

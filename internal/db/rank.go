@@ -459,21 +459,29 @@ func holdsAny(r SectionRow, lowered []string) bool {
 // counts occurrences, as ScanShapes does, never the store's statistics, so
 // a document's ranking is its own whatever else is stored.
 func (s *Scoped) Shapes(ctx context.Context, needles []string, limit int) ([]Posting, error) {
-	e := ftsquery.AnyText(needles)
+	// The shape index keeps no positions (migration 0012): it yields the
+	// sections holding every trigram of a needle, and a section is kept
+	// only when its shape holds one of the needles the index was asked
+	// for (three runes or more), as a phrase match of the trigrams did.
+	e := ftsquery.AllTrigrams(needles)
 	if e.IsZero() || limit <= 0 {
 		return nil, nil
 	}
 	args := []any{e.String(), s.set.json, s.prefix, limit}
-	var score []string
+	var score, holds []string
 	for _, n := range needles {
 		args = append(args, n)
 		p := "?" + strconv.Itoa(len(args))
 		score = append(score, "(length(sec.shapes) - length(replace(sec.shapes, "+p+", ''))) / length("+p+")")
+		if utf8.RuneCountInString(n) >= ftsquery.MinSubstringRunes {
+			holds = append(holds, "instr(sec.shapes, "+p+") > 0")
+		}
 	}
 	rows, err := s.d.query(ctx, `SELECT sec.id, (`+strings.Join(score, " + ")+`) AS score
 		FROM sections_shapes JOIN sections sec ON sec.id = sections_shapes.rowid
 		WHERE sections_shapes MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
 		  AND (?3 = '' OR lower(substr(sec.section_path, 1, length(?3))) = lower(?3))
+		  AND (`+strings.Join(holds, " OR ")+`)
 		ORDER BY score DESC, sec.ord LIMIT ?4`, args...)
 	return s.d.collectPostings(rows, err)
 }

@@ -176,6 +176,7 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, sections []Section,
 	if err := tx.Commit(); err != nil {
 		return res, d.classify(err, "commit to")
 	}
+	d.reclaimFreePages(ctx)
 	return res, nil
 }
 
@@ -283,22 +284,37 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, secti
 	defer close(stop)
 
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
-		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes, literals)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
+	// The literal index keeps the only copy of each section's literals
+	// (migration 0012); those not empty wait in a temporary table of this
+	// connection until the index is written in one statement with every
+	// section's title and path (indexSnapshot).
+	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE pending_literals (ord INTEGER PRIMARY KEY, literals TEXT NOT NULL)`); err != nil {
+		return err
+	}
+	literals, err := tx.PrepareContext(ctx, `INSERT INTO temp.pending_literals (ord, literals) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer literals.Close()
 	ids := make([]int64, 0, len(sections))
 	for b := range toWriter {
 		for j, c := range b.derived {
 			i := b.start + j
 			s := &sections[i]
 			r, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
-				b.texts[j], c.runes, c.hash, s.SourcePolicy, s.Anchors, c.shapes, c.literals)
+				b.texts[j], c.runes, c.hash, s.SourcePolicy, s.Anchors, c.shapes)
 			var id int64
 			if err == nil {
 				id, err = r.LastInsertId()
+			}
+			if err == nil && c.literals != "" {
+				_, err = literals.ExecContext(ctx, i, c.literals)
 			}
 			if err != nil {
 				return fmt.Errorf("section %q: %w", s.SectionID, err)
@@ -328,14 +344,15 @@ const (
 )
 
 // sectionBatch is sections[start:start+len(texts)] with their texts and
-// the columns derived from them.
+// what is derived from them.
 type sectionBatch struct {
 	start   int
 	texts   []string
 	derived []derivedColumns
 }
 
-// derivedColumns are the columns of a section row computed from its text.
+// derivedColumns are what a section's row and indexes hold that is
+// computed from its text.
 type derivedColumns struct {
 	runes            int
 	hash             string
@@ -385,12 +402,16 @@ func indexSnapshot(ctx context.Context, tx *sql.Tx, snapID int64) error {
 		`INSERT INTO sections_fts (rowid, title, section_path, body, anchors)
 			SELECT id, title, section_path, body, anchors FROM sections WHERE snapshot_id = ?`,
 		`INSERT INTO sections_trigram (rowid, title, section_path, literals)
-			SELECT id, title, section_path, literals FROM sections WHERE snapshot_id = ?`,
+			SELECT s.id, s.title, s.section_path, coalesce(l.literals, '')
+			FROM sections s LEFT JOIN temp.pending_literals l ON l.ord = s.ord WHERE s.snapshot_id = ?`,
 		`INSERT INTO sections_shapes (rowid, shapes) SELECT id, shapes FROM sections WHERE snapshot_id = ?`,
 	} {
 		if _, err := tx.ExecContext(ctx, q, snapID); err != nil {
 			return err
 		}
+	}
+	if _, err := tx.ExecContext(ctx, `DROP TABLE temp.pending_literals`); err != nil {
+		return err
 	}
 	for _, t := range sectionIndexes {
 		if err := setMerging(ctx, tx, t, ftsDefaultAutomerge, ftsDefaultCrisisMerge); err != nil {
@@ -733,5 +754,18 @@ func (d *DB) Prune(ctx context.Context, sc Scope, keep int) ([]VersionInfo, erro
 	if err := tx.Commit(); err != nil {
 		return nil, d.classify(err, "commit to")
 	}
+	d.reclaimFreePages(ctx)
 	return drop, nil
+}
+
+// reclaimFreePages gives the pages a write left free back to the file
+// system: merging an index into one segment frees the pages of the
+// segments merged (18 MB, 2 % of the file, for 200,000 sections), and a
+// prune frees the versions it drops. Only stores made with auto_vacuum
+// incremental (every store since migration 0012's release; dsn) can; in the
+// others it does nothing. It runs after the commit, as its own write, and
+// is best effort: the data is written whether or not the file shrinks, so
+// its failure (another writer holding the lock) is not the caller's.
+func (d *DB) reclaimFreePages(ctx context.Context) {
+	_, _ = d.sql.ExecContext(ctx, `PRAGMA incremental_vacuum`)
 }

@@ -436,6 +436,7 @@ const (
 func newMarkdownDoc(src SourceSpec) *markdownDoc {
 	b := newSectionBuilder("", src.SourcePolicy)
 	b.texts = newTextSpill(src.spill)
+	b.placeholderIDs = true
 	// "## Heading" is the first level below the page's title; a "#" that
 	// did not become the title is a sibling of the "##"s.
 	b.levels = map[string]int{"h1": 2, "h2": 2, "h3": 3, "h4": 4, "h5": 5, "h6": 6}
@@ -573,16 +574,15 @@ func (d *markdownDoc) finish() []db.Section {
 		s.URL = withAnchor(d.pages[page].url, anchorOf[link])
 	}
 
-	// Each section claimed its placeholder for links when it opened; the
-	// claim belongs to its anchor. The first claim of an id wins. Claims
-	// record the section the walk was in, which only moves forward here, so
-	// a section's claim came after every claim made from an earlier section
-	// and before every other claim made from it or a later one: it takes an
-	// id claimed already (by an element's id, or by a page read twice) only
-	// from a later section.
+	// Each section claims its anchor for links as it would have when it
+	// opened, had its id been known (placeholderIDs). The first claim of an
+	// id wins. Claims record the section the walk was in, which only moves
+	// forward here, so a section's claim comes after every claim made from
+	// an earlier section and before every other claim made from it or a
+	// later one: it takes an id claimed already (by an element's id, or by a
+	// page read twice) only from a later section.
 	for i := range b.sections {
 		rel := d.pages[d.secs[i].page].rel
-		delete(b.owner, rel+"#"+mdPlaceholder(i))
 		if anchors[i] == "" {
 			continue
 		}

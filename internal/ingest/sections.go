@@ -64,6 +64,12 @@ type sectionBuilder struct {
 	// texts, when set, takes each sealed section's text and may keep it
 	// in a file instead of the section (textspill.go).
 	texts *textSpill
+	// placeholderIDs says the anchors given to openSection are stand-ins,
+	// unique by construction, that the reader replaces once the document is
+	// read (markdownDoc.finish): they are neither recorded as taken nor
+	// claimed for links, which for a million sections were two maps of a
+	// million entries nothing read.
+	placeholderIDs bool
 }
 
 // inLink is one link met in the text of section from.
@@ -259,12 +265,16 @@ func (b *sectionBuilder) openSection(level int, title, anchor string) {
 		b.open = b.open[:len(b.open)-1]
 	}
 	id := anchor
-	if id == "" || b.ids[id] {
-		id = b.uniqueID(b.derive(title))
+	if !b.placeholderIDs {
+		if id == "" || b.ids[id] {
+			id = b.uniqueID(b.derive(title))
+		}
+		b.ids[id] = true
 	}
-	b.ids[id] = true
 	defer func() {
-		b.own(anchor)
+		if !b.placeholderIDs {
+			b.own(anchor)
+		}
 		// A link to the page itself, without a fragment, points at its
 		// first section.
 		if _, ok := b.owner[b.page+"#"]; !ok {

@@ -100,7 +100,7 @@ func dumpStore(t *testing.T, path string) string {
 	var out strings.Builder
 	for _, q := range []string{
 		`SELECT id, snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count,
-			content_hash, source_policy, anchors, shapes, literals FROM sections ORDER BY id`,
+			content_hash, source_policy, anchors, shapes FROM sections ORDER BY id`,
 		`SELECT snapshot_id, term, df, hex(postings), hex(skips) FROM word_postings ORDER BY snapshot_id, term`,
 		`SELECT snapshot_id, sections, tokens, hex(layout) FROM word_layouts ORDER BY snapshot_id`,
 		`SELECT snapshot_id, term, df FROM snapshot_terms ORDER BY snapshot_id, term`,
