@@ -108,8 +108,9 @@ var versionLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
 
 // defaultIngestMemory is --max-memory's default: what a laptop can spare
 // beside everything else it runs. A document of a million sections (1.6 GB
-// of text) ingests within it (docs/performance.md); smaller ones take far
-// less, since the heap only grows to half again what is live (GOGC 50).
+// of text) peaked at 1,008 MiB under it (docs/performance.md); smaller ones
+// take far less, since the heap only grows to half again what is live
+// (GOGC 50).
 const defaultIngestMemory = "1GiB"
 
 // minIngestMemory is the least --max-memory accepted: below it the collector
@@ -118,7 +119,8 @@ const minIngestMemory = 64 << 20
 
 // ingestGCPercent is the collector's GOGC during an ingest, unless GOGC is
 // set: the heap grows to 1.5 times what is live, not twice, so a small
-// document's peak stays small (an 80 MB document peaked at 180 MB).
+// document's peak stays small (an 80 MB document peaks at 210 MB, as under
+// the 160 MiB limit that was the default before --max-memory).
 const ingestGCPercent = 50
 
 // parseMemory reads a --max-memory size: bytes with a unit, decimal (MB,
