@@ -36,20 +36,8 @@ import (
 //	LANGSPEC_SCALE_SECTIONS=5000 go test ./cmd/langspec -run '^$' -bench ScaleIngest -benchtime 1x
 func BenchmarkScaleIngest(b *testing.B) {
 	bin := langspecBinary(b) // skips under -short
-	sections, err := corpusgen.SectionsFromEnv(os.Getenv)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	corpusDir := filepath.Join(dir, "corpus")
-	st, err := corpusgen.WriteSpec(corpusDir, sections)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfgPath := filepath.Join(dir, "langspec.json")
-	if err := os.WriteFile(cfgPath, corpusgen.SpecConfig(corpusDir), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	dir, cfgPath, st := writeScaleCorpus(b)
+	sections := st.Sections
 	b.Logf("corpus: %d sections in %d files, %.1f MB", st.Sections, st.Files, float64(st.Bytes)/1e6)
 
 	var took []time.Duration
@@ -99,6 +87,28 @@ func BenchmarkScaleIngest(b *testing.B) {
 	b.ReportMetric(float64(walBytes)/1e6, "wal-MB")
 	b.ReportMetric(float64(total)/float64(st.Bytes), "db/text")
 	b.ReportMetric(float64(total)/float64(bodyBytes), "db/body")
+}
+
+// writeScaleCorpus writes corpusgen's specification of
+// LANGSPEC_SCALE_SECTIONS sections (default 50,000) into a new folder, with
+// a langspec.json declaring it as the source "scale", and returns the
+// folder, the configuration's path and what was written.
+func writeScaleCorpus(b *testing.B) (dir, cfgPath string, st corpusgen.Stats) {
+	b.Helper()
+	sections, err := corpusgen.SectionsFromEnv(os.Getenv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir = b.TempDir()
+	corpusDir := filepath.Join(dir, "corpus")
+	if st, err = corpusgen.WriteSpec(corpusDir, sections); err != nil {
+		b.Fatal(err)
+	}
+	cfgPath = filepath.Join(dir, "langspec.json")
+	if err := os.WriteFile(cfgPath, corpusgen.SpecConfig(corpusDir), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return dir, cfgPath, st
 }
 
 // fileSize is the size of the file at path, 0 when there is none.
@@ -172,19 +182,7 @@ func tableSizes(path string) (string, error) {
 //	LANGSPEC_SCALE_SECTIONS=200000 go test ./cmd/langspec -run '^$' -bench TeamServerConcurrent -benchtime 1x
 func BenchmarkTeamServerConcurrent(b *testing.B) {
 	bin := langspecBinary(b) // skips under -short
-	sections, err := corpusgen.SectionsFromEnv(os.Getenv)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	corpusDir := filepath.Join(dir, "corpus")
-	if _, err := corpusgen.WriteSpec(corpusDir, sections); err != nil {
-		b.Fatal(err)
-	}
-	cfgPath := filepath.Join(dir, "langspec.json")
-	if err := os.WriteFile(cfgPath, corpusgen.SpecConfig(corpusDir), 0o644); err != nil {
-		b.Fatal(err)
-	}
+	dir, cfgPath, _ := writeScaleCorpus(b)
 	dbPath := filepath.Join(dir, "langspec.db")
 	cli := func(args ...string) string {
 		cmd := exec.Command(bin, append([]string{"--db", dbPath, "--config", cfgPath}, args...)...)

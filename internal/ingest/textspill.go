@@ -1,14 +1,10 @@
 package ingest
 
 import (
-	"bufio"
-	"cmp"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/spillfile"
 )
 
 // A document's sections get their ids only once every page is read (ids
@@ -38,13 +34,8 @@ type textSpill struct {
 	cfg   spillConfig
 	kept  int // bytes held in sections' Text
 	spans []textSpan
-	f     *os.File
-	w     *bufio.Writer
-	size  int64
-	// name is the file to remove at Close; "" when it was removed as soon
-	// as it was made, which every system but Windows allows.
-	name string
-	err  error
+	f     *spillfile.File // nil until the first text goes to it
+	err   error
 
 	// sections are the document's, set by the reader once they are final:
 	// the texts held are read from them.
@@ -76,22 +67,19 @@ func (t *textSpill) keep(text string) string {
 		return text
 	}
 	if t.f == nil {
-		f, err := os.CreateTemp(t.cfg.dir, "langspec-texts-*.tmp")
+		f, err := spillfile.Create(t.cfg.dir, "langspec-texts-*.tmp")
 		if err != nil {
 			t.err = fmt.Errorf("spill section texts: %w", err)
 			return t.keep(text)
 		}
-		t.f, t.w = f, bufio.NewWriterSize(f, 1<<20)
-		if os.Remove(f.Name()) != nil {
-			t.name = f.Name()
-		}
+		t.f = f
 	}
-	if _, err := t.w.WriteString(text); err != nil {
+	off, err := t.f.AppendString(text)
+	if err != nil {
 		t.err = fmt.Errorf("spill section texts: %w", err)
 		return t.keep(text)
 	}
-	t.spans = append(t.spans, textSpan{off: t.size, n: len(text)})
-	t.size += int64(len(text))
+	t.spans = append(t.spans, textSpan{off: off, n: len(text)})
 	return ""
 }
 
@@ -109,8 +97,8 @@ func (t *textSpill) finish(sections []db.Section) error {
 		return fmt.Errorf("spill section texts: %d texts kept for %d sections", len(t.spans), len(sections))
 	}
 	t.sections = sections
-	if t.w != nil {
-		if err := t.w.Flush(); err != nil {
+	if t.f != nil {
+		if err := t.f.Flush(); err != nil {
 			return fmt.Errorf("spill section texts: %w", err)
 		}
 	}
@@ -127,8 +115,8 @@ func (t *textSpill) Text(i int) (string, error) {
 		return t.sections[i].Text, nil
 	}
 	buf := make([]byte, sp.n)
-	if n, err := t.f.ReadAt(buf, sp.off); n < sp.n {
-		return "", fmt.Errorf("read spilled section text: %w", cmp.Or(err, io.ErrUnexpectedEOF))
+	if err := t.f.ReadAt(buf, sp.off); err != nil {
+		return "", fmt.Errorf("section text: %w", err)
 	}
 	return string(buf), nil
 }
@@ -139,9 +127,6 @@ func (t *textSpill) Close() error {
 		return nil
 	}
 	err := t.f.Close()
-	if t.name != "" {
-		err = errors.Join(err, os.Remove(t.name))
-	}
 	t.f = nil
 	return err
 }

@@ -19,7 +19,7 @@ const module = "github.com/langspec/langspec/"
 // here, which is the point: its place in the tree is a decision.
 var layers = [][]string{
 	{"internal/apperr", "migrations", "fixtures", "internal/layout", "internal/progress"},
-	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath", "internal/eval/corpusgen", "internal/contextnote"},
+	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath", "internal/eval/corpusgen", "internal/contextnote", "internal/spillfile"},
 	{"internal/text/ftsquery", "internal/text/snippet", "internal/db/wordindex"},
 	{"internal/db"},
 	{"internal/ingest/fetch", "internal/ingest/manualfile", "internal/rank"},

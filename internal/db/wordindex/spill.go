@@ -1,14 +1,11 @@
 package wordindex
 
 import (
-	"bufio"
-	"cmp"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
+
+	"github.com/langspec/langspec/internal/spillfile"
 )
 
 // Spilling. A Builder holds every posting of its snapshot until the snapshot
@@ -26,16 +23,6 @@ type piece struct {
 	n   int
 }
 
-// spillFile is where a Builder's pieces go.
-type spillFile struct {
-	f    *os.File
-	w    *bufio.Writer
-	size int64
-	// name is the file to remove at Close; "" when it was removed as soon
-	// as it was made, which every system but Windows allows.
-	name string
-}
-
 // SpillTo makes the Builder write what it holds to a temporary file in dir
 // whenever its lists pass limit bytes. Call Close when the Builder is done
 // with.
@@ -50,11 +37,7 @@ func (b *Builder) Close() error {
 		return nil
 	}
 	b.spill = nil
-	err := s.f.Close()
-	if s.name != "" {
-		err = errors.Join(err, os.Remove(s.name))
-	}
-	return err
+	return s.Close()
 }
 
 // spillLists writes every list's bytes held in memory to the spill file.
@@ -64,28 +47,23 @@ func (b *Builder) spillLists() {
 		return
 	}
 	if b.spill == nil {
-		f, err := os.CreateTemp(b.spillDir, "langspec-postings-*.tmp")
+		s, err := spillfile.Create(b.spillDir, "langspec-postings-*.tmp")
 		if err != nil {
 			b.err = fmt.Errorf("wordindex: spill postings: %w", err)
 			return
 		}
-		s := &spillFile{f: f, w: bufio.NewWriterSize(f, 1<<20)}
-		if os.Remove(f.Name()) != nil {
-			s.name = f.Name()
-		}
 		b.spill = s
 	}
-	s := b.spill
 	for _, l := range b.lists {
 		if len(l.data) == 0 {
 			continue
 		}
-		if _, err := s.w.Write(l.data); err != nil {
+		off, err := b.spill.Append(l.data)
+		if err != nil {
 			b.err = fmt.Errorf("wordindex: spill postings: %w", err)
 			return
 		}
-		l.pieces = append(l.pieces, piece{off: s.size, n: len(l.data)})
-		s.size += int64(len(l.data))
+		l.pieces = append(l.pieces, piece{off: off, n: len(l.data)})
 		l.spilled += len(l.data)
 		l.data = nil
 	}
@@ -100,7 +78,7 @@ func (b *Builder) EachTerm(fn func(t Term) error) error {
 		return b.err
 	}
 	if b.spill != nil {
-		if err := b.spill.w.Flush(); err != nil {
+		if err := b.spill.Flush(); err != nil {
 			return fmt.Errorf("wordindex: spill postings: %w", err)
 		}
 	}
@@ -112,8 +90,8 @@ func (b *Builder) EachTerm(fn func(t Term) error) error {
 			for _, p := range l.pieces {
 				start := len(postings)
 				postings = postings[:start+p.n]
-				if n, err := b.spill.f.ReadAt(postings[start:], p.off); n < p.n {
-					return fmt.Errorf("wordindex: read spilled postings: %w", cmp.Or(err, io.ErrUnexpectedEOF))
+				if err := b.spill.ReadAt(postings[start:], p.off); err != nil {
+					return fmt.Errorf("wordindex: %w", err)
 				}
 			}
 			postings = append(postings, l.data...)

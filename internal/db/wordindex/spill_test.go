@@ -47,7 +47,7 @@ func TestSpilledListsAreTheListsHeld(t *testing.T) {
 		held.Add(cols, nil)
 		spilled.Add(cols, nil)
 	}
-	if spilled.spill == nil || spilled.spill.size == 0 {
+	if spilled.spill == nil || spilled.spill.Size() == 0 {
 		t.Fatal("the spilling builder wrote nothing to its file")
 	}
 	want, got := held.Terms(), spilled.Terms()

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/langspec/langspec/internal/spillfile"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
@@ -52,7 +53,7 @@ type Builder struct {
 	// the bytes of the lists in memory; err is the first spill failure.
 	spillDir   string
 	spillLimit int
-	spill      *spillFile
+	spill      *spillfile.File
 	held       int
 	err        error
 }
