@@ -97,7 +97,7 @@ where it would be read from. For python, --from may name a whole Sphinx build
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
 	fl.StringVar(&opts.maxMemory, "max-memory", defaultIngestMemory,
-		"the memory the ingest may take, such as 512MiB or 2GiB: the heap is kept under three quarters of it, and a big document's texts and postings wait in files beside the database")
+		"the memory the ingest may take, such as 512MiB or 2GiB: the heap is kept under three quarters of it, SQLite gathers a big document's index in a quarter, and its texts and postings wait in files beside the database")
 	cmd.AddCommand(newCmdIngestManuals(f, nil))
 	return cmd
 }
@@ -108,7 +108,7 @@ var versionLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$`)
 
 // defaultIngestMemory is --max-memory's default: what a laptop can spare
 // beside everything else it runs. A document of a million sections (1.6 GB
-// of text) peaked at 1,008 MiB under it (docs/performance.md); smaller ones
+// of text) peaked at 825 MiB under it (docs/performance.md); smaller ones
 // take far less, since the heap only grows to half again what is live
 // (GOGC 50).
 const defaultIngestMemory = "1GiB"
@@ -178,6 +178,10 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 		Env:     env,
 		Getter:  f.getter(),
 		Now:     f.now,
+		// A quarter of the memory for SQLite to gather a big document's
+		// full-text index in, which it takes twice over; by then the heap
+		// holds little (docs/performance.md).
+		IndexMemory: int(opts.memory / 4),
 	}
 	var bar *progressbar.ProgressBar
 	if io.errTTY && !opts.jsonOut {

@@ -19,7 +19,8 @@ import (
 // sections would make it at the real one) is indexed with merging held back
 // until every row is in, then merged into one segment; the index is whole,
 // answers as one written without holding back, and FTS5's own merge
-// settings are back at their defaults for every later write.
+// settings are back at their defaults, and the index's hash size at its
+// own, for every later write.
 func TestPublishMergesOnceTheSnapshotIsWritten(t *testing.T) {
 	ctx := context.Background()
 	indexes := []string{"sections_fts", "sections_trigram", "sections_shapes"}
@@ -51,8 +52,11 @@ func TestPublishMergesOnceTheSnapshotIsWritten(t *testing.T) {
 	}
 	small, smallRaw := open(1024)
 	big, _ := open(8 << 20)
-	for _, d := range []*db.DB{small, big} {
-		if _, err := d.Publish(ctx, snapshot("go1.26", "h1"), secs); err != nil {
+	for i, d := range []*db.DB{small, big} {
+		// The small store is also told to gather its index in no more than
+		// its hash size.
+		opts := db.PublishOptions{IndexMemory: []int{1024, 0}[i]}
+		if _, err := d.PublishFrom(ctx, snapshot("go1.26", "h1"), db.SectionList(secs), opts); err != nil {
 			t.Fatal(err)
 		}
 		if err := d.IntegrityCheck(ctx); err != nil {
@@ -68,7 +72,7 @@ func TestPublishMergesOnceTheSnapshotIsWritten(t *testing.T) {
 			t.Errorf("%s: %d segments after the publish, want 1", ix, segments)
 		}
 		settings := map[string]string{}
-		rows, err := smallRaw.Query(`SELECT k, v FROM ` + ix + `_config WHERE k IN ('automerge', 'crisismerge')`)
+		rows, err := smallRaw.Query(`SELECT k, v FROM ` + ix + `_config WHERE k IN ('automerge', 'crisismerge', 'hashsize')`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,6 +88,9 @@ func TestPublishMergesOnceTheSnapshotIsWritten(t *testing.T) {
 			if v, set := settings[k]; set && v != want {
 				t.Errorf("%s: %s = %s after the publish, want FTS5's default %s", ix, k, v, want)
 			}
+		}
+		if v := settings["hashsize"]; v != "1024" {
+			t.Errorf("%s: hashsize = %s after the publish, want the index's own, 1024", ix, v)
 		}
 	}
 	// Each index answers as the one written at once: words in FTS5's word

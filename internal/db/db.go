@@ -401,6 +401,10 @@ const (
 	sqliteCORRUPT  = 11
 	sqliteCANTOPEN = 14
 	sqliteNOTADB   = 26
+
+	// sqliteCONSTRAINTUNIQUE is an extended code: a UNIQUE constraint
+	// failed.
+	sqliteCONSTRAINTUNIQUE = 2067
 )
 
 // classify turns a driver error into an apperr.Error a user can act on. The

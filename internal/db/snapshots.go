@@ -1,6 +1,7 @@
 package db
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/text/shape"
+	"modernc.org/sqlite"
 )
 
 // Source policies: what a document's licence lets us hand out.
@@ -82,24 +84,45 @@ type PublishResult struct {
 // one: it is stored only when its version has no complete snapshot, and is
 // reported KeptIncomplete.
 func (d *DB) Publish(ctx context.Context, snap Snapshot, sections []Section) (PublishResult, error) {
-	return d.PublishFrom(ctx, snap, sections, nil)
+	return d.PublishFrom(ctx, snap, SectionList(sections), PublishOptions{})
 }
 
-// TextSource holds the texts of a snapshot's sections outside them: a big
-// document's wait in a file while it is read (internal/ingest), so that
-// they are never all in memory at once.
-type TextSource interface {
-	// Text returns the text of section i. Publish asks for each section
-	// once, in order.
-	Text(i int) (string, error)
+// SectionSource is where PublishFrom reads a snapshot's sections from: a
+// big document's wait in a file while it is written (internal/ingest), so
+// that they are never all in memory at once.
+type SectionSource interface {
+	// Len is the number of sections.
+	Len() int
+	// Section returns section i with its text. PublishFrom reads the
+	// sections in order, twice, never from two goroutines at once.
+	Section(i int) (Section, error)
 }
 
-// PublishFrom is Publish with the sections' texts read from texts, in
-// order, a batch at a time, instead of from their Text fields (which are
-// ignored); nil texts is Publish.
-func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, sections []Section, texts TextSource) (PublishResult, error) {
-	res := PublishResult{Language: snap.Language, Doc: snap.Doc, Version: snap.Version, Sections: len(sections)}
-	if err := validateSnapshot(snap, sections); err != nil {
+// SectionList is a snapshot's sections held in memory.
+type SectionList []Section
+
+// Len is the number of sections.
+func (l SectionList) Len() int { return len(l) }
+
+// Section returns section i.
+func (l SectionList) Section(i int) (Section, error) { return l[i], nil }
+
+// PublishOptions say how a snapshot is written, never what is stored.
+type PublishOptions struct {
+	// IndexMemory bounds the memory FTS5 gathers a snapshot's full-text
+	// index in before it writes a segment (indexSnapshot); 0 is
+	// defaultIndexMemory. FTS5 takes about twice what it is told.
+	IndexMemory int
+}
+
+// defaultIndexMemory is PublishOptions.IndexMemory's default.
+const defaultIndexMemory = 64 << 20
+
+// PublishFrom is Publish with the sections read from src, a batch at a
+// time.
+func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, src SectionSource, opts PublishOptions) (PublishResult, error) {
+	res := PublishResult{Language: snap.Language, Doc: snap.Doc, Version: snap.Version, Sections: src.Len()}
+	if err := validateSnapshot(snap, src.Len()); err != nil {
 		return res, err
 	}
 	tx, err := d.sql.BeginTx(ctx, nil)
@@ -159,7 +182,7 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, sections []Section,
 	}
 	r, err := tx.ExecContext(ctx, `INSERT INTO snapshots (document_id, version, source_url, fetched_at, content_hash, complete, section_count)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		docID, snap.Version, snap.SourceURL, snap.FetchedAt.UTC().Format(time.RFC3339), snap.ContentHash, !snap.Incomplete, len(sections))
+		docID, snap.Version, snap.SourceURL, snap.FetchedAt.UTC().Format(time.RFC3339), snap.ContentHash, !snap.Incomplete, src.Len())
 	if err != nil {
 		return res, d.classify(err, "write snapshot to")
 	}
@@ -167,7 +190,7 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, sections []Section,
 	if err != nil {
 		return res, d.classify(err, "write snapshot to")
 	}
-	if err := d.insertSections(ctx, tx, snapID, sections, texts); err != nil {
+	if err := d.insertSections(ctx, tx, snapID, src, bulkHashSize(src.Len(), cmp.Or(opts.IndexMemory, defaultIndexMemory))); err != nil {
 		return res, d.classify(err, "write sections to")
 	}
 	if err := mergeIndexes(ctx, tx, sectionIndexes); err != nil {
@@ -200,29 +223,30 @@ func mergeIndexes(ctx context.Context, tx *sql.Tx, tables []string) error {
 	return nil
 }
 
-func validateSnapshot(snap Snapshot, sections []Section) error {
+// validateSnapshot checks what is known before the sections are read;
+// each section is checked as it is read (validateSection), and two with one
+// id by the table's UNIQUE constraint (insertSections): a million sections'
+// ids are not held in memory to compare them.
+func validateSnapshot(snap Snapshot, sections int) error {
 	for name, v := range map[string]string{"language": snap.Language, "doc": snap.Doc, "version": snap.Version, "content hash": snap.ContentHash} {
 		if strings.TrimSpace(v) == "" {
 			return apperr.New(apperr.InvalidArgument, "", "snapshot has no %s", name)
 		}
 	}
-	if len(sections) == 0 {
+	if sections == 0 {
 		return apperr.New(apperr.InvalidArgument, "check that the source is the document you meant",
 			"%s %s has no sections", snap.Language, snap.Doc)
 	}
-	seen := make(map[string]bool, len(sections))
-	for _, s := range sections {
-		if s.SectionID == "" {
-			return apperr.New(apperr.InvalidArgument, "", "section %q has no id", s.Title)
-		}
-		if seen[s.SectionID] {
-			return apperr.New(apperr.InvalidArgument, "", "section id %q occurs twice", s.SectionID)
-		}
-		seen[s.SectionID] = true
-		if s.SourcePolicy != FullText && s.SourcePolicy != ExcerptOnly {
-			return apperr.New(apperr.InvalidArgument, "", "section %q has source policy %q; want %s or %s",
-				s.SectionID, s.SourcePolicy, FullText, ExcerptOnly)
-		}
+	return nil
+}
+
+func validateSection(s Section) error {
+	if s.SectionID == "" {
+		return apperr.New(apperr.InvalidArgument, "", "section %q has no id", s.Title)
+	}
+	if s.SourcePolicy != FullText && s.SourcePolicy != ExcerptOnly {
+		return apperr.New(apperr.InvalidArgument, "", "section %q has source policy %q; want %s or %s",
+			s.SectionID, s.SourcePolicy, FullText, ExcerptOnly)
 	}
 	return nil
 }
@@ -235,51 +259,39 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, erro
 	return id, err
 }
 
-func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, sections []Section, texts TextSource) error {
+func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src SectionSource, hashSize int) error {
 	// SQLite works on one core, so everything it is handed is prepared
-	// ahead of it on others, a batch at a time: a loader reads each batch's
-	// texts and derives their columns (shapes, literals, hash); the words
-	// (vocabulary and postings) are read by another goroutine. In the
-	// writer's loop the derived columns were a fifth of an ingest's time,
-	// and the words as much again (docs/performance.md). Only the batches
-	// in flight hold texts, and the postings spill to a file beside the
-	// database past postingsHeld bytes, so a snapshot bigger than memory
-	// can be written.
+	// ahead of it on the other: a loader reads the sections a batch at a
+	// time and derives their columns (shapes, literals, hash). The words
+	// (vocabulary and postings) are read in a second pass over src while
+	// SQLite fills the full-text indexes, longer than the rows take and on
+	// one core: read beside the rows, the words held them back (at 200,000
+	// sections the rows took 24 s with them, 9.6 s without; see
+	// docs/performance.md). Only the batches in flight are held, and the
+	// postings spill to a file beside the database past postingsHeld bytes,
+	// so a snapshot bigger than memory can be written.
 	words := newSnapshotWords(filepath.Dir(d.path))
 	defer words.postings.Close()
 	toWriter := make(chan sectionBatch, batchesAhead)
-	toWords := make(chan sectionBatch, batchesAhead)
 	stop := make(chan struct{})
-	wordsRead := make(chan struct{})
-	var loadErr error
+	var loadErr, wordsErr error
 	var helpers sync.WaitGroup
 	helpers.Go(func() {
-		defer close(toWords)
 		defer close(toWriter)
-		for start := 0; start < len(sections); start += sectionBatchSize {
-			b, err := loadBatch(sections, texts, start, min(start+sectionBatchSize, len(sections)))
+		for start := 0; start < src.Len(); start += sectionBatchSize {
+			b, err := loadBatch(src, start, min(start+sectionBatchSize, src.Len()))
 			if err != nil {
 				loadErr = err
 				return
 			}
-			for _, to := range []chan sectionBatch{toWriter, toWords} {
-				select {
-				case to <- b:
-				case <-stop:
-					return
-				}
+			select {
+			case toWriter <- b:
+			case <-stop:
+				return
 			}
 		}
 	})
-	helpers.Go(func() {
-		defer close(wordsRead)
-		for b := range toWords {
-			for i, text := range b.texts {
-				words.add(sections[b.start+i], text)
-			}
-		}
-	})
-	// On every return the helpers have ended: the caller may reuse sections.
+	// On every return the helpers have ended: the caller may reuse src.
 	defer helpers.Wait()
 	defer close(stop)
 
@@ -302,13 +314,16 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, secti
 		return err
 	}
 	defer literals.Close()
-	ids := make([]int64, 0, len(sections))
+	ids := make([]int64, 0, src.Len())
 	for b := range toWriter {
 		for j, c := range b.derived {
 			i := b.start + j
-			s := &sections[i]
+			s := &b.sections[j]
 			r, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
-				b.texts[j], c.runes, c.hash, s.SourcePolicy, s.Anchors, c.shapes)
+				s.Text, c.runes, c.hash, s.SourcePolicy, s.Anchors, c.shapes)
+			if se, ok := errors.AsType[*sqlite.Error](err); ok && se.Code() == sqliteCONSTRAINTUNIQUE {
+				return apperr.New(apperr.InvalidArgument, "", "section id %q occurs twice", s.SectionID)
+			}
 			var id int64
 			if err == nil {
 				id, err = r.LastInsertId()
@@ -325,10 +340,33 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, secti
 	if loadErr != nil {
 		return loadErr
 	}
-	if err := indexSnapshot(ctx, tx, snapID); err != nil {
+	// The loader has ended (it closed toWriter): src is the words' now.
+	wordsRead := make(chan struct{})
+	helpers.Go(func() {
+		defer close(wordsRead)
+		for i := range src.Len() {
+			s, err := src.Section(i)
+			if err != nil {
+				wordsErr = fmt.Errorf("section %d: %w", i, err)
+				return
+			}
+			words.add(s)
+			if i%sectionBatchSize == 0 {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+			}
+		}
+	})
+	if err := indexSnapshot(ctx, tx, snapID, hashSize); err != nil {
 		return fmt.Errorf("index sections: %w", err)
 	}
 	<-wordsRead
+	if wordsErr != nil {
+		return wordsErr
+	}
 	if err := writeWordPostings(ctx, tx, snapID, words.postings, ids); err != nil {
 		return fmt.Errorf("index sections: %w", err)
 	}
@@ -343,12 +381,12 @@ const (
 	batchesAhead     = 4
 )
 
-// sectionBatch is sections[start:start+len(texts)] with their texts and
-// what is derived from them.
+// sectionBatch is sections start to start+len(sections) with what is
+// derived from their texts.
 type sectionBatch struct {
-	start   int
-	texts   []string
-	derived []derivedColumns
+	start    int
+	sections []Section
+	derived  []derivedColumns
 }
 
 // derivedColumns are what a section's row and indexes hold that is
@@ -359,22 +397,22 @@ type derivedColumns struct {
 	shapes, literals string
 }
 
-// loadBatch reads the texts of sections[start:end], from texts when it is
-// not nil, and derives their columns.
-func loadBatch(sections []Section, texts TextSource, start, end int) (sectionBatch, error) {
-	b := sectionBatch{start: start, texts: make([]string, end-start), derived: make([]derivedColumns, end-start)}
-	for j := range b.texts {
-		text := sections[start+j].Text
-		if texts != nil {
-			var err error
-			if text, err = texts.Text(start + j); err != nil {
-				return b, fmt.Errorf("section %q: %w", sections[start+j].SectionID, err)
-			}
+// loadBatch reads sections start to end of src, checks them and derives
+// their columns.
+func loadBatch(src SectionSource, start, end int) (sectionBatch, error) {
+	b := sectionBatch{start: start, sections: make([]Section, end-start), derived: make([]derivedColumns, end-start)}
+	for j := range b.sections {
+		s, err := src.Section(start + j)
+		if err != nil {
+			return b, fmt.Errorf("section %d: %w", start+j, err)
 		}
-		b.texts[j] = text
+		if err := validateSection(s); err != nil {
+			return b, err
+		}
+		b.sections[j] = s
 		b.derived[j] = derivedColumns{
-			runes: utf8.RuneCountInString(text), hash: TextHash(text),
-			shapes: shape.Of(text), literals: shape.Literals(text),
+			runes: utf8.RuneCountInString(s.Text), hash: TextHash(s.Text),
+			shapes: shape.Of(s.Text), literals: shape.Literals(s.Text),
 		}
 	}
 	return b, nil
@@ -390,11 +428,19 @@ func loadBatch(sections []Section, texts TextSource, start, end int) (sectionBat
 // merged into one segment again by mergeIndexes. So merging waits until the
 // snapshot is written: automerge is off, and a level is merged only when it
 // holds crisisMergeSegments segments, as FTS5 does anyway when automerge
-// falls behind. Both settings are put back before the transaction ends, so
-// no reader and no later write ever sees them.
-func indexSnapshot(ctx context.Context, tx *sql.Tx, snapID int64) error {
+// falls behind. And the hash is hashSize bytes (bulkHashSize), so that
+// there are fewer segments to merge. The settings are put back before the
+// transaction ends, so no reader and no later write ever sees them.
+func indexSnapshot(ctx context.Context, tx *sql.Tx, snapID int64, hashSize int) error {
+	usual := make(map[string]int, len(sectionIndexes))
 	for _, t := range sectionIndexes {
-		if err := setMerging(ctx, tx, t, 0, crisisMergeSegments); err != nil {
+		size := ftsDefaultHashSize
+		err := tx.QueryRowContext(ctx, `SELECT v FROM `+t+`_config WHERE k = 'hashsize'`).Scan(&size)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%s: read hashsize: %w", t, err)
+		}
+		usual[t] = size
+		if err := setMerging(ctx, tx, t, 0, crisisMergeSegments, hashSize); err != nil {
 			return err
 		}
 	}
@@ -414,7 +460,7 @@ func indexSnapshot(ctx context.Context, tx *sql.Tx, snapID int64) error {
 		return err
 	}
 	for _, t := range sectionIndexes {
-		if err := setMerging(ctx, tx, t, ftsDefaultAutomerge, ftsDefaultCrisisMerge); err != nil {
+		if err := setMerging(ctx, tx, t, ftsDefaultAutomerge, ftsDefaultCrisisMerge, usual[t]); err != nil {
 			return err
 		}
 	}
@@ -427,12 +473,26 @@ const (
 	ftsDefaultAutomerge   = 4
 	ftsDefaultCrisisMerge = 16
 	crisisMergeSegments   = 64
+
+	ftsDefaultHashSize = 1 << 20
+	// indexHashSize is the indexes' own hash size (migration 0004).
+	indexHashSize = 8 << 20
 )
 
-// setMerging sets FTS5 table t's automerge and crisismerge. t is a constant
-// of this package, never input.
-func setMerging(ctx context.Context, tx *sql.Tx, t string, automerge, crisisMerge int) error {
-	for key, v := range map[string]int{"automerge": automerge, "crisismerge": crisisMerge} {
+// bulkHashSize is the FTS5 hash size a snapshot of n sections is indexed
+// with: 256 bytes a section, at least the indexes' own, at most limit.
+// The fewer segments FTS5 writes, the less 'optimize' has to merge: at a
+// million sections a 64 MiB hash left 30 s of merging and a 256 MiB one 15
+// s (docs/performance.md); a small snapshot does not hold memory it
+// cannot fill. FTS5 takes a C int: never past 1 GiB.
+func bulkHashSize(n, limit int) int {
+	return min(limit, max(indexHashSize, n*256), 1<<30)
+}
+
+// setMerging sets FTS5 table t's automerge, crisismerge and hashsize. t is
+// a constant of this package, never input.
+func setMerging(ctx context.Context, tx *sql.Tx, t string, automerge, crisisMerge, hashSize int) error {
+	for key, v := range map[string]int{"automerge": automerge, "crisismerge": crisisMerge, "hashsize": hashSize} {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO `+t+` (`+t+`, rank) VALUES (?, ?)`, key, v); err != nil {
 			return fmt.Errorf("%s: set %s: %w", t, key, err)
 		}

@@ -35,17 +35,24 @@ func newSnapshotWords(spillDir string) *snapshotWords {
 	return w
 }
 
-// add reads the next section, whose text is text.
-func (w *snapshotWords) add(s Section, text string) {
+// add reads the next section.
+func (w *snapshotWords) add(s Section) {
 	clear(w.seen)
-	w.postings.Add(wordColumns(s.Title, s.Path, text, s.Anchors), w.count)
+	w.postings.Add(wordColumns(s.Title, s.Path, s.Text, s.Anchors), w.count)
 }
 
 func (w *snapshotWords) count(folded string) {
-	if !w.seen[folded] && utf8.RuneCountInString(folded) >= minTermRunes {
-		w.seen[folded] = true
-		w.df[folded]++
+	if w.seen[folded] || utf8.RuneCountInString(folded) < minTermRunes {
+		return
 	}
+	w.seen[folded] = true
+	if n, ok := w.df[folded]; ok {
+		w.df[folded] = n + 1
+		return
+	}
+	// folded is a piece of the section's text: as a key of df it would
+	// keep the whole text in memory until the snapshot is written.
+	w.df[strings.Clone(folded)] = 1
 }
 
 // wordColumns are a section's texts in the word index's column order

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -60,4 +61,32 @@ func mustParseHTML(t *testing.T, s string) []*html.Node {
 		t.Fatal(err)
 	}
 	return nodes
+}
+
+// TestInLinkAnchorsAreBounded: a section keeps at most maxAnchorTexts link
+// texts, the first ones met, each once whatever its letter case.
+func TestInLinkAnchorsAreBounded(t *testing.T) {
+	var page strings.Builder
+	page.WriteString(`<h2 id="target">Target</h2><h2 id="from">From</h2><p>`)
+	var want []string
+	for i := range maxAnchorTexts + 12 {
+		text := fmt.Sprintf("Wording %d", i)
+		fmt.Fprintf(&page, `<a href="#target">%s</a> <a href="#target">%s</a> `, text, strings.ToUpper(text))
+		if i < maxAnchorTexts {
+			want = append(want, text)
+		}
+	}
+	b := newSectionBuilder("https://example.com/", "full_text")
+	for _, n := range mustParseHTML(t, page.String()) {
+		b.walk(n, false)
+	}
+	for _, s := range b.finish() {
+		if s.SectionID == "target" {
+			if got := strings.Split(s.Anchors, "\n"); !slices.Equal(got, want) {
+				t.Errorf("anchors of target: %d texts, want the first %d: %q", len(got), len(want), got)
+			}
+			return
+		}
+	}
+	t.Fatal("no section target")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"path"
+	"runtime/debug"
 	"strings"
 
 	"github.com/langspec/langspec/internal/db"
@@ -96,29 +97,47 @@ type PageFailure struct {
 // Document is what a kind's reader returns.
 type Document struct {
 	Version  string        // "" when the document does not state one
-	Sections []db.Section  // in document order, ids unique
+	Sections []db.Section  // in document order, ids unique; nil once packed
 	Failed   []PageFailure // pages that could not be read
 	// texts, when not nil, holds the sections' texts, some of them in a
-	// file (their Text is then ""): read them with Text, and Close the
-	// document when done.
+	// file (their Text is then ""), and once packed the sections too: read
+	// them with Section, and Close the document when done.
 	texts *textSpill
 }
 
-// Text returns the text of section i, wherever it is kept.
-func (d Document) Text(i int) (string, error) {
-	if d.texts == nil {
-		return d.Sections[i].Text, nil
+// Len is the number of sections (db.SectionSource).
+func (d Document) Len() int {
+	if d.texts != nil {
+		return d.texts.Len()
 	}
-	return d.texts.Text(i)
+	return len(d.Sections)
 }
 
-// textSource is what db.PublishFrom reads the texts from: nil when every
-// section holds its own.
-func (d Document) textSource() db.TextSource {
+// Section returns section i with its text, wherever it is kept
+// (db.SectionSource).
+func (d Document) Section(i int) (db.Section, error) {
+	if d.texts == nil {
+		return d.Sections[i], nil
+	}
+	return d.texts.Section(i)
+}
+
+// pack moves a big document's sections to the file its texts were
+// spilled to (textSpill.pack): Sections is nil afterwards, and Section
+// reads them.
+func (d *Document) pack() error {
 	if !d.texts.spilled() {
 		return nil
 	}
-	return d.texts
+	if err := d.texts.pack(); err != nil {
+		return err
+	}
+	d.Sections = nil
+	// Hand the memory the sections held back to the system now: the Go
+	// runtime would keep it for itself, and SQLite, whose memory is its
+	// own, is about to need hundreds of megabytes of it.
+	debug.FreeOSMemory()
+	return nil
 }
 
 // Close lets go of the file a big document's texts were kept in.

@@ -525,6 +525,11 @@ func (d *markdownDoc) finish() []db.Section {
 	if len(d.secs) != len(b.sections) {
 		panic("markdown: a section opened without a placeholder id")
 	}
+	// Every section is sealed and none opens any more: what the walk kept
+	// per section for the next one goes before this adds its own, at the
+	// end of reading, when the heap is fullest (docs/performance.md).
+	b.seal()
+	b.bodies, b.anchors, b.open = nil, nil, nil
 	// anchors[i] is the anchor section i asks the builder for: its id,
 	// unless that is empty or taken.
 	anchors := make([]string, len(b.sections))

@@ -35,6 +35,9 @@ type Options struct {
 	// TextsHeld is how many bytes of section text are held in memory
 	// before the rest waits in SpillDir; 0 means textsHeld, < 0 never.
 	TextsHeld int
+	// IndexMemory bounds the memory SQLite gathers a big document's
+	// full-text index in (db.PublishOptions); 0 is the store's default.
+	IndexMemory int
 }
 
 // Report is what an ingest did, for the summary line.
@@ -126,13 +129,16 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 	for _, f := range doc.Failed {
 		rep.Failed = append(rep.Failed, FailedPage{Page: f.Rel, Error: f.Err.Error()})
 	}
+	if err := doc.pack(); err != nil {
+		return rep, err
+	}
 	if rep.Sections, err = compareSections(ctx, store, src, doc); err != nil {
 		return rep, err
 	}
 	res, err := store.PublishFrom(ctx, db.Snapshot{
 		Language: src.Language, Doc: src.Doc, DisplayName: src.DisplayName, Version: rep.Version,
 		SourceURL: rep.Source, FetchedAt: now(), ContentHash: hash, Incomplete: len(doc.Failed) > 0,
-	}, doc.Sections, doc.textSource())
+	}, doc, db.PublishOptions{IndexMemory: opts.IndexMemory})
 	rep.Status, rep.Version = res.Status, res.Version
 	rep.Elapsed = time.Since(start)
 	return rep, err
@@ -198,36 +204,32 @@ func compareSections(ctx context.Context, store *db.DB, src SourceSpec, doc Docu
 	var st SectionStats
 	old, err := store.SectionTexts(ctx, db.Scope{Language: src.Language, Doc: src.Doc})
 	if apperr.CodeOf(err) == apperr.NotFound {
-		st.Added = len(doc.Sections)
+		st.Added = doc.Len()
 		return st, nil
 	}
 	if err != nil {
 		return st, err
 	}
-	seen := map[string]bool{}
-	for i, s := range doc.Sections {
-		seen[s.SectionID] = true
-		prev, ok := old[s.SectionID]
-		if !ok {
-			st.Added++
-			continue
-		}
-		text, err := doc.Text(i)
+	// Ids are unique within a document: what is left of old at the end was
+	// removed.
+	for i := range doc.Len() {
+		s, err := doc.Section(i)
 		if err != nil {
 			return st, err
 		}
+		prev, ok := old[s.SectionID]
 		switch {
-		case prev != db.TextHash(text):
+		case !ok:
+			st.Added++
+			continue
+		case prev != db.TextHash(s.Text):
 			st.Changed++
 		default:
 			st.Unchanged++
 		}
+		delete(old, s.SectionID)
 	}
-	for id := range old {
-		if !seen[id] {
-			st.Removed++
-		}
-	}
+	st.Removed = len(old)
 	return st, nil
 }
 

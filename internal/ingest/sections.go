@@ -376,14 +376,16 @@ func (b *sectionBuilder) own(id string) {
 const maxAnchorTexts = 48
 
 // seal gives every section opened so far its final Text and releases its
-// body. The caller promises that no more text goes to them: a reader of
-// several pages seals each page's sections before the next page opens its
-// own, so the raw bodies of the whole document are never held at once.
+// body. The caller promises that no more text goes to them, and that no
+// section opens under them: a reader of several pages seals each page's
+// sections before the next page opens its own at the top level, so the raw
+// bodies of the whole document are never held at once, and with b.texts
+// their paths and texts go to its file.
 func (b *sectionBuilder) seal() {
 	for i := b.sealed; i < len(b.sections); i++ {
 		text := tidy(b.bodies[i])
 		if b.texts != nil {
-			text = b.texts.keep(text)
+			b.sections[i].Path, text = b.texts.keep(b.sections[i].Path, text)
 		}
 		b.sections[i].Text = text
 		b.bodies[i] = nil
@@ -397,26 +399,42 @@ func (b *sectionBuilder) finish() []db.Section {
 	b.seal()
 	out := b.sections
 	b.sections, b.bodies = nil, nil
-	seen := make([]map[string]bool, len(out))
+	// kept counts the texts each section's Anchors holds; a new text is
+	// compared with those, not looked up in a map per section linked to,
+	// which at a million sections were made while the heap was fullest.
+	kept := make([]uint8, len(out))
 	for _, l := range b.links {
 		target, ok := b.linkTarget(l)
 		if !ok || target == l.from || l.text == "" {
 			continue
 		}
-		key := strings.ToLower(l.text)
-		if seen[target] == nil {
-			seen[target] = map[string]bool{}
-		}
-		if seen[target][key] || len(seen[target]) >= maxAnchorTexts {
+		if kept[target] >= maxAnchorTexts || holdsLinkText(out[target].Anchors, l.text) {
 			continue
 		}
-		seen[target][key] = true
+		kept[target]++
 		if out[target].Anchors != "" {
 			out[target].Anchors += "\n"
 		}
 		out[target].Anchors += l.text
 	}
 	return out
+}
+
+// holdsLinkText reports whether anchors, link texts one per line, holds
+// text in other letter case.
+func holdsLinkText(anchors, text string) bool {
+	if anchors == "" {
+		return false
+	}
+	key := strings.ToLower(text)
+	for line := range strings.SplitSeq(anchors, "\n") {
+		// Equal in lower case implies equal under folding: the cheap test
+		// first.
+		if strings.EqualFold(line, text) && strings.ToLower(line) == key {
+			return true
+		}
+	}
+	return false
 }
 
 // linkTarget is the section a link points to, when it points into the

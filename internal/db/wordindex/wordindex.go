@@ -22,6 +22,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -97,8 +98,12 @@ func (b *Builder) Add(columns [Columns]string, fn func(folded string)) {
 			}
 			stem, ok := b.stems[t.Folded]
 			if !ok {
-				stem = tokenize.Stem(t.Folded)
-				b.stems[t.Folded] = stem
+				// The token is a piece of the section's text: a key or
+				// stem that kept it would keep the whole text in memory
+				// for as long as the builder lives.
+				folded := strings.Clone(t.Folded)
+				stem = tokenize.Stem(folded)
+				b.stems[folded] = stem
 			}
 			i, ok := b.inRow[stem]
 			if !ok {
