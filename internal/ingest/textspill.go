@@ -46,9 +46,9 @@ type textSpill struct {
 	// records.
 	sections   []db.Section
 	records    []textSpan
-	textWindow readWindow
+	textWindow spillfile.Window
 	// recordWindow reads records as textWindow reads texts.
-	recordWindow readWindow
+	recordWindow spillfile.Window
 }
 
 // textSpan is where one section's text went: n < 0 means it is held in
@@ -157,7 +157,7 @@ func (t *textSpill) Section(i int) (db.Section, error) {
 		s = t.sections[i]
 	} else {
 		r := t.records[i]
-		b, err := t.recordWindow.read(t.f, r.off, r.n)
+		b, err := t.recordWindow.Read(t.f, r.off, r.n)
 		if err == nil {
 			s, err = sectionRecord(b)
 		}
@@ -166,7 +166,7 @@ func (t *textSpill) Section(i int) (db.Section, error) {
 		}
 	}
 	if sp := t.spans[i]; sp.n >= 0 {
-		b, err := t.textWindow.read(t.f, sp.off, sp.n)
+		b, err := t.textWindow.Read(t.f, sp.off, sp.n)
 		if err == nil {
 			s.Path, s.Text, err = pathAndText(b)
 		}
@@ -227,33 +227,6 @@ func sectionRecord(b []byte) (db.Section, error) {
 }
 
 var errBadRecord = errors.New("a spilled section does not read back")
-
-// readWindow reads a file front to back through one buffer, filled
-// windowSize bytes at a time: a system call per window, not per section.
-// What read returns is good until the next read.
-type readWindow struct {
-	off int64
-	buf []byte
-}
-
-const windowSize = 1 << 20
-
-func (w *readWindow) read(f *spillfile.File, off int64, n int) ([]byte, error) {
-	if off >= w.off && off+int64(n) <= w.off+int64(len(w.buf)) {
-		return w.buf[off-w.off:][:n], nil
-	}
-	size := max(n, int(min(int64(windowSize), f.Size()-off)))
-	if cap(w.buf) < size {
-		w.buf = make([]byte, size)
-	}
-	w.buf = w.buf[:size]
-	if err := f.ReadAt(w.buf, off); err != nil {
-		w.buf = w.buf[:0]
-		return nil, err
-	}
-	w.off = off
-	return w.buf[:n], nil
-}
 
 // Close removes the file, if one was made.
 func (t *textSpill) Close() error {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/spillfile"
 )
 
 // TestPackedSectionsReadBack: a packed document gives back every field of
@@ -13,7 +14,7 @@ import (
 // held or spilled, across read windows; a record cut short or followed by stray
 // bytes is an error, never a panic or a section with a field missing.
 func TestPackedSectionsReadBack(t *testing.T) {
-	long := strings.Repeat("ü", windowSize) // one text bigger than a window
+	long := strings.Repeat("ü", spillfile.WindowSize) // one text bigger than a window
 	sections := []db.Section{
 		{SectionID: "a", Level: 1, Title: "Alpha", Path: "Alpha", URL: "https://x.example/a", SourcePolicy: db.FullText, Text: "held"},
 		{SectionID: "b", ParentID: "a", Level: 2, Title: "Béta", Path: "Alpha > Béta", URL: "https://x.example/a#b", SourcePolicy: db.FullText, Anchors: "see beta\nbeta"},

@@ -1,7 +1,7 @@
 // Package spillfile is a temporary file that data too big to hold in memory
-// is appended to and read back from by offset: a big document's section
-// texts while it is read (internal/ingest) and its postings while they are
-// gathered (internal/db/wordindex).
+// is appended to and read back from by offset: a big document's sections
+// while it is read and written (internal/ingest) and its postings while
+// they are gathered (internal/db/wordindex).
 //
 // The file is made in a folder the caller names (the database's, so that it
 // goes to the disk the database is on, not to a /tmp that may be memory)
@@ -69,6 +69,38 @@ func (s *File) ReadAt(p []byte, off int64) error {
 		return fmt.Errorf("read spilled bytes: %w", cmp.Or(err, io.ErrUnexpectedEOF))
 	}
 	return nil
+}
+
+// Window reads a spill file front to back through one buffer, filled
+// WindowSize bytes at a time: a system call per window rather than one per
+// piece, when a million small pieces are read back in the order they were
+// appended. Any order works; out of order, each read may refill it. The
+// zero value is ready for use.
+type Window struct {
+	off int64
+	buf []byte
+}
+
+// WindowSize is how much a Window reads at a time.
+const WindowSize = 1 << 20
+
+// Read returns the n bytes at offset off of f, which must have been
+// flushed. They are good until the next Read.
+func (w *Window) Read(f *File, off int64, n int) ([]byte, error) {
+	if off >= w.off && off+int64(n) <= w.off+int64(len(w.buf)) {
+		return w.buf[off-w.off:][:n], nil
+	}
+	size := max(n, int(min(int64(WindowSize), f.Size()-off)))
+	if cap(w.buf) < size {
+		w.buf = make([]byte, size)
+	}
+	w.buf = w.buf[:size]
+	if err := f.ReadAt(w.buf, off); err != nil {
+		w.buf = w.buf[:0]
+		return nil, err
+	}
+	w.off = off
+	return w.buf[:n], nil
 }
 
 // Close closes the file and removes it if it is still there.

@@ -49,3 +49,50 @@ func TestAppendAndReadBack(t *testing.T) {
 		t.Errorf("files left: %v", left)
 	}
 }
+
+// TestWindowReadsWhatWasAppended: a Window gives back each piece by its
+// offset, read in the order appended, backwards, and one piece bigger than
+// a window; a read past the end is an error, and the window still reads
+// afterwards.
+func TestWindowReadsWhatWasAppended(t *testing.T) {
+	s, err := Create(t.TempDir(), "test-*.tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var parts [][]byte
+	for i := range 3000 {
+		parts = append(parts, bytes.Repeat([]byte{byte('a' + i%26)}, 1+i%700))
+	}
+	parts = append(parts, bytes.Repeat([]byte("big"), WindowSize)) // three windows long
+	parts = append(parts, []byte("last"))
+	offs := make([]int64, len(parts))
+	for i, p := range parts {
+		if offs[i], err = s.Append(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	forward := make([]int, len(parts))
+	backward := make([]int, len(parts))
+	for i := range parts {
+		forward[i], backward[i] = i, len(parts)-1-i
+	}
+	for name, order := range map[string][]int{"forward": forward, "backward": backward} {
+		var w Window
+		for _, i := range order {
+			got, err := w.Read(s, offs[i], len(parts[i]))
+			if err != nil || !bytes.Equal(got, parts[i]) {
+				t.Fatalf("%s, part %d at %d: %v, %d bytes read, want %d", name, i, offs[i], err, len(got), len(parts[i]))
+			}
+		}
+		if _, err := w.Read(s, s.Size()-2, 4); err == nil {
+			t.Errorf("%s: a read past the end succeeded", name)
+		}
+		if got, err := w.Read(s, offs[0], len(parts[0])); err != nil || !bytes.Equal(got, parts[0]) {
+			t.Errorf("%s: after a failed read: %v, %q", name, err, got)
+		}
+	}
+}
