@@ -39,7 +39,7 @@ type textSpill struct {
 	spans []textSpan
 	f     *spillfile.File // nil until the first text goes to it
 	err   error
-	buf   []byte // keep's, reused
+	buf   []byte // what keep and pack append, reused
 
 	// sections are the document's, set by the reader once they are final:
 	// the texts held are read from them. pack moves them to the file, to
@@ -130,14 +130,13 @@ func (t *textSpill) pack() error {
 		return nil
 	}
 	records := make([]textSpan, len(t.sections))
-	var buf []byte
 	for i := range t.sections {
-		buf = appendSectionRecord(buf[:0], &t.sections[i])
-		off, err := t.f.Append(buf)
+		t.buf = appendSectionRecord(t.buf[:0], &t.sections[i])
+		off, err := t.f.Append(t.buf)
 		if err != nil {
 			return fmt.Errorf("spill sections: %w", err)
 		}
-		records[i] = textSpan{off: off, n: len(buf)}
+		records[i] = textSpan{off: off, n: len(t.buf)}
 	}
 	if err := t.f.Flush(); err != nil {
 		return fmt.Errorf("spill sections: %w", err)
