@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -261,9 +262,9 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, erro
 
 func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src SectionSource, hashSize int) error {
 	// SQLite works on one core, so everything it is handed is prepared
-	// ahead of it on the other: a loader reads the sections a batch at a
-	// time and derives their columns (shapes, literals, hash). The words
-	// (vocabulary and postings) are read in a second pass over src while
+	// ahead of it on every core: the sections are read a batch at a time
+	// and their columns derived (shapes, literals, hash; loadSections). The
+	// words (vocabulary and postings) are read in a second pass over src while
 	// SQLite fills the full-text indexes, longer than the rows take and on
 	// one core: read beside the rows, the words held them back (at 200,000
 	// sections the rows took 24 s with them, 9.6 s without; see
@@ -272,28 +273,13 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 	// so a snapshot bigger than memory can be written.
 	words := newSnapshotWords(filepath.Dir(d.path))
 	defer words.postings.Close()
-	toWriter := make(chan sectionBatch, batchesAhead)
 	stop := make(chan struct{})
-	var loadErr, wordsErr error
 	var helpers sync.WaitGroup
-	helpers.Go(func() {
-		defer close(toWriter)
-		for start := 0; start < src.Len(); start += sectionBatchSize {
-			b, err := loadBatch(src, start, min(start+sectionBatchSize, src.Len()))
-			if err != nil {
-				loadErr = err
-				return
-			}
-			select {
-			case toWriter <- b:
-			case <-stop:
-				return
-			}
-		}
-	})
 	// On every return the helpers have ended: the caller may reuse src.
 	defer helpers.Wait()
 	defer close(stop)
+	toWriter, loadErr := loadSections(&helpers, src, stop)
+	var wordsErr error
 
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO sections
 		(snapshot_id, section_id, parent_id, ord, level, title, section_path, url, body, char_count, content_hash, source_policy, anchors, shapes)
@@ -316,7 +302,11 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 	defer literals.Close()
 	ids := make([]int64, 0, src.Len())
 	for b := range toWriter {
-		for j, c := range b.derived {
+		<-b.derived
+		if b.err != nil {
+			return b.err
+		}
+		for j, c := range b.columns {
 			i := b.start + j
 			s := &b.sections[j]
 			r, err := stmt.ExecContext(ctx, snapID, s.SectionID, s.ParentID, i, s.Level, s.Title, s.Path, s.URL,
@@ -337,8 +327,8 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 			ids = append(ids, id)
 		}
 	}
-	if loadErr != nil {
-		return loadErr
+	if err := loadErr(); err != nil {
+		return err
 	}
 	// The loader has ended (it closed toWriter): src is the words' now.
 	wordsRead := make(chan struct{})
@@ -374,19 +364,21 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 }
 
 // sectionBatchSize sections are loaded at a time, and at most batchesAhead
-// batches wait for each of their readers: enough to keep the writer busy,
-// few enough that a big snapshot's texts are never all held at once.
+// batches wait for the writer: enough to keep it busy, few enough that a
+// big snapshot's texts are never all held at once.
 const (
 	sectionBatchSize = 256
 	batchesAhead     = 4
 )
 
 // sectionBatch is sections start to start+len(sections) with what is
-// derived from their texts.
+// derived from their texts: columns, or err, once derived is closed.
 type sectionBatch struct {
 	start    int
 	sections []Section
-	derived  []derivedColumns
+	columns  []derivedColumns
+	err      error
+	derived  chan struct{}
 }
 
 // derivedColumns are what a section's row and indexes hold that is
@@ -397,25 +389,76 @@ type derivedColumns struct {
 	shapes, literals string
 }
 
-// loadBatch reads sections start to end of src, checks them and derives
-// their columns.
-func loadBatch(src SectionSource, start, end int) (sectionBatch, error) {
-	b := sectionBatch{start: start, sections: make([]Section, end-start), derived: make([]derivedColumns, end-start)}
+// loadSections reads src a batch at a time, in order, on one goroutine (a
+// source has one reader), and derives the batches' columns on one
+// goroutine a core: on one goroutine, deriving held the writer back (at
+// 200,000 sections the loader took 10.5 s, nearly all of it deriving, and
+// the writer 3.1 s; at a million 42.7 s and 27.3 s; docs/performance.md).
+// The batches reach the returned channel in src's order; each may still be
+// being derived (sectionBatch.derived). The channel is closed after the
+// last batch, or early when stop is closed or src fails: loadErr then says
+// why. Every goroutine is started through helpers.
+func loadSections(helpers *sync.WaitGroup, src SectionSource, stop <-chan struct{}) (batches <-chan *sectionBatch, loadErr func() error) {
+	inOrder := make(chan *sectionBatch, batchesAhead)
+	toDerive := make(chan *sectionBatch)
+	var readErr error
+	helpers.Go(func() {
+		// Each batch is queued for the writer before it is handed to a
+		// deriver, so the batch the writer waits on is always being derived.
+		defer close(inOrder)
+		defer close(toDerive)
+		for start := 0; start < src.Len(); start += sectionBatchSize {
+			b, err := readBatch(src, start, min(start+sectionBatchSize, src.Len()))
+			if err != nil {
+				readErr = err
+				return
+			}
+			for _, to := range []chan<- *sectionBatch{inOrder, toDerive} {
+				select {
+				case to <- b:
+				case <-stop:
+					return
+				}
+			}
+		}
+	})
+	for range runtime.GOMAXPROCS(0) {
+		helpers.Go(func() {
+			for b := range toDerive {
+				b.derive()
+				close(b.derived)
+			}
+		})
+	}
+	return inOrder, func() error { return readErr }
+}
+
+// readBatch reads sections start to end of src.
+func readBatch(src SectionSource, start, end int) (*sectionBatch, error) {
+	b := &sectionBatch{start: start, sections: make([]Section, end-start), derived: make(chan struct{})}
 	for j := range b.sections {
 		s, err := src.Section(start + j)
 		if err != nil {
-			return b, fmt.Errorf("section %d: %w", start+j, err)
-		}
-		if err := validateSection(s); err != nil {
-			return b, err
+			return nil, fmt.Errorf("section %d: %w", start+j, err)
 		}
 		b.sections[j] = s
-		b.derived[j] = derivedColumns{
+	}
+	return b, nil
+}
+
+// derive checks the batch's sections and derives their columns.
+func (b *sectionBatch) derive() {
+	b.columns = make([]derivedColumns, len(b.sections))
+	for j, s := range b.sections {
+		if err := validateSection(s); err != nil {
+			b.err = err
+			return
+		}
+		b.columns[j] = derivedColumns{
 			runes: utf8.RuneCountInString(s.Text), hash: TextHash(s.Text),
 			shapes: shape.Of(s.Text), literals: shape.Literals(s.Text),
 		}
 	}
-	return b, nil
 }
 
 // indexSnapshot writes the rows of snapshot snapID into the section

@@ -108,7 +108,10 @@ func index(text string, offsets bool) shaped {
 }
 
 func isWordRune(r rune) bool {
-	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+	if r < utf8.RuneSelf {
+		return r == '_' || 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
 // maxWholeWords is the most words a query may have for its whole shape to
@@ -160,13 +163,17 @@ func Query(q string) []string {
 // a space. An apostrophe or hyphen between letters ("else's", "run-time")
 // is part of a word.
 func HasCode(w string) bool {
-	rs := []rune(w)
-	for i, r := range rs {
+	prev := utf8.RuneError // the rune before r; at the start, a rune that is no letter
+	for i, r := range w {
 		if isWordRune(r) || unicode.IsSpace(r) {
+			prev = r
 			continue
 		}
-		if strings.ContainsRune("'’-", r) && i > 0 && i+1 < len(rs) && unicode.IsLetter(rs[i-1]) && unicode.IsLetter(rs[i+1]) {
-			continue
+		if r == '\'' || r == '’' || r == '-' {
+			next, _ := utf8.DecodeRuneInString(w[i+utf8.RuneLen(r):])
+			if unicode.IsLetter(prev) && unicode.IsLetter(next) {
+				continue // the next rune, a letter, is the next prev
+			}
 		}
 		return true
 	}
@@ -183,10 +190,10 @@ func HasCode(w string) bool {
 // ingest (docs/performance.md).
 func Literals(text string) string {
 	var b strings.Builder
-	for _, chunk := range strings.Fields(text) {
+	for chunk := range strings.FieldsSeq(text) {
 		// Sentence punctuation at the end is not code ("nil."), as the
 		// query side reads it too; "..." alone is.
-		code := strings.TrimRight(chunk, "?!.,;:")
+		code := trimSentenceEnd(chunk)
 		if code == "" {
 			code = chunk
 		}
@@ -198,6 +205,15 @@ func Literals(text string) string {
 		}
 	}
 	return b.String()
+}
+
+// trimSentenceEnd is strings.TrimRight(s, "?!.,;:") without building the
+// set of cut bytes again for every word of every section.
+func trimSentenceEnd(s string) string {
+	for len(s) > 0 && strings.IndexByte("?!.,;:", s[len(s)-1]) >= 0 {
+		s = s[:len(s)-1]
+	}
+	return s
 }
 
 // hasCJK reports whether s holds Han, kana or Hangul, which the word index
