@@ -54,25 +54,32 @@ func literalsByDefinition(text string) string {
 	return b.String()
 }
 
-// fastPathTexts are the Go specification's lines and paragraphs, hard cases
-// written out, and random strings over runes each path treats apart.
-func fastPathTexts(t *testing.T) []string {
+// goSpec is the Go specification as the toolchain ships it, markup and all.
+func goSpec(tb testing.TB) string {
+	tb.Helper()
 	root := runtime.GOROOT()
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); root == "" && err == nil {
 		root = strings.TrimSpace(string(out))
 	}
 	spec, err := os.ReadFile(filepath.Join(root, "doc", "go_spec.html"))
 	if err != nil {
-		t.Fatalf("reading the Go spec: %v", err)
+		tb.Fatalf("reading the Go spec: %v", err)
 	}
+	return string(spec)
+}
+
+// fastPathTexts are the Go specification's lines and paragraphs, hard cases
+// written out, and random strings over runes each path treats apart.
+func fastPathTexts(t *testing.T) []string {
+	spec := goSpec(t)
 	texts := []string{
 		"", "-", "'", "a-", "-a", "a-b", "a'b", "a’b", "a’", "’b", "é-ü", "1-2", "a--b", "_-_",
 		"nil.", "...", "x.y.", "?!", "a\xffb", "\xff", "a-\xff", "\xff-a", "漢字です。", "한국어", "ｶﾀｶﾅ",
 		"x\u00a0+\u00a0y", "a := 1\nb := 2", "  \n\n", "\u2028x\u2029", "Ǆ-ǅ", "٣-٤",
 	}
-	texts = append(texts, string(spec))
-	texts = append(texts, strings.Split(string(spec), "\n")...)
-	texts = append(texts, strings.Split(string(spec), "\n\n")...)
+	texts = append(texts, spec)
+	texts = append(texts, strings.Split(spec, "\n")...)
+	texts = append(texts, strings.Split(spec, "\n\n")...)
 	alphabet := []rune("aZ_09 \t\n\u00a0\u3000'’-.,;:?!()[]{}<>=+*&|^%$#@~`\"\\/éß漢カ한٣\uFFFD\u200b")
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20000 {
@@ -114,14 +121,7 @@ func short(s string) string {
 // BenchmarkLiterals compares Literals with its definition on the Go
 // specification, as the store reads it at ingest.
 func BenchmarkLiterals(b *testing.B) {
-	root := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); root == "" && err == nil {
-		root = strings.TrimSpace(string(out))
-	}
-	spec, err := os.ReadFile(filepath.Join(root, "doc", "go_spec.html"))
-	if err != nil {
-		b.Fatalf("reading the Go spec: %v", err)
-	}
+	spec := goSpec(b)
 	for _, c := range []struct {
 		name string
 		fn   func(string) string
@@ -129,7 +129,7 @@ func BenchmarkLiterals(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(spec)))
 			for b.Loop() {
-				c.fn(string(spec))
+				c.fn(spec)
 			}
 		})
 	}
