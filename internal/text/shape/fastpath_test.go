@@ -2,13 +2,11 @@ package shape
 
 import (
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/langspec/langspec/fixtures"
 )
 
 // The definitions isWordRune, HasCode and Literals were first written as:
@@ -54,14 +52,10 @@ func literalsByDefinition(text string) string {
 	return b.String()
 }
 
-// goSpec is the Go specification as the toolchain ships it, markup and all.
+// goSpec is the Go specification langspec ships with, markup and all.
 func goSpec(tb testing.TB) string {
 	tb.Helper()
-	root := runtime.GOROOT()
-	if out, err := exec.Command("go", "env", "GOROOT").Output(); root == "" && err == nil {
-		root = strings.TrimSpace(string(out))
-	}
-	spec, err := os.ReadFile(filepath.Join(root, "doc", "go_spec.html"))
+	spec, err := fixtures.GoSpec.ReadFile(fixtures.GoSpecPath)
 	if err != nil {
 		tb.Fatalf("reading the Go spec: %v", err)
 	}

@@ -108,6 +108,8 @@ func index(text string, offsets bool) shaped {
 }
 
 func isWordRune(r rune) bool {
+	// ASCII first: nearly every rune of a specification is, and the store
+	// asks this of every rune of every section it writes.
 	if r < utf8.RuneSelf {
 		return r == '_' || 'a' <= r|0x20 && r|0x20 <= 'z' || '0' <= r && r <= '9'
 	}
