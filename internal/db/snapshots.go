@@ -126,7 +126,22 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, src SectionSource, 
 	if err := validateSnapshot(snap, src.Len()); err != nil {
 		return res, err
 	}
-	tx, err := d.sql.BeginTx(ctx, nil)
+	w, err := d.takeWriter(ctx)
+	if err != nil {
+		return res, d.classify(err, "start writing to")
+	}
+	res, err = d.publishOn(ctx, w.conn, snap, src, opts, res)
+	w.release(ctx)
+	if err != nil {
+		return res, err
+	}
+	d.reclaimFreePages(ctx)
+	return res, nil
+}
+
+// publishOn writes the snapshot in one transaction on conn.
+func (d *DB) publishOn(ctx context.Context, conn *sql.Conn, snap Snapshot, src SectionSource, opts PublishOptions, res PublishResult) (PublishResult, error) {
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return res, d.classify(err, "start writing to")
 	}
@@ -200,7 +215,6 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, src SectionSource, 
 	if err := tx.Commit(); err != nil {
 		return res, d.classify(err, "commit to")
 	}
-	d.reclaimFreePages(ctx)
 	return res, nil
 }
 
