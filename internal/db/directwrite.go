@@ -104,7 +104,8 @@ const storeIsEmpty = `SELECT NOT EXISTS (SELECT 1 FROM snapshots) AND NOT EXISTS
 	AND NOT EXISTS (SELECT 1 FROM secrets)`
 
 // leaveWAL asks for the file alone and for a rollback journal, and returns
-// the journal mode SQLite settled on.
+// the journal mode SQLite settled on. synchronous goes to FULL: NORMAL is
+// safe in WAL mode only, and one transaction syncs only a few times.
 func leaveWAL(ctx context.Context, conn *sql.Conn) (string, error) {
 	for _, pragma := range []string{`PRAGMA locking_mode = EXCLUSIVE`, `PRAGMA synchronous = FULL`} {
 		if _, err := conn.ExecContext(ctx, pragma); err != nil {
