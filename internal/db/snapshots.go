@@ -132,6 +132,12 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, src SectionSource, 
 	}
 	res, err = d.publishOn(ctx, w.conn, snap, src, opts, res)
 	w.release(ctx)
+	if ctxErr := ctx.Err(); err != nil && ctxErr != nil && !errors.Is(err, ctxErr) {
+		// The driver interrupts a statement when the context ends, and
+		// SQLite then reports SQLITE_INTERRUPT, an internal error by
+		// itself: say why the write stopped.
+		return res, fmt.Errorf("%w: %w", ctxErr, err)
+	}
 	if err != nil {
 		return res, err
 	}
@@ -374,7 +380,7 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 	if err := writeWordPostings(ctx, tx, snapID, words.postings, ids); err != nil {
 		return fmt.Errorf("index sections: %w", err)
 	}
-	return insertTerms(ctx, tx, snapID, words.df)
+	return insertTerms(ctx, tx, snapID, words.vocabulary())
 }
 
 // sectionBatchSize sections are loaded at a time, and at most batchesAhead

@@ -19,8 +19,6 @@ import (
 // derived from them: the vocabulary with each word's section count (for
 // typo correction, snapshot_terms) and the word postings (word_postings).
 type snapshotWords struct {
-	df       map[string]int
-	seen     map[string]bool // the current section's words
 	postings *wordindex.Builder
 }
 
@@ -30,29 +28,26 @@ type snapshotWords struct {
 const postingsHeld = 8 << 20
 
 func newSnapshotWords(spillDir string) *snapshotWords {
-	w := &snapshotWords{df: map[string]int{}, seen: map[string]bool{}, postings: wordindex.NewBuilder()}
+	w := &snapshotWords{postings: wordindex.NewBuilder()}
 	w.postings.SpillTo(spillDir, postingsHeld)
 	return w
 }
 
 // add reads the next section.
 func (w *snapshotWords) add(s Section) {
-	clear(w.seen)
-	w.postings.Add(wordColumns(s.Title, s.Path, s.Text, s.Anchors), w.count)
+	w.postings.Add(wordColumns(s.Title, s.Path, s.Text, s.Anchors))
 }
 
-func (w *snapshotWords) count(folded string) {
-	if w.seen[folded] || utf8.RuneCountInString(folded) < minTermRunes {
-		return
+// vocabulary is every word of the snapshot long enough to be corrected,
+// with the number of sections holding it.
+func (w *snapshotWords) vocabulary() map[string]int {
+	df := map[string]int{}
+	for folded, n := range w.postings.Words {
+		if utf8.RuneCountInString(folded) >= minTermRunes {
+			df[folded] = n
+		}
 	}
-	w.seen[folded] = true
-	if n, ok := w.df[folded]; ok {
-		w.df[folded] = n + 1
-		return
-	}
-	// folded is a piece of the section's text: as a key of df it would
-	// keep the whole text in memory until the snapshot is written.
-	w.df[strings.Clone(folded)] = 1
+	return df
 }
 
 // wordColumns are a section's texts in the word index's column order
@@ -136,7 +131,7 @@ func fillWordPostings(ctx context.Context, tx *sql.Tx) error {
 				return err
 			}
 			ids = append(ids, id)
-			b.Add(wordColumns(title, path, body, anchors), nil)
+			b.Add(wordColumns(title, path, body, anchors))
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

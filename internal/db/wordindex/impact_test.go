@@ -41,7 +41,7 @@ func TestRankByHeadsMatchesReference(t *testing.T) {
 			}
 			cols[c] = sb.String()
 		}
-		b.Add(cols, nil)
+		b.Add(cols)
 	}
 	snap := must(DecodeLayout(must(b.Layout(ids))))
 	plain := map[string]List{}
@@ -156,7 +156,7 @@ func TestRankByHeadsEdges(t *testing.T) {
 			ids := make([]int64, len(tc.sections))
 			for i, body := range tc.sections {
 				ids[i] = int64(i + 1)
-				b.Add([Columns]string{bodyColumn: body}, nil)
+				b.Add([Columns]string{bodyColumn: body})
 			}
 			snap := must(DecodeLayout(must(b.Layout(ids))))
 			var plain, lists []List
@@ -206,7 +206,7 @@ func repeat(s string, n int) []string {
 func TestSettleDecidesNearTiesByExactScores(t *testing.T) {
 	b := NewBuilder()
 	for range 2 {
-		b.Add([Columns]string{bodyColumn: "x y z filler"}, nil)
+		b.Add([Columns]string{bodyColumn: "x y z filler"})
 	}
 	ids := []int64{10, 20}
 	snap := must(DecodeLayout(must(b.Layout(ids))))

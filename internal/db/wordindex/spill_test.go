@@ -44,8 +44,8 @@ func TestSpilledListsAreTheListsHeld(t *testing.T) {
 			body = append(body, w)
 		}
 		cols := [Columns]string{fmt.Sprintf("Section %d", i), "Part", strings.Join(body, " "), ""}
-		held.Add(cols, nil)
-		spilled.Add(cols, nil)
+		held.Add(cols)
+		spilled.Add(cols)
 	}
 	if spilled.spill == nil || spilled.spill.Size() == 0 {
 		t.Fatal("the spilling builder wrote nothing to its file")
@@ -83,7 +83,7 @@ func TestSpillFailureIsReported(t *testing.T) {
 	b.SpillTo(t.TempDir()+"/gone", 10)
 	defer b.Close()
 	for i := range 50 {
-		b.Add([Columns]string{"t", "p", fmt.Sprintf("word%d channel type value", i), ""}, nil)
+		b.Add([Columns]string{"t", "p", fmt.Sprintf("word%d channel type value", i), ""})
 	}
 	if err := b.EachTerm(func(Term) error { return nil }); err == nil {
 		t.Error("EachTerm succeeded after a spill failed")

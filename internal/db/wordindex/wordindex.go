@@ -40,11 +40,13 @@ const bodyColumn = 2
 // Builder gathers the postings of one snapshot, section by section in the
 // order they are stored. Not safe for concurrent use.
 type Builder struct {
-	stems    map[string]string // folded word → its stem: most words recur, stemming costs more than a lookup
-	lists    map[string]*list
-	inRow    map[string]int // the current section's terms → index in counts
-	counts   [][Columns]uint32
-	order    []string // the current section's terms in first-seen order
+	// words holds every folded word seen: a token costs one lookup here,
+	// which leads to its stem's list and its own section count (a map per
+	// purpose cost four lookups a token, the most of a million sections'
+	// words; docs/performance.md).
+	words    map[string]*word
+	lists    map[string]*list // stem → its postings
+	row      []*list          // the lists of the current section's terms, in first-seen order
 	toks     []tokenize.Token
 	lengths  []uint32 // each section's tokens, all columns
 	tokens   int64
@@ -59,12 +61,25 @@ type Builder struct {
 	err        error
 }
 
+// word is one folded word of the snapshot: its stem's list (stemming costs
+// more than a lookup, and most words recur) and how many sections hold the
+// word itself, for the vocabulary (Words).
+type word struct {
+	list        *list
+	df          int
+	lastSection int // the last section counted in df
+}
+
 // list is one term's postings being written: section ordinals as deltas.
 type list struct {
 	data  []byte
 	skips []byte // see Term.Skips
 	last  int    // ordinal of the last section added
 	df    int
+	// row counts the term in each column of the section being added;
+	// inRow says it is in Builder.row already.
+	row   [Columns]uint32
+	inRow bool
 	// pieces are the list's bytes written to the spill file, in order,
 	// spilled bytes in all; data holds what came after them.
 	pieces  []piece
@@ -77,65 +92,79 @@ const SkipEvery = 1024
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	return &Builder{stems: map[string]string{}, lists: map[string]*list{}, inRow: map[string]int{}}
+	return &Builder{words: map[string]*word{}, lists: map[string]*list{}}
 }
 
 // Add adds the next section, its columns in order (title, path, body,
-// anchors). It returns the folded tokens of every column to fn as well, so
-// a caller counting words of its own needs no second tokenization; fn may
-// be nil.
-func (b *Builder) Add(columns [Columns]string, fn func(folded string)) {
-	clear(b.inRow)
-	b.order = b.order[:0]
-	b.counts = b.counts[:0]
+// anchors).
+func (b *Builder) Add(columns [Columns]string) {
+	ord := b.sections
 	length := 0
 	for c, text := range columns {
 		b.toks = tokenize.AppendTokens(b.toks[:0], text)
 		length += len(b.toks)
 		for _, t := range b.toks {
-			if fn != nil {
-				fn(t.Folded)
+			w := b.words[t.Folded]
+			if w == nil {
+				w = b.newWord(t.Folded)
 			}
-			stem, ok := b.stems[t.Folded]
-			if !ok {
-				// The token is a piece of the section's text: a key or
-				// stem that kept it would keep the whole text in memory
-				// for as long as the builder lives.
-				folded := strings.Clone(t.Folded)
-				stem = tokenize.Stem(folded)
-				b.stems[folded] = stem
+			if w.lastSection != ord {
+				w.lastSection = ord
+				w.df++
 			}
-			i, ok := b.inRow[stem]
-			if !ok {
-				i = len(b.counts)
-				b.inRow[stem] = i
-				b.counts = append(b.counts, [Columns]uint32{})
-				b.order = append(b.order, stem)
+			l := w.list
+			if !l.inRow {
+				l.inRow = true
+				b.row = append(b.row, l)
 			}
-			b.counts[i][c]++
+			l.row[c]++
 		}
 	}
-	ord := b.sections
-	for i, term := range b.order {
-		l := b.lists[term]
-		if l == nil {
-			l = &list{last: -1}
-			b.lists[term] = l
-		}
+	for _, l := range b.row {
 		if l.df > 0 && l.df%SkipEvery == 0 {
 			l.skips = appendSkip(l.skips, l.spilled+len(l.data), l.last)
 		}
 		before := len(l.data)
-		l.data = appendPosting(l.data, ord-l.last, b.counts[i])
+		l.data = appendPosting(l.data, ord-l.last, l.row)
 		b.held += len(l.data) - before
 		l.last = ord
 		l.df++
+		l.row, l.inRow = [Columns]uint32{}, false
 	}
+	b.row = b.row[:0]
 	b.lengths = append(b.lengths, uint32(length))
 	b.tokens += int64(length)
 	b.sections++
 	if b.spillLimit > 0 && b.held > b.spillLimit {
 		b.spillLists()
+	}
+}
+
+// newWord adds the folded word token, first seen, and its stem's list if
+// the stem is new too.
+func (b *Builder) newWord(token string) *word {
+	// The token is a piece of the section's text: a key or stem that kept
+	// it would keep the whole text in memory for as long as the builder
+	// lives.
+	folded := strings.Clone(token)
+	stem := tokenize.Stem(folded)
+	l := b.lists[stem]
+	if l == nil {
+		l = &list{last: -1}
+		b.lists[stem] = l
+	}
+	w := &word{list: l, lastSection: -1}
+	b.words[folded] = w
+	return w
+}
+
+// Words yields every folded word added, unstemmed, with the number of
+// sections holding it, in no order: the snapshot's vocabulary.
+func (b *Builder) Words(yield func(folded string, df int) bool) {
+	for folded, w := range b.words {
+		if !yield(folded, w.df) {
+			return
+		}
 	}
 }
 
