@@ -187,6 +187,9 @@ func TestFailedFirstSnapshotLeavesAnEmptyStore(t *testing.T) {
 			if _, err := os.Stat(d.Path() + "-journal"); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("a journal is left after the failed write: %v", err)
 			}
+			if left := scratchIndexes(t, d.Path()); len(left) > 0 {
+				t.Errorf("scratch databases left after the failed write: %q", left)
+			}
 			if mode := journalMode(t, d.Path()); mode != "wal" {
 				t.Errorf("after the failed write the journal mode is %q, want wal", mode)
 			}

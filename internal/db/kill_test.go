@@ -54,7 +54,9 @@ func TestKilledIngest(t *testing.T) {
 // TestKilledFirstIngest kills a real process in the middle of writing the
 // first snapshot of a new store, which it writes alone through a rollback
 // journal (directwrite.go): the next process to open the store finds it
-// empty, whole, in WAL mode, and able to take the write again.
+// empty, whole, in WAL mode, and able to take the write again; that write
+// removes the scratch database the killed one was building indexes in
+// (sideindex.go), and nothing else.
 func TestKilledFirstIngest(t *testing.T) {
 	path, parent := parentStore(t)
 	if !parent {
@@ -69,6 +71,18 @@ func TestKilledFirstIngest(t *testing.T) {
 	})
 	if _, err := os.Stat(path + "-journal"); err != nil {
 		t.Fatalf("the killed child left no journal to play back: %v", err)
+	}
+	left := scratchIndexes(t, path)
+	if len(left) != 1 {
+		t.Fatalf("the killed child left scratch databases %q, want the one it was building", left)
+	}
+	// Files the next write must not take for its own leftovers: another
+	// store's scratch database, and a file of another name.
+	others := []string{filepath.Join(filepath.Dir(path), "other.db.index-1.tmp"), path + ".index-notes.txt"}
+	for _, name := range others {
+		if err := os.WriteFile(name, []byte("not ours"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	d, err := db.Open(context.Background(), path)
@@ -93,6 +107,14 @@ func TestKilledFirstIngest(t *testing.T) {
 	}
 	if hits := mustSearch(t, d, db.Scope{}, "newword"); len(hits) != 1 {
 		t.Errorf("after the write that followed the kill: newword hits = %+v", hits)
+	}
+	if _, err := os.Stat(left[0]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the write after the kill left the killed child's scratch database: %v", err)
+	}
+	for _, name := range others {
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("the write after the kill removed %s, which is not its leftover: %v", name, err)
+		}
 	}
 }
 

@@ -130,7 +130,16 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, src SectionSource, 
 	if err != nil {
 		return res, d.classify(err, "start writing to")
 	}
-	res, err = d.publishOn(ctx, w.conn, snap, src, opts, res)
+	var side *sideIndexes
+	if w.direct {
+		d.removeSideLeftovers()
+		if side, err = d.openSideIndexes(ctx, w.conn); err != nil {
+			w.release(ctx)
+			return res, d.classify(err, "start writing to")
+		}
+	}
+	res, err = d.publishOn(ctx, w.conn, snap, src, opts, res, side)
+	side.close()
 	w.release(ctx)
 	if ctxErr := ctx.Err(); err != nil && ctxErr != nil && !errors.Is(err, ctxErr) {
 		// The driver interrupts a statement when the context ends, and
@@ -145,8 +154,9 @@ func (d *DB) PublishFrom(ctx context.Context, snap Snapshot, src SectionSource, 
 	return res, nil
 }
 
-// publishOn writes the snapshot in one transaction on conn.
-func (d *DB) publishOn(ctx context.Context, conn *sql.Conn, snap Snapshot, src SectionSource, opts PublishOptions, res PublishResult) (PublishResult, error) {
+// publishOn writes the snapshot in one transaction on conn, with side
+// building the literal and shape indexes when it is not nil.
+func (d *DB) publishOn(ctx context.Context, conn *sql.Conn, snap Snapshot, src SectionSource, opts PublishOptions, res PublishResult, side *sideIndexes) (PublishResult, error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return res, d.classify(err, "start writing to")
@@ -212,10 +222,10 @@ func (d *DB) publishOn(ctx context.Context, conn *sql.Conn, snap Snapshot, src S
 	if err != nil {
 		return res, d.classify(err, "write snapshot to")
 	}
-	if err := d.insertSections(ctx, tx, snapID, src, bulkHashSize(src.Len(), cmp.Or(opts.IndexMemory, defaultIndexMemory))); err != nil {
+	if err := d.insertSections(ctx, tx, snapID, src, bulkHashSize(src.Len(), cmp.Or(opts.IndexMemory, defaultIndexMemory)), side); err != nil {
 		return res, d.classify(err, "write sections to")
 	}
-	if err := mergeIndexes(ctx, tx, sectionIndexes); err != nil {
+	if err := mergeIndexes(ctx, tx, side.others(sectionIndexes)); err != nil {
 		return res, d.classify(err, "merge the indexes of")
 	}
 	if err := tx.Commit(); err != nil {
@@ -280,7 +290,7 @@ func upsertDocument(ctx context.Context, tx *sql.Tx, snap Snapshot) (int64, erro
 	return id, err
 }
 
-func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src SectionSource, hashSize int) error {
+func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src SectionSource, hashSize int, side *sideIndexes) error {
 	// SQLite works on one core, so everything it is handed is prepared
 	// ahead of it on every core: the sections are read a batch at a time
 	// and their columns derived (shapes, literals, hash; loadSections). The
@@ -288,7 +298,9 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 	// SQLite fills the full-text indexes, longer than the rows take and on
 	// one core: read beside the rows, the words held them back (at 200,000
 	// sections the rows took 24 s with them, 9.6 s without; see
-	// docs/performance.md). Only the batches in flight are held, and the
+	// docs/performance.md). When side is not nil, it builds the literal and
+	// shape indexes from the rows the writer hands it, beside the writer
+	// (sideindex.go). Only the batches in flight are held, and the
 	// postings spill to a file beside the database past postingsHeld bytes,
 	// so a snapshot bigger than memory can be written.
 	words := newSnapshotWords(filepath.Dir(d.path))
@@ -311,15 +323,17 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 	// The literal index keeps the only copy of each section's literals
 	// (migration 0012); those not empty wait in a temporary table of this
 	// connection until the index is written in one statement with every
-	// section's title and path (indexSnapshot).
-	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE pending_literals (ord INTEGER PRIMARY KEY, literals TEXT NOT NULL)`); err != nil {
-		return err
+	// section's title and path (indexSnapshot), unless side builds it.
+	var literals *sql.Stmt
+	if side == nil {
+		if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE pending_literals (ord INTEGER PRIMARY KEY, literals TEXT NOT NULL)`); err != nil {
+			return err
+		}
+		if literals, err = tx.PrepareContext(ctx, `INSERT INTO temp.pending_literals (ord, literals) VALUES (?, ?)`); err != nil {
+			return err
+		}
+		defer literals.Close()
 	}
-	literals, err := tx.PrepareContext(ctx, `INSERT INTO temp.pending_literals (ord, literals) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer literals.Close()
 	ids := make([]int64, 0, src.Len())
 	for b := range toWriter {
 		<-b.derived
@@ -338,13 +352,23 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 			if err == nil {
 				id, err = r.LastInsertId()
 			}
-			if err == nil && c.literals != "" {
+			if err == nil && side == nil && c.literals != "" {
 				_, err = literals.ExecContext(ctx, i, c.literals)
 			}
 			if err != nil {
 				return fmt.Errorf("section %q: %w", s.SectionID, err)
 			}
 			ids = append(ids, id)
+		}
+		if side != nil {
+			rows := make([]sideRow, len(b.sections))
+			for j, c := range b.columns {
+				s := &b.sections[j]
+				rows[j] = sideRow{id: ids[b.start+j], title: s.Title, path: s.Path, literals: c.literals, shapes: c.shapes}
+			}
+			if err := side.add(ctx, rows); err != nil {
+				return err
+			}
 		}
 	}
 	if err := loadErr(); err != nil {
@@ -370,7 +394,10 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 			}
 		}
 	})
-	if err := indexSnapshot(ctx, tx, snapID, hashSize); err != nil {
+	if side != nil {
+		side.build(hashSize)
+	}
+	if err := indexSnapshot(ctx, tx, snapID, hashSize, side.others(sectionIndexes)); err != nil {
 		return fmt.Errorf("index sections: %w", err)
 	}
 	<-wordsRead
@@ -380,7 +407,13 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 	if err := writeWordPostings(ctx, tx, snapID, words.postings, ids); err != nil {
 		return fmt.Errorf("index sections: %w", err)
 	}
-	return insertTerms(ctx, tx, snapID, words.vocabulary())
+	if err := insertTerms(ctx, tx, snapID, words.vocabulary()); err != nil {
+		return err
+	}
+	if side != nil {
+		return side.copyInto(ctx, tx)
+	}
+	return nil
 }
 
 // sectionBatchSize sections are loaded at a time, and at most batchesAhead
@@ -482,8 +515,8 @@ func (b *sectionBatch) derive() {
 }
 
 // indexSnapshot writes the rows of snapshot snapID into the section
-// indexes, one statement each (migration 0005): FTS5 then gathers the whole
-// snapshot before it writes a segment.
+// indexes named by tables, one statement each (migration 0005): FTS5 then
+// gathers the whole snapshot before it writes a segment.
 //
 // FTS5 writes a segment each time what it gathered passes its hash size and,
 // by default, merges segments as they pile up (automerge): a big snapshot's
@@ -491,43 +524,61 @@ func (b *sectionBatch) derive() {
 // merged into one segment again by mergeIndexes. So merging waits until the
 // snapshot is written: automerge is off, and a level is merged only when it
 // holds crisisMergeSegments segments, as FTS5 does anyway when automerge
-// falls behind. And the hash is hashSize bytes (bulkHashSize), so that
-// there are fewer segments to merge. The settings are put back before the
-// transaction ends, so no reader and no later write ever sees them.
-func indexSnapshot(ctx context.Context, tx *sql.Tx, snapID int64, hashSize int) error {
-	usual := make(map[string]int, len(sectionIndexes))
-	for _, t := range sectionIndexes {
+// falls behind. And the hash is hashSize bytes (bulkHashSize), shared by
+// the indexes (hashShare), so that there are fewer segments to merge. The
+// settings are put back before the transaction ends, so no reader and no
+// later write ever sees them.
+func indexSnapshot(ctx context.Context, tx *sql.Tx, snapID int64, hashSize int, tables []string) error {
+	return withBulkMerging(ctx, tx, hashSize, tables, func() error {
+		for _, t := range tables {
+			if _, err := tx.ExecContext(ctx, indexRows[t], snapID); err != nil {
+				return err
+			}
+		}
+		if slices.Contains(tables, "sections_trigram") {
+			_, err := tx.ExecContext(ctx, `DROP TABLE temp.pending_literals`)
+			return err
+		}
+		return nil
+	})
+}
+
+// withBulkMerging runs fill, which writes rows into the FTS5 tables, with
+// their merge settings for a bulk write (see indexSnapshot) and each
+// table's share of hashSize (hashShare), and then puts back their defaults
+// and their own hash size.
+func withBulkMerging(ctx context.Context, tx *sql.Tx, hashSize int, tables []string, fill func() error) error {
+	usual := make(map[string]int, len(tables))
+	for _, t := range tables {
 		size := ftsDefaultHashSize
 		err := tx.QueryRowContext(ctx, `SELECT v FROM `+t+`_config WHERE k = 'hashsize'`).Scan(&size)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("%s: read hashsize: %w", t, err)
 		}
 		usual[t] = size
-		if err := setMerging(ctx, tx, t, 0, crisisMergeSegments, hashSize); err != nil {
+		if err := setMerging(ctx, tx, t, 0, crisisMergeSegments, hashShare(t, hashSize)); err != nil {
 			return err
 		}
 	}
-	for _, q := range []string{
-		`INSERT INTO sections_fts (rowid, title, section_path, body, anchors)
-			SELECT id, title, section_path, body, anchors FROM sections WHERE snapshot_id = ?`,
-		`INSERT INTO sections_trigram (rowid, title, section_path, literals)
-			SELECT s.id, s.title, s.section_path, coalesce(l.literals, '')
-			FROM sections s LEFT JOIN temp.pending_literals l ON l.ord = s.ord WHERE s.snapshot_id = ?`,
-		`INSERT INTO sections_shapes (rowid, shapes) SELECT id, shapes FROM sections WHERE snapshot_id = ?`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, snapID); err != nil {
-			return err
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `DROP TABLE temp.pending_literals`); err != nil {
+	if err := fill(); err != nil {
 		return err
 	}
-	for _, t := range sectionIndexes {
+	for _, t := range tables {
 		if err := setMerging(ctx, tx, t, ftsDefaultAutomerge, ftsDefaultCrisisMerge, usual[t]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// indexRows fills each section index with snapshot ?'s rows.
+var indexRows = map[string]string{
+	"sections_fts": `INSERT INTO sections_fts (rowid, title, section_path, body, anchors)
+		SELECT id, title, section_path, body, anchors FROM sections WHERE snapshot_id = ?`,
+	"sections_trigram": `INSERT INTO sections_trigram (rowid, title, section_path, literals)
+		SELECT s.id, s.title, s.section_path, coalesce(l.literals, '')
+		FROM sections s LEFT JOIN temp.pending_literals l ON l.ord = s.ord WHERE s.snapshot_id = ?`,
+	"sections_shapes": `INSERT INTO sections_shapes (rowid, shapes) SELECT id, shapes FROM sections WHERE snapshot_id = ?`,
 }
 
 // FTS5's merge settings: its defaults, and the level size at which a bulk
@@ -550,6 +601,19 @@ const (
 // cannot fill. FTS5 takes a C int: never past 1 GiB.
 func bulkHashSize(n, limit int) int {
 	return min(limit, max(indexHashSize, n*256), 1<<30)
+}
+
+// hashShare is section index t's share of a bulk write's hash size: three
+// quarters for the word index, a quarter for the literal and shape indexes,
+// which hold about a fifth of what it holds. In the first snapshot of a
+// store the two shares are gathered at once (sideindex.go), and the two
+// together take no more than the hash size: with the whole of it each, a
+// million sections peaked at 1,072 MB instead of 875 (docs/performance.md).
+func hashShare(t string, hashSize int) int {
+	if t == "sections_fts" {
+		return hashSize / 4 * 3
+	}
+	return hashSize / 4
 }
 
 // setMerging sets FTS5 table t's automerge, crisismerge and hashsize. t is
