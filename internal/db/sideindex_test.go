@@ -103,50 +103,36 @@ func shadowRows(t *testing.T, path string) map[string][]string {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	names, err := conn.Query(`SELECT name FROM sqlite_schema WHERE type = 'table'
-		AND (name LIKE 'sections\_trigram\_%' ESCAPE '\' OR name LIKE 'sections\_shapes\_%' ESCAPE '\')`)
+	all := map[string][]string{}
+	for _, table := range queryStrings(t, conn, `SELECT name FROM sqlite_schema WHERE type = 'table'
+		AND (name LIKE 'sections\_trigram\_%' ESCAPE '\' OR name LIKE 'sections\_shapes\_%' ESCAPE '\')`) {
+		var quoted []string
+		for _, c := range queryStrings(t, conn, `SELECT name FROM pragma_table_info(?)`, table) {
+			quoted = append(quoted, `quote("`+c+`")`)
+		}
+		all[table] = queryStrings(t, conn, `SELECT `+strings.Join(quoted, ` || ',' || `)+` FROM "`+table+`" ORDER BY 1`)
+	}
+	return all
+}
+
+// queryStrings is the one text column of every row query returns.
+func queryStrings(t *testing.T, conn *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := conn.Query(query, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tables []string
-	for names.Next() {
-		var name string
-		if err := names.Scan(&name); err != nil {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
 			t.Fatal(err)
 		}
-		tables = append(tables, name)
+		out = append(out, v)
 	}
-	names.Close()
-	all := map[string][]string{}
-	for _, table := range tables {
-		cols, err := conn.Query(`SELECT name FROM pragma_table_info(?)`, table)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var quoted []string
-		for cols.Next() {
-			var c string
-			if err := cols.Scan(&c); err != nil {
-				t.Fatal(err)
-			}
-			quoted = append(quoted, `quote("`+c+`")`)
-		}
-		cols.Close()
-		rows, err := conn.Query(`SELECT ` + strings.Join(quoted, ` || ',' || `) + ` FROM "` + table + `" ORDER BY 1`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-			var row string
-			if err := rows.Scan(&row); err != nil {
-				t.Fatal(err)
-			}
-			all[table] = append(all[table], row)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
-	return all
+	return out
 }
