@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,7 +18,11 @@ import (
 // writer first asks for section at: the middle of the write.
 type watchedSource struct {
 	db.SectionList
-	at    int
+	at int
+	// pass is the reading of section at that calls watch: the writer reads
+	// the sections twice, for the rows and for the words; 0 is the first.
+	pass  int32
+	reads atomic.Int32
 	once  sync.Once
 	watch func() error
 	// err is what the source answers from section at on, when set.
@@ -25,7 +30,7 @@ type watchedSource struct {
 }
 
 func (s *watchedSource) Section(i int) (db.Section, error) {
-	if i == s.at {
+	if i == s.at && s.reads.Add(1) > s.pass {
 		s.once.Do(func() {
 			if err := s.watch(); err != nil {
 				s.err = err
@@ -156,9 +161,10 @@ func TestFirstSnapshotTakesTheStoreAlone(t *testing.T) {
 }
 
 // TestFailedFirstSnapshotLeavesAnEmptyStore fails the first write into an
-// empty store half-way, by a source error and by a cancelled context: the
-// store is left empty, in WAL mode, without a journal, and takes the next
-// write.
+// empty store half-way, by a source error and by a cancelled context, while
+// the rows are written and while the words are read (the side indexes wait
+// for them): the store is left empty, in WAL mode, without a journal, and
+// takes the next write.
 func TestFailedFirstSnapshotLeavesAnEmptyStore(t *testing.T) {
 	errSource := errors.New("the source broke")
 	for _, tc := range []struct {
@@ -166,16 +172,19 @@ func TestFailedFirstSnapshotLeavesAnEmptyStore(t *testing.T) {
 		// fail makes the write fail from the middle on; it returns the
 		// error Publish must wrap.
 		fail func(cancel context.CancelFunc) error
+		pass int32 // watchedSource.pass
 	}{
 		{name: "source error", fail: func(context.CancelFunc) error { return errSource }},
 		{name: "cancelled", fail: func(cancel context.CancelFunc) error { cancel(); return nil }},
+		{name: "source error reading the words", pass: 1, fail: func(context.CancelFunc) error { return errSource }},
+		{name: "cancelled reading the words", pass: 1, fail: func(cancel context.CancelFunc) error { cancel(); return nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := mustOpenDB(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			var mid fileState
-			src := &watchedSource{SectionList: sections(20000, "newword"), at: 10000,
+			src := &watchedSource{SectionList: sections(20000, "newword"), at: 10000, pass: tc.pass,
 				watch: func() error { mid = observe(t, d.Path()); return tc.fail(cancel) }}
 			_, err := d.PublishFrom(ctx, snapshot("go1.26", "new"), src, db.PublishOptions{})
 			if err == nil || !(errors.Is(err, errSource) || errors.Is(err, context.Canceled)) {

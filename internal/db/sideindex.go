@@ -38,8 +38,10 @@ type sideIndexes struct {
 	path string  // the scratch database
 	db   *sql.DB // its one connection
 	rows chan []sideRow
-	// hashSize is the FTS5 hash size to build with, set by build.
+	// hashSize is the FTS5 hash size to build with, and after what the
+	// goroutine waits for before it builds; both set by build.
 	hashSize int
+	after    <-chan struct{}
 	// built is closed when the goroutine has ended, with err its failure;
 	// cancel stops it.
 	built  chan struct{}
@@ -168,9 +170,18 @@ func (s *sideIndexes) add(ctx context.Context, rows []sideRow) error {
 }
 
 // build says the last rows are in: the goroutine indexes them with FTS5
-// hash size hashSize.
-func (s *sideIndexes) build(hashSize int) {
-	s.hashSize = hashSize
+// hash size hashSize once after is closed.
+//
+// The writer's own index is the longest of the work left, and the words
+// (snapshotWords) and these indexes take about as long together as it does
+// alone. Run at once, the three shared the two cores: at a million
+// sections the other two were done 28 s before the writer's index, and one
+// core worked alone for the last minute of the write. So the writer keeps
+// a core, and the words and these indexes take turns on the other (after:
+// the words read); the writer merges its index while these are finished
+// (publishOn). See docs/performance.md.
+func (s *sideIndexes) build(hashSize int, after <-chan struct{}) {
+	s.hashSize, s.after = hashSize, after
 	s.closeRows()
 }
 
@@ -188,6 +199,11 @@ func (s *sideIndexes) closeRows() {
 func (s *sideIndexes) run(ctx context.Context) error {
 	if err := s.storeRows(ctx); err != nil {
 		return err
+	}
+	select {
+	case <-s.after:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {

@@ -228,6 +228,13 @@ func (d *DB) publishOn(ctx context.Context, conn *sql.Conn, snap Snapshot, src S
 	if err := mergeIndexes(ctx, tx, side.others(sectionIndexes)); err != nil {
 		return res, d.classify(err, "merge the indexes of")
 	}
+	// The side indexes are merged and copied last: building them waited
+	// for the words, and merging the writer's own does not wait for them.
+	if side != nil {
+		if err := side.copyInto(ctx, tx); err != nil {
+			return res, d.classify(err, "write sections to")
+		}
+	}
 	if err := tx.Commit(); err != nil {
 		return res, d.classify(err, "commit to")
 	}
@@ -395,7 +402,7 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 		}
 	})
 	if side != nil {
-		side.build(hashSize)
+		side.build(hashSize, wordsRead)
 	}
 	if err := indexSnapshot(ctx, tx, snapID, hashSize, side.others(sectionIndexes)); err != nil {
 		return fmt.Errorf("index sections: %w", err)
@@ -409,9 +416,6 @@ func (d *DB) insertSections(ctx context.Context, tx *sql.Tx, snapID int64, src S
 	}
 	if err := insertTerms(ctx, tx, snapID, words.vocabulary()); err != nil {
 		return err
-	}
-	if side != nil {
-		return side.copyInto(ctx, tx)
 	}
 	return nil
 }
