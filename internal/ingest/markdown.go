@@ -529,7 +529,7 @@ func (d *markdownDoc) finish() []db.Section {
 	// per section for the next one goes before this adds its own, at the
 	// end of reading, when the heap is fullest (docs/performance.md).
 	b.seal()
-	b.bodies, b.anchors, b.open = nil, nil, nil
+	b.bodies, b.spare, b.anchors, b.open = nil, nil, nil, nil
 	// anchors[i] is the anchor section i asks the builder for: its id,
 	// unless that is empty or taken.
 	anchors := make([]string, len(b.sections))

@@ -53,7 +53,11 @@ func (d *dirReader) Read(ctx context.Context, rel string) (Page, error) {
 		return Page{}, apperr.Wrap(err, apperr.Unavailable, "check the folder", "cannot read %s in %s", rel, d.dir)
 	}
 	defer f.Close()
-	body, err := readLimited(f, rel)
+	size := int64(-1)
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() {
+		size = info.Size()
+	}
+	body, err := readLimited(f, rel, size)
 	if err != nil {
 		return Page{}, err
 	}

@@ -44,8 +44,13 @@ type sectionBuilder struct {
 	// bodies holds the text of each section not yet sealed; a byte slice,
 	// not a strings.Builder, so the trailing blanks before a paragraph
 	// break are cut in place instead of copying the whole body.
-	bodies  [][]byte
-	sealed  int      // sections[:sealed] have their Text; their bodies are released
+	bodies [][]byte
+	sealed int // sections[:sealed] have their Text; their bodies are released
+	// spare holds the emptied bodies of sealed sections, for sections still
+	// to open: a body grows as its text comes, and growing a new one for
+	// each section was 15 % of what reading a big Markdown document
+	// allocated (BenchmarkReadMarkdownFolder).
+	spare   [][]byte
 	anchors []string // per section: its own id when the source had one
 	open    []int    // indexes of the enclosing headings, outermost first
 	cur     int      // index of the section text goes to; walkNested moves it back to a parent
@@ -295,7 +300,11 @@ func (b *sectionBuilder) openSection(level int, title, anchor string) {
 	}
 	s.URL = b.link(link)
 	b.sections = append(b.sections, s)
-	b.bodies = append(b.bodies, nil)
+	var body []byte
+	if n := len(b.spare); n > 0 {
+		body, b.spare = b.spare[n-1], b.spare[:n-1]
+	}
+	b.bodies = append(b.bodies, body)
 	b.anchors = append(b.anchors, link)
 	b.open = append(b.open, len(b.sections)-1)
 	b.cur = len(b.sections) - 1
@@ -388,17 +397,26 @@ func (b *sectionBuilder) seal() {
 			b.sections[i].Path, text = b.texts.keep(b.sections[i].Path, text)
 		}
 		b.sections[i].Text = text
+		if body := b.bodies[i]; cap(body) <= maxSpareBody {
+			b.spare = append(b.spare, body[:0])
+		}
 		b.bodies[i] = nil
 	}
 	b.sealed = len(b.sections)
 }
+
+// maxSpareBody is the largest body kept for another section (spare): one
+// section's huge body is not held for the rest of the document. The spare
+// bodies never take more than the bodies of the sections just sealed took
+// before the seal, one page's at most.
+const maxSpareBody = 64 << 10
 
 // finish returns the sections with their texts and in-link anchors; it is
 // the builder's last call.
 func (b *sectionBuilder) finish() []db.Section {
 	b.seal()
 	out := b.sections
-	b.sections, b.bodies = nil, nil
+	b.sections, b.bodies, b.spare = nil, nil, nil
 	// kept counts the texts each section's Anchors holds; a new text is
 	// compared with those, not looked up in a map per section linked to,
 	// which at a million sections were made while the heap was fullest.

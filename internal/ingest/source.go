@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"os"
@@ -31,11 +32,22 @@ func Goroot(ctx context.Context) string {
 // specification page (the Rust Reference's print.html) is under 5 MB.
 const MaxSourceBytes = 32 << 20
 
-func readLimited(r io.Reader, name string) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxSourceBytes+1))
+// readLimited reads r whole, refusing more than MaxSourceBytes. size is
+// how many bytes r holds when that is known (a file's size), else -1: the
+// buffer is then made that big at once, where io.ReadAll grows one as it
+// fills, through 28 allocations and 2.5 times the size of an 800 KB page.
+func readLimited(r io.Reader, name string, size int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if size >= 0 && size <= MaxSourceBytes {
+		// ReadFrom wants MinRead bytes free before each read, the last one
+		// (which finds the end) too.
+		buf.Grow(int(size) + bytes.MinRead)
+	}
+	_, err := buf.ReadFrom(io.LimitReader(r, MaxSourceBytes+1))
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Unavailable, "try again", "cannot read %s", name)
 	}
+	b := buf.Bytes()
 	if len(b) > MaxSourceBytes {
 		return nil, apperr.New(apperr.InvalidArgument, "pass the specification itself",
 			"%s is larger than %d MiB", name, MaxSourceBytes>>20)
