@@ -12,7 +12,7 @@ test:
 # without the scale ones below. BenchmarkServeVsEcho needs Node.js (npx) or
 # LANGSPEC_EVERYTHING pointing at mcp-server-everything.
 bench:
-    go test ./internal/ingest/ ./internal/search/ ./internal/eval/ ./internal/manual/find/ ./internal/tools/ ./cmd/langspec/ -run '^$' -bench '^Benchmark(Ingest|Parse|ReadMdBook|ManualFind100|Search|SpecSearch|Serve)' -benchmem -count 3
+    go test ./internal/ingest/ ./internal/search/ ./internal/eval/ ./internal/manual/find/ ./internal/tools/ ./cmd/langspec/ -run '^$' -bench '^Benchmark(Ingest|Parse|ReadMdBook|ReadMarkdownFolder|ManualFind100|Search|SpecSearch|Serve)' -benchmem -count 3
 
 # The scale benchmarks: a generated 50,000-section corpus (80 MB, written at
 # test time) searched beside the Go spec and ingested by the real binary, and
