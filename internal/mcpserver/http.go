@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -254,7 +255,8 @@ func subjectOf(r *http.Request) teamauth.Subject {
 // ListenAndServeHTTP serves handler on addr until ctx ends, then stops
 // accepting and gives requests in flight up to grace to finish. A team
 // server's Handler ends its GET streams at once and its calls in flight are
-// cancelled with ctx, so grace is only for what ignores cancellation.
+// cancelled with ctx, so grace is only for what ignores cancellation, and
+// connections that have not sent a whole request are closed at once.
 func ListenAndServeHTTP(ctx context.Context, ln net.Listener, handler http.Handler, grace time.Duration, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handler,
@@ -265,6 +267,9 @@ func ListenAndServeHTTP(ctx context.Context, ln net.Listener, handler http.Handl
 		// open as long as its session.
 		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	unstarted := newUnstartedConns()
+	srv.ConnState = unstarted.track
+	srv.RegisterOnShutdown(unstarted.closeAll)
 	if h, ok := handler.(*Handler); ok {
 		srv.RegisterOnShutdown(h.beginShutdown)
 	}
@@ -289,4 +294,50 @@ func ListenAndServeHTTP(ctx context.Context, ln net.Listener, handler http.Handl
 		return err
 	}
 	return nil
+}
+
+// unstartedConns are the connections that have not sent a whole request
+// yet (http.StateNew). http.Server.Shutdown counts such a connection as
+// busy until it is five seconds old, and HTTP clients dial connections
+// they may never use (Go's transport keeps a spare one when two requests
+// race for a connection), so one such connection made SIGTERM take five
+// seconds. At shutdown they are closed: nothing was asked on them, and a
+// request half sent when the server stops is refused as one sent after it.
+type unstartedConns struct {
+	mu       sync.Mutex
+	conns    map[net.Conn]struct{}
+	stopping bool
+}
+
+func newUnstartedConns() *unstartedConns {
+	return &unstartedConns{conns: make(map[net.Conn]struct{})}
+}
+
+// track is the server's ConnState hook.
+func (u *unstartedConns) track(c net.Conn, state http.ConnState) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if state != http.StateNew {
+		delete(u.conns, c)
+		return
+	}
+	if u.stopping {
+		// Accepted just before the listener closed.
+		_ = c.Close()
+		return
+	}
+	u.conns[c] = struct{}{}
+}
+
+// closeAll closes the connections without a request, and from now on
+// every connection as soon as it is accepted. Shutdown calls it once the
+// listeners are closed.
+func (u *unstartedConns) closeAll() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.stopping = true
+	for c := range u.conns {
+		_ = c.Close()
+	}
+	clear(u.conns)
 }
