@@ -38,6 +38,7 @@ import (
 // writer is the connection a snapshot is written on.
 type writer struct {
 	conn *sql.Conn
+	pool *sql.DB // where conn came from
 	// direct: the connection holds the file alone and writes it through a
 	// rollback journal (see above).
 	direct bool
@@ -63,7 +64,7 @@ func (d *DB) takeWriter(ctx context.Context) (writer, error) {
 	if err == nil && mode == "delete" {
 		// Asked again now that nobody else can write: another process may
 		// have written between the first question and the lock.
-		w := writer{conn: conn, direct: true}
+		w := writer{conn: conn, pool: d.sql, direct: true}
 		if empty, err = storeEmpty(ctx, conn); err == nil && empty {
 			return w, nil
 		}
@@ -85,7 +86,7 @@ func (d *DB) walWriter(ctx context.Context, err error) (writer, error) {
 		return writer{}, err
 	}
 	conn, err := d.sql.Conn(ctx)
-	return writer{conn: conn}, err
+	return writer{conn: conn, pool: d.sql}, err
 }
 
 // storeEmpty asks q whether the store is empty (storeIsEmpty).
@@ -119,15 +120,27 @@ func leaveWAL(ctx context.Context, conn *sql.Conn) (string, error) {
 
 // release gives the connection back once the snapshot's transaction has
 // ended. A direct writer's file goes back to WAL mode, whatever ctx says:
-// the write is over. Should that fail, the file stays in rollback mode only
-// until the next connection opens it, since the DSN sets WAL mode on each.
+// the write is over. The writer's own connection may fail to: when a
+// cancelled context ended the write, database/sql rolls the transaction
+// back on a goroutine of its own, which may not have finished, and the
+// driver refuses a connection SQLite still marks interrupted. A CI run
+// under load left the file in rollback mode so. Then, once that
+// connection has let go of the file, a fresh one sets WAL mode.
 func (w writer) release(ctx context.Context) {
 	if !w.direct {
 		w.conn.Close()
 		return
 	}
-	_, _ = w.conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA journal_mode = WAL`)
+	ctx = context.WithoutCancel(ctx)
+	_, err := w.conn.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
 	discard(w.conn)
+	if err == nil {
+		return
+	}
+	if conn, err := w.pool.Conn(ctx); err == nil {
+		_, _ = conn.ExecContext(ctx, `PRAGMA journal_mode = WAL`)
+		conn.Close()
+	}
 }
 
 // discard closes conn for good instead of giving it back to the pool.
