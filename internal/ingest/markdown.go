@@ -262,30 +262,83 @@ type mdTree struct {
 	headings []*html.Node // in order, one per anchor of the page
 }
 
-func newMarkdownConverter() goldmark.Markdown {
-	return goldmark.New(
+// markdownConverter is one goroutine's goldmark. It also tells whether the
+// page it converted last had raw HTML, which only html.Parse may read
+// (goldmarkTree).
+type markdownConverter struct {
+	md      goldmark.Markdown
+	rawHTML bool
+}
+
+func newMarkdownConverter() *markdownConverter {
+	c := &markdownConverter{}
+	// Raw HTML (the handbook's comparison tables) is text we want; the
+	// output is never served, only read for text.
+	unsafe := gmhtml.WithUnsafe()
+	c.md = goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithRendererOptions(
-			// Raw HTML (the handbook's comparison tables) is text we want;
-			// the output is never served, only read for text.
-			gmhtml.WithUnsafe(),
-			renderer.WithNodeRenderers(util.Prioritized(twoslashRenderer{}, 100)),
+			unsafe,
+			renderer.WithNodeRenderers(
+				util.Prioritized(twoslashRenderer{}, 100),
+				util.Prioritized(rawHTMLSpotter{c: c, plain: gmhtml.NewRenderer(unsafe)}, 100),
+			),
 		),
 	)
+	return c
+}
+
+// convert renders Markdown body as HTML into buf.
+func (c *markdownConverter) convert(body []byte, buf *bytes.Buffer) error {
+	c.rawHTML = false
+	return c.md.Convert(body, buf)
+}
+
+// rawHTMLSpotter renders raw HTML as goldmark's HTML renderer does, and
+// marks the page as having some.
+type rawHTMLSpotter struct {
+	c     *markdownConverter
+	plain renderer.NodeRenderer // goldmark's own HTML renderer
+}
+
+func (s rawHTMLSpotter) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	defaults := rendererFuncs{}
+	s.plain.RegisterFuncs(defaults)
+	for _, kind := range []ast.NodeKind{ast.KindHTMLBlock, ast.KindRawHTML} {
+		render := defaults[kind]
+		reg.Register(kind, func(w util.BufWriter, source []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+			s.c.rawHTML = true
+			return render(w, source, n, entering)
+		})
+	}
+}
+
+// rendererFuncs collects what a NodeRenderer registers.
+type rendererFuncs map[ast.NodeKind]renderer.NodeRendererFunc
+
+func (f rendererFuncs) Register(kind ast.NodeKind, render renderer.NodeRendererFunc) {
+	f[kind] = render
 }
 
 // parseMarkdownPage converts raw to HTML in buf, which it resets first, and
-// parses that. The tree does not refer to buf or raw, so the caller may
-// reuse buf for the next page.
-func parseMarkdownPage(md goldmark.Markdown, buf *bytes.Buffer, src SourceSpec, rel string, raw []byte) (mdPage, mdTree, error) {
+// reads that back into a tree: goldmarkTree's, or html.Parse's for a page
+// with raw HTML or anything else goldmarkTree refuses. The tree does not
+// refer to buf or raw, so the caller may reuse buf for the next page.
+func parseMarkdownPage(md *markdownConverter, buf *bytes.Buffer, src SourceSpec, rel string, raw []byte) (mdPage, mdTree, error) {
 	fm, body := splitFrontMatter(raw)
 	buf.Reset()
-	if err := md.Convert(body, buf); err != nil {
+	if err := md.convert(body, buf); err != nil {
 		return mdPage{}, mdTree{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot convert %s from Markdown", rel)
 	}
-	root, err := html.Parse(bytes.NewReader(buf.Bytes()))
-	if err != nil {
-		return mdPage{}, mdTree{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse %s", rel)
+	root, ok := (*html.Node)(nil), false
+	if !md.rawHTML {
+		root, ok = goldmarkTree(buf.Bytes())
+	}
+	if !ok {
+		var err error
+		if root, err = html.Parse(bytes.NewReader(buf.Bytes())); err != nil {
+			return mdPage{}, mdTree{}, apperr.Wrap(err, apperr.InvalidArgument, "", "cannot parse %s", rel)
+		}
 	}
 	p := mdPage{rel: rel, url: markdownPageURL(src, rel, fm["permalink"]), title: fm["title"], oneline: fm["oneline"]}
 	p.slug = markdownPageSlug(rel, fm["permalink"])
