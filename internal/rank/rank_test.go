@@ -2,6 +2,7 @@ package rank
 
 import (
 	"context"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -123,6 +124,43 @@ func TestOSADistance(t *testing.T) {
 	for _, tt := range tests {
 		if got := o.distance(tt.a, tt.b, tt.limit); got != tt.want {
 			t.Errorf("distance(%q, %q, %d) = %d, want %d", tt.a, tt.b, tt.limit, got, tt.want)
+		}
+	}
+}
+
+// TestLetterBagBoundsOSA: the letter bound is the count it should be, and
+// never more than the distance it lets corrections skip.
+func TestLetterBagBoundsOSA(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"receiver", "reciever", 0}, // a swap keeps the letters
+		{"method", "methd", 1},
+		{"kitten", "sitting", 3}, // k, e missing; s, i, g extra; n shared
+		{"abc", "", 3},
+		{"abc", "xyz_9\u00e9", 7}, // bytes outside ASCII count as unmatched
+	} {
+		bag := newLetterBag(tt.a)
+		if got := bag.distance(tt.b); got != tt.want {
+			t.Errorf("letter bound of %q against %q = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+	// Random pairs over a small alphabet, so that many are close.
+	r := rand.New(rand.NewPCG(1, 2))
+	word := func() string {
+		b := make([]byte, 1+r.IntN(10))
+		for i := range b {
+			b[i] = "abcde"[r.IntN(5)]
+		}
+		return string(b)
+	}
+	var o osaRows
+	for range 20000 {
+		a, b := word(), word()
+		bag := newLetterBag(a)
+		if bound, d := bag.distance(b), o.distance(a, b, 20); bound > d {
+			t.Fatalf("letter bound of %q against %q is %d, over their distance %d", a, b, bound, d)
 		}
 	}
 }
