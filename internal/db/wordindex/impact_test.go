@@ -224,10 +224,10 @@ func TestSettleDecidesNearTiesByExactScores(t *testing.T) {
 		exact += TermScore(q.IDF[i], 1, norms[0])
 	}
 	var sc Scorer
-	sc.scores, sc.found = make([]float64, 2), make([]uint64, 2)
-	sc.scores[0] = math.Nextafter(math.Nextafter(exact, 0), 0) // row 10: a floor two bits low
-	sc.scores[1] = exact                                       // row 20
-	sc.found[0], sc.found[1] = 0b111, 0b111
+	sc.sums = []headSum{
+		{score: math.Nextafter(math.Nextafter(exact, 0), 0), found: 0b111}, // row 10: a floor two bits low
+		{score: exact, found: 0b111},                                       // row 20
+	}
 	top := NewTop(1)
 	settled, err := sc.settle(snap, q, lists, make([]*impactHead, 3), short, &dec, norms, []int32{0, 1}, make([]float64, 3), 0, top)
 	if err != nil || !settled {

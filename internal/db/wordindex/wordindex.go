@@ -384,7 +384,7 @@ type Hit struct {
 type Scorer struct {
 	scores []float64
 	seen   []uint64    // the sections matched, when a weight of zero or less can leave a match at score 0
-	found  []uint64    // the lists each section was found in (rankByHeads)
+	sums   []headSum   // rankByHeads' score and lists found in, per section
 	short  []shortList // the lists rankByHeads reads whole
 	parts  [2]scorerPart
 	// parallelFrom overrides minParallelBytes when above zero (tests).
