@@ -39,15 +39,7 @@ func TestReleaseGoesBackToWAL(t *testing.T) {
 			tc.spoil(w.conn)
 			w.release(ctx)
 
-			raw, err := sql.Open("sqlite", "file:"+path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer raw.Close()
-			var mode string
-			if err := raw.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
-				t.Fatal(err)
-			}
+			mode := JournalMode(t, path)
 			if mode != "wal" {
 				t.Errorf("after the write the journal mode is %q, want wal", mode)
 			}

@@ -71,21 +71,6 @@ func observe(t *testing.T, path string) fileState {
 	return st
 }
 
-// journalMode is the store's journal mode as a new connection finds it.
-func journalMode(t *testing.T, path string) string {
-	t.Helper()
-	conn, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	var mode string
-	if err := conn.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
-		t.Fatal(err)
-	}
-	return mode
-}
-
 // TestFirstSnapshotTakesTheStoreAlone writes a snapshot and looks at the
 // store from outside the writer in the middle of the write: into a store
 // that holds nothing and that nobody else has open, the writer takes the
@@ -147,7 +132,7 @@ func TestFirstSnapshotTakesTheStoreAlone(t *testing.T) {
 			case !gotDirect && mid.readErr != nil:
 				t.Errorf("mid-write through the WAL: another connection could not read: %v", mid.readErr)
 			}
-			if mode := journalMode(t, d.Path()); mode != "wal" {
+			if mode := db.JournalMode(t, d.Path()); mode != "wal" {
 				t.Errorf("after the write the journal mode is %q, want wal", mode)
 			}
 			if hits := mustSearch(t, d, db.Scope{Language: "go"}, "newword"); len(hits) != 1 || hits[0].Version != "go1.26" {
@@ -199,7 +184,7 @@ func TestFailedFirstSnapshotLeavesAnEmptyStore(t *testing.T) {
 			if left := scratchIndexes(t, d.Path()); len(left) > 0 {
 				t.Errorf("scratch databases left after the failed write: %q", left)
 			}
-			if mode := journalMode(t, d.Path()); mode != "wal" {
+			if mode := db.JournalMode(t, d.Path()); mode != "wal" {
 				t.Errorf("after the failed write the journal mode is %q, want wal", mode)
 			}
 			if vs, err := d.Versions(context.Background(), ""); err != nil || len(vs) != 0 {

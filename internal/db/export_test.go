@@ -2,6 +2,7 @@ package db
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,4 +28,20 @@ func GoSpecHTML(tb testing.TB) string {
 		tb.Fatalf("reading the Go spec: %v", err)
 	}
 	return string(b)
+}
+
+// JournalMode is the store's journal mode as a new connection finds it,
+// for the tests here and in db_test.
+func JournalMode(tb testing.TB, path string) string {
+	tb.Helper()
+	conn, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer conn.Close()
+	var mode string
+	if err := conn.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+		tb.Fatal(err)
+	}
+	return mode
 }

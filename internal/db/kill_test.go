@@ -99,7 +99,7 @@ func TestKilledFirstIngest(t *testing.T) {
 	if _, err := os.Stat(path + "-journal"); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the journal is still there after the store was opened again: %v", err)
 	}
-	if mode := journalMode(t, path); mode != "wal" {
+	if mode := db.JournalMode(t, path); mode != "wal" {
 		t.Errorf("after the kill the journal mode is %q, want wal", mode)
 	}
 	if _, err := d.Publish(context.Background(), snapshot("go1.26", "again"), sections(50, "newword")); err != nil {

@@ -270,7 +270,7 @@ func fitsIn(a atom.Atom, kind elementKind, stack []*html.Node) bool {
 	}
 	// Inside a heading html.Parse closes the heading at another heading;
 	// inside a <pre>, <code> is all goldmark writes.
-	if headingAtom(cur) && headingAtom(a) {
+	if headingTags[cur.String()] && headingTags[a.String()] {
 		return false
 	}
 	for i := len(stack) - 1; i > 0; i-- {
@@ -292,12 +292,4 @@ func fitsIn(a atom.Atom, kind elementKind, stack []*html.Node) bool {
 		}
 	}
 	return true
-}
-
-func headingAtom(a atom.Atom) bool {
-	switch a {
-	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		return true
-	}
-	return false
 }
