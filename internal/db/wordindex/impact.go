@@ -57,15 +57,19 @@ type Impacts struct {
 type impactHead struct {
 	weights [Columns]float64
 	avgLen  float64
-	// ords and freqs are the head's postings, the one adding the most to
-	// a score first: the sections' ordinals and weighted frequencies.
-	ords  []int32
-	freqs []float64
-	// restFreq and restNorm are the weighted frequency and length norm of
-	// a posting after the head that adds the most: no other posting after
-	// it adds more. rest is false when the head holds the whole list.
-	restFreq, restNorm float64
-	rest               bool
+	// ords and values are the head's postings, the one adding the most
+	// to a score first: the sections' ordinals and what each adds at an
+	// IDF of one. TermScore multiplies by the IDF last, and 1·x is x, so
+	// idf·value is to the bit what TermScore gives: adding a head posting
+	// needs neither its section's length norm (a read at a random place
+	// in a million) nor a division.
+	ords   []int32
+	values []float64
+	// restValue is what a posting after the head that adds the most adds
+	// at an IDF of one: no other posting after it adds more. rest is
+	// false when the head holds the whole list.
+	restValue float64
+	rest      bool
 	// marks lead into the whole list every markEvery postings, for
 	// looking a section up in it: the byte offset of a posting and the
 	// ordinal of the one before it (as Term.Skips, finer).
@@ -104,7 +108,7 @@ func buildHead(l List, dec *freqDecoder, avgLen float64, norms []float64, least 
 	}
 	h := &impactHead{weights: dec.weights, avgLen: avgLen}
 	var ords []int32
-	var freqs, values []float64
+	var values []float64
 	c := cursor{ord: -1, rest: l.Postings}
 	for len(c.rest) > 0 {
 		if len(ords)%markEvery == 0 {
@@ -118,7 +122,6 @@ func buildHead(l List, dec *freqDecoder, avgLen float64, norms []float64, least 
 			return nil, errCorrupt
 		}
 		ords = append(ords, int32(c.ord))
-		freqs = append(freqs, c.freq)
 		values = append(values, TermScore(1, c.freq, norms[c.ord]))
 	}
 	order := make([]int, 0, len(ords)) // the postings kept, by index
@@ -134,14 +137,14 @@ func buildHead(l List, dec *freqDecoder, avgLen float64, norms []float64, least 
 			case v > threshold:
 				order = append(order, i)
 			case v == threshold && !h.rest:
-				h.restFreq, h.restNorm, h.rest = freqs[i], norms[ords[i]], true
+				h.restValue, h.rest = v, true
 			}
 		}
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(values[b], values[a]) })
-	h.ords, h.freqs = make([]int32, len(order)), make([]float64, len(order))
+	h.ords, h.values = make([]int32, len(order)), make([]float64, len(order))
 	for j, i := range order {
-		h.ords[j], h.freqs[j] = ords[i], freqs[i]
+		h.ords[j], h.values[j] = ords[i], values[i]
 	}
 	return h, nil
 }
@@ -186,12 +189,12 @@ func kthLargest(values []float64, k int) float64 {
 // postings adds at most, at IDF idf: the next head posting's
 // contribution, or the rest's past the head, or 0 when the head holds the
 // whole list.
-func (h *impactHead) bound(t int, idf float64, norms []float64) float64 {
+func (h *impactHead) bound(t int, idf float64) float64 {
 	switch {
 	case t < len(h.ords):
-		return TermScore(idf, h.freqs[t], norms[h.ords[t]])
+		return float64(idf * h.values[t])
 	case h.rest:
-		return TermScore(idf, h.restFreq, h.restNorm)
+		return float64(idf * h.restValue)
 	}
 	return 0
 }
@@ -254,24 +257,21 @@ func (sc *Scorer) rankByHeads(snap *Snapshot, q Query, lists []List, dec *freqDe
 	}
 
 	n := len(snap.IDs)
-	if len(sc.sums) < n {
-		sc.sums = make([]headSum, n)
-	}
-	sums := sc.sums[:n]
-	touched := sc.parts[0].touched[:0]
-	defer func() {
-		for _, ord := range touched {
-			sums[ord] = headSum{}
+	places := &sc.places
+	places.reset(len(lists) * firstTier) // the first tier's; it grows from there
+	sums := sc.sums[:0]
+	defer func() { sc.sums = sums[:0] }()
+	add := func(i int, ord int32, score float64) {
+		j, isNew := places.place(ord, len(sums))
+		if isNew {
+			sums = append(sums, headSum{ord: ord})
+			if places.full(len(sums)) {
+				places.grow()
+			}
 		}
-		sc.parts[0].touched = touched[:0]
-	}()
-	add := func(i, ord int, freq float64) {
-		s := &sums[ord]
-		if s.found == 0 {
-			touched = append(touched, int32(ord))
-		}
+		s := &sums[j]
 		s.found |= 1 << i
-		s.score += TermScore(q.IDF[i], freq, norms[ord])
+		s.score += score
 	}
 	// The short lists whole, and their postings kept for the lookups.
 	short := sc.short[:0]
@@ -293,7 +293,7 @@ func (sc *Scorer) rankByHeads(snap *Snapshot, q Query, lists []List, dec *freqDe
 			if uint(c.ord) >= uint(n) {
 				return false, errCorrupt
 			}
-			add(i, c.ord, c.freq)
+			add(i, int32(c.ord), TermScore(q.IDF[i], c.freq, norms[c.ord]))
 			s.ords, s.freqs = append(s.ords, int32(c.ord)), append(s.freqs, c.freq)
 		}
 		short = append(short, s)
@@ -308,14 +308,15 @@ func (sc *Scorer) rankByHeads(snap *Snapshot, q Query, lists []List, dec *freqDe
 				continue
 			}
 			end := min(len(h.ords), h.firstTier<<tier)
+			idf := q.IDF[i]
 			for t := read[i]; t < end; t++ {
-				add(i, int(h.ords[t]), h.freqs[t])
+				add(i, h.ords[t], float64(idf*h.values[t]))
 			}
 			read[i] = end
-			bounds[i] = h.bound(end, q.IDF[i], norms)
+			bounds[i] = h.bound(end, idf)
 			more = more || end < len(h.ords)
 		}
-		settled, err := sc.settle(snap, q, lists, heads, short, dec, norms, touched, bounds, longLists, top)
+		settled, err := settle(snap, q, lists, heads, short, dec, norms, sums, places, bounds, longLists, top)
 		if settled || err != nil {
 			return settled, err
 		}
@@ -334,8 +335,9 @@ type shortList struct {
 }
 
 // settle is rankByHeads' test after a tier: it pushes the top k to top and
-// says true when the floors and ceilings (see rankByHeads) settle it.
-func (sc *Scorer) settle(snap *Snapshot, q Query, lists []List, heads []*impactHead, short []shortList, dec *freqDecoder, norms []float64, touched []int32, bounds []float64, longLists uint64, top *Top) (bool, error) {
+// says true when the floors and ceilings (see rankByHeads) settle it. sums
+// are the sections found so far, places their places in it by ordinal.
+func settle(snap *Snapshot, q Query, lists []List, heads []*impactHead, short []shortList, dec *freqDecoder, norms []float64, sums []headSum, places *places, bounds []float64, longLists uint64, top *Top) (bool, error) {
 	k := top.k
 	unseen := 0.0 // the ceiling of a section found in no list
 	for _, b := range bounds {
@@ -343,35 +345,37 @@ func (sc *Scorer) settle(snap *Snapshot, q Query, lists []List, heads []*impactH
 	}
 	best := NewTop(k)
 	worst, full := best.Worst()
-	for _, ord := range touched {
-		if full && sc.sums[ord].score < worst.Score {
+	for _, s := range sums {
+		if full && s.score < worst.Score {
 			continue
 		}
-		best.Push(Hit{ID: snap.IDs[ord], Score: sc.sums[ord].score})
+		best.Push(Hit{ID: snap.IDs[s.ord], Score: s.score})
 		worst, full = best.Worst()
 	}
 	floor := below(worst.Score)
 	if !full || above(unseen) >= floor {
 		return false, nil
 	}
-	candidates := make([]int32, 0, k)
+	candidates := make([]int32, 0, k) // places in sums
 	for _, h := range best.heap {
 		ord, _ := slices.BinarySearch(snap.IDs, h.ID)
-		sc.sums[ord].found |= memberBit
-		candidates = append(candidates, int32(ord))
+		j := places.lookup(int32(ord))
+		sums[j].found |= memberBit
+		candidates = append(candidates, int32(j))
 	}
 	defer func() {
-		for _, ord := range candidates {
-			sc.sums[ord].found &^= memberBit
+		for _, j := range candidates {
+			sums[j].found &^= memberBit
 		}
 	}()
 	lookups := 0
-	for _, ord := range touched {
-		f := sc.sums[ord].found
-		if f&memberBit != 0 || above(sc.sums[ord].score+unseen) < floor {
+	for j := range sums {
+		s := &sums[j]
+		f := s.found
+		if f&memberBit != 0 || above(s.score+unseen) < floor {
 			continue // a member, or below the floor whatever it lacks
 		}
-		ceiling := sc.sums[ord].score
+		ceiling := s.score
 		missing := longLists &^ f
 		for m := missing; m != 0; m &= m - 1 {
 			ceiling += bounds[bits.TrailingZeros64(m)]
@@ -388,16 +392,17 @@ func (sc *Scorer) settle(snap *Snapshot, q Query, lists []List, heads []*impactH
 				return false, nil
 			}
 		}
-		sc.sums[ord].found |= memberBit
-		candidates = append(candidates, ord)
+		s.found |= memberBit
+		candidates = append(candidates, int32(j))
 	}
 	ranked := NewTop(k)
-	for _, ord := range candidates {
-		score, err := exactScore(lists, heads, short, q, dec, norms, int(ord), sc.sums[ord].score, sc.sums[ord].found)
+	for _, j := range candidates {
+		s := sums[j]
+		score, err := exactScore(lists, heads, short, q, dec, norms, int(s.ord), s.score, s.found)
 		if err != nil {
 			return false, err
 		}
-		ranked.Push(Hit{ID: snap.IDs[ord], Score: score})
+		ranked.Push(Hit{ID: snap.IDs[s.ord], Score: score})
 	}
 	for _, h := range ranked.heap {
 		top.Push(h)
@@ -405,15 +410,17 @@ func (sc *Scorer) settle(snap *Snapshot, q Query, lists []List, heads []*impactH
 	return true, nil
 }
 
-// headSum is what rankByHeads has added up for one section: its score so
-// far and the lists it was found in. The two sit side by side because
-// every posting added and every section settle weighs reads both, at a
-// random place in an array of a million: in two arrays that was two cache
-// misses each, and at a million sections the misses were most of a common
-// query's time.
+// headSum is what rankByHeads has added up for one section found so far:
+// its score so far, the lists it was found in, and its ordinal. The sums
+// lie in the order their sections were found, and a section's place among
+// them is kept in a small hash table (places): settle reads them from end
+// to end, not at random places in an array of a million (a cache miss
+// each, most of a common query's time at a million sections when it did),
+// and a posting added probes a table that stays in the core's cache.
 type headSum struct {
 	score float64
 	found uint64
+	ord   int32
 }
 
 // maxLookups is how many sections a tier may complete by looking them up

@@ -223,13 +223,17 @@ func TestSettleDecidesNearTiesByExactScores(t *testing.T) {
 		short[i] = shortList{list: i, ords: []int32{0, 1}, freqs: []float64{1, 1}}
 		exact += TermScore(q.IDF[i], 1, norms[0])
 	}
-	var sc Scorer
-	sc.sums = []headSum{
-		{score: math.Nextafter(math.Nextafter(exact, 0), 0), found: 0b111}, // row 10: a floor two bits low
-		{score: exact, found: 0b111},                                       // row 20
+	sums := []headSum{
+		{score: math.Nextafter(math.Nextafter(exact, 0), 0), found: 0b111, ord: 0}, // row 10: a floor two bits low
+		{score: exact, found: 0b111, ord: 1},                                       // row 20
+	}
+	var places places
+	places.reset(len(sums))
+	for j, s := range sums {
+		places.place(s.ord, j)
 	}
 	top := NewTop(1)
-	settled, err := sc.settle(snap, q, lists, make([]*impactHead, 3), short, &dec, norms, []int32{0, 1}, make([]float64, 3), 0, top)
+	settled, err := settle(snap, q, lists, make([]*impactHead, 3), short, &dec, norms, sums, &places, make([]float64, 3), 0, top)
 	if err != nil || !settled {
 		t.Fatalf("settle: %v, %v", settled, err)
 	}

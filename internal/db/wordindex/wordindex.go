@@ -379,13 +379,15 @@ type Hit struct {
 }
 
 // Scorer holds the buffers one ranking uses, to be used again by the next
-// (8 bytes a section for scores, 16 more once the impact heads ranked:
-// 1.2 MB over 50,000 sections, 24 MB over a million). Not safe for
-// concurrent use; the zero value is ready.
+// (8 bytes a section for scores: 0.4 MB over 50,000 sections, 8 MB over a
+// million; and once the impact heads ranked, 40 bytes or so for each
+// section they found, 0.6 MB for a common query's 16,000 at a million).
+// Not safe for concurrent use; the zero value is ready.
 type Scorer struct {
 	scores []float64
 	seen   []uint64    // the sections matched, when a weight of zero or less can leave a match at score 0
-	sums   []headSum   // rankByHeads' score and lists found in, per section
+	places places      // rankByHeads' places in sums, by ordinal
+	sums   []headSum   // rankByHeads' sections found, in the order found
 	short  []shortList // the lists rankByHeads reads whole
 	parts  [2]scorerPart
 	// parallelFrom overrides minParallelBytes when above zero (tests).
@@ -805,8 +807,6 @@ func (t *Top) Worst() (Hit, bool) {
 	}
 	return t.heap[0], true
 }
-
-var scoredCount int
 
 // PhraseList is the postings of a phrase in a snapshot: for each of
 // ordinals (ascending; the sections FTS5 found to hold the words next to
