@@ -35,12 +35,13 @@ type factory struct {
 // and the workspace ws: the one preamble of every command that needs more
 // than its flags. log nil is the factory's logger.
 func (f *factory) newApp(ws app.Workspace, log *slog.Logger) (*app.App, error) {
-	return f.newAppReadOnly(ws, log, false)
+	return f.newServingApp(ws, log, false, 0)
 }
 
-// newAppReadOnly is newApp, with the database opened read-only when
-// readOnly (app.Options.ReadOnly).
-func (f *factory) newAppReadOnly(ws app.Workspace, log *slog.Logger, readOnly bool) (*app.App, error) {
+// newServingApp is newApp for serve: the database opened read-only when
+// readOnly (app.Options.ReadOnly), and its reads through a pool of
+// readPool connections when above zero (app.Options.ReadPool).
+func (f *factory) newServingApp(ws app.Workspace, log *slog.Logger, readOnly bool, readPool int) (*app.App, error) {
 	if log == nil {
 		log = f.logger
 	}
@@ -49,7 +50,7 @@ func (f *factory) newAppReadOnly(ws app.Workspace, log *slog.Logger, readOnly bo
 		return nil, err
 	}
 	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
-		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, Env: f.env, Notes: f.notes(cfg)}), nil
+		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, ReadPool: readPool, Env: f.env, Notes: f.notes(cfg)}), nil
 }
 
 // notes are the context notes of cfg and of the state file.

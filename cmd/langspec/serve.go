@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -154,7 +155,9 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	// --read-only opens the database read-only too: nothing is written to
 	// it (not even the manuals' index), so it can be an index built
 	// elsewhere and replaced under the server (serve --http follows it).
-	a, err := f.newAppReadOnly(ws, log, opts.readOnly)
+	// A team server's requests share the store, its reads through a pool
+	// the size of the cores (db.DB.UseReadPool); stdio serves one client.
+	a, err := f.newServingApp(ws, log, opts.readOnly, servingReadPool(opts))
 	if err != nil {
 		return err
 	}
@@ -199,6 +202,16 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)
 	return mcpserver.Serve(ctx, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
 		Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets, ClientLog: clientLog}, readCloser(f.io.In), f.io.Out)
+}
+
+// servingReadPool is how many connections the served store reads through
+// (db.DB.UseReadPool): as many as the cores for a team server, whose
+// requests share it, 0 (the store's own pool) on stdio.
+func servingReadPool(opts *serveOptions) int {
+	if opts.http == "" {
+		return 0
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader

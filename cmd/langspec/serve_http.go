@@ -72,7 +72,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 	if opts.readOnly {
 		// A replica: follow the index file when a newer one replaces it.
 		h.Watch = &mcpserver.Watch{Path: deps.Store.Path(), Open: func(ctx context.Context) (tools.Deps, func() error, error) {
-			a, err := opts.f.newAppReadOnly(ws, log, true)
+			a, err := opts.f.newServingApp(ws, log, true, servingReadPool(opts))
 			if err != nil {
 				return tools.Deps{}, nil, err
 			}
@@ -102,7 +102,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 		fmt.Fprintf(opts.f.io.ErrOut, "langspec: the management page is at %s%s\n", h.BaseURL, mcpserver.PathUI)
 		openBrowser(h.BaseURL + mcpserver.PathUI)
 	}
-	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "ui", h.BaseURL+mcpserver.PathUI, "auth", authOn, "read_only", deps.ReadOnly,
+	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "ui", h.BaseURL+mcpserver.PathUI, "auth", authOn, "read_only", deps.ReadOnly, "read_pool", servingReadPool(opts),
 		"tools", mo.Mode, "db", deps.Store.Path(), "languages", strings.Join(deps.Languages, ","), "hint", tools.AddLanguageHint(deps.Languages))
 	return mcpserver.ListenAndServeHTTP(ctx, ln, handler, shutdownGrace, log)
 }

@@ -662,3 +662,62 @@ func TestTeamServerMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestTeamServerSharesOneReadPool drives the real team server as a team
+// would: 32 sessions of four tokens calling search_spec at once, every
+// kind of query (words, a phrase, a prefix, code, a typo, a path filter),
+// through the one store every request shares and its read pool the size
+// of the cores, which the server names when it starts. Every call must be
+// answered, none with an error, none left hanging.
+func TestTeamServerSharesOneReadPool(t *testing.T) {
+	dbPath := seededDB(t)
+	tokens := make([]string, 4)
+	for i := range tokens {
+		tokens[i] = makeToken(t, dbPath, fmt.Sprintf("member%d", i))
+	}
+	s := startTeamServer(t, dbPath, "--rate", "100000")
+	m := regexp.MustCompile(`read_pool=(\d+)`).FindStringSubmatch(s.stderr.String())
+	if m == nil || m[1] == "0" {
+		t.Fatalf("the listening line names no read pool:\n%s", s.stderr)
+	}
+	queries := []map[string]any{
+		{"query": "slice expressions"},
+		{"query": `"type assertion"`},
+		{"query": "assert*"},
+		{"query": "x.(T)"},
+		{"query": "recieve operatr"},
+		{"query": "method sets", "section_path_prefix": "Types"},
+		{"query": "defer", "language": "go", "limit": 3},
+	}
+	const sessions, calls = 32, 12
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions*calls)
+	for i := range sessions {
+		cs, err := s.connect(t, tokens[i%len(tokens)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			for j := range calls {
+				args := queries[(i+j)%len(queries)]
+				ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_spec", Arguments: args})
+				cancel()
+				switch {
+				case err != nil:
+					errs <- fmt.Errorf("session %d, %v: %w", i, args, err)
+				case res.IsError:
+					errs <- fmt.Errorf("session %d, %v: %s", i, args, textOf(res))
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if strings.Contains(s.stderr.String(), "panic") {
+		t.Errorf("stderr:\n%s", s.stderr)
+	}
+}

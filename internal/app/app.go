@@ -62,6 +62,10 @@ type Options struct {
 	// ReadOnly opens the database read-only (db.OpenReadOnly): it must
 	// exist, and nothing is written to it, not even the built-in Go spec.
 	ReadOnly bool
+	// ReadPool, when above zero, has the store's reads go through a pool
+	// of that many read-only connections (db.DB.UseReadPool): for a
+	// server whose requests share the store.
+	ReadPool int
 	// Notes are the user's context notes (contextnote.Source: the config's
 	// and the state file's); nil: none.
 	Notes *contextnote.Source
@@ -140,6 +144,12 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 	store, err := open(ctx, a.opts.DBPath)
 	if err != nil {
 		return nil, err
+	}
+	if n := a.opts.ReadPool; n > 0 {
+		if err := store.UseReadPool(n); err != nil {
+			store.Close()
+			return nil, err
+		}
 	}
 	a.store = store
 	a.created = errors.Is(statErr, fs.ErrNotExist)

@@ -51,11 +51,15 @@ func (d *DB) takeWriter(ctx context.Context) (writer, error) {
 		return d.walWriter(ctx, err)
 	}
 	// This process's other connections hold the file open too: the memo's
-	// (it opens another when next asked) and the pool's idle ones (the pool
+	// (it opens another when next asked) and the pools' idle ones (a pool
 	// opens new ones as needed).
 	d.memo.close()
 	d.sql.SetMaxIdleConns(0)
 	d.sql.SetMaxIdleConns(maxIdleConns)
+	if d.reads != nil {
+		d.reads.SetMaxIdleConns(0)
+		d.reads.SetMaxIdleConns(d.readConns)
+	}
 	conn, err := d.sql.Conn(ctx)
 	if err != nil {
 		return writer{}, err

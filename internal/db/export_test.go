@@ -2,7 +2,9 @@ package db
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -44,4 +46,14 @@ func JournalMode(tb testing.TB, path string) string {
 		tb.Fatal(err)
 	}
 	return mode
+}
+
+// ExecOnReadPool runs statement on the store's read pool (UseReadPool),
+// for the tests that check it refuses to write.
+func ExecOnReadPool(ctx context.Context, d *DB, statement string) error {
+	if d.reads == nil {
+		return errors.New("no read pool")
+	}
+	_, err := d.reads.ExecContext(ctx, statement)
+	return err
 }

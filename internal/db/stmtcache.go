@@ -29,7 +29,7 @@ func (d *DB) query(ctx context.Context, text string, args ...any) (*sql.Rows, er
 		return nil, err
 	}
 	if stmt == nil {
-		return d.sql.QueryContext(ctx, text, args...)
+		return d.readPool().QueryContext(ctx, text, args...)
 	}
 	return stmt.QueryContext(ctx, args...)
 }
@@ -46,7 +46,7 @@ func (d *DB) prepared(ctx context.Context, text string) (*sql.Stmt, error) {
 	if len(c.stmts) >= maxCachedStatements {
 		return nil, nil
 	}
-	s, err := d.sql.PrepareContext(ctx, text)
+	s, err := d.readPool().PrepareContext(ctx, text)
 	if err != nil {
 		return nil, err
 	}
