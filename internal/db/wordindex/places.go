@@ -50,7 +50,7 @@ func (t *places) slot(ord int32) int {
 }
 
 // place returns ord's place, giving it next when it has none yet (isNew).
-// The caller grows the table when it holds more than half its size
+// The caller grows the table once it is half full
 // (full): a call per posting is inlined only without the growing.
 func (t *places) place(ord int32, next int) (place int, isNew bool) {
 	mask := len(t.entries) - 1
