@@ -35,13 +35,13 @@ type factory struct {
 // and the workspace ws: the one preamble of every command that needs more
 // than its flags. log nil is the factory's logger.
 func (f *factory) newApp(ws app.Workspace, log *slog.Logger) (*app.App, error) {
-	return f.newServingApp(ws, log, false, 0)
+	return f.newAppWithStore(ws, log, false, 0)
 }
 
-// newServingApp is newApp for serve: the database opened read-only when
-// readOnly (app.Options.ReadOnly), and its reads through a pool of
-// readPool connections when above zero (app.Options.ReadPool).
-func (f *factory) newServingApp(ws app.Workspace, log *slog.Logger, readOnly bool, readPool int) (*app.App, error) {
+// newAppWithStore is newApp with the database opened as serve asks:
+// read-only when readOnly (app.Options.ReadOnly), and its reads through a
+// pool of readPool connections when above zero (app.Options.ReadPool).
+func (f *factory) newAppWithStore(ws app.Workspace, log *slog.Logger, readOnly bool, readPool int) (*app.App, error) {
 	if log == nil {
 		log = f.logger
 	}

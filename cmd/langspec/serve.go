@@ -157,7 +157,7 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 	// elsewhere and replaced under the server (serve --http follows it).
 	// A team server's requests share the store, its reads through a pool
 	// the size of the cores (db.DB.UseReadPool); stdio serves one client.
-	a, err := f.newServingApp(ws, log, opts.readOnly, servingReadPool(opts))
+	a, err := f.newAppWithStore(ws, log, opts.readOnly, servingReadPool(opts))
 	if err != nil {
 		return err
 	}

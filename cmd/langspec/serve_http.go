@@ -72,7 +72,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 	if opts.readOnly {
 		// A replica: follow the index file when a newer one replaces it.
 		h.Watch = &mcpserver.Watch{Path: deps.Store.Path(), Open: func(ctx context.Context) (tools.Deps, func() error, error) {
-			a, err := opts.f.newServingApp(ws, log, true, servingReadPool(opts))
+			a, err := opts.f.newAppWithStore(ws, log, true, servingReadPool(opts))
 			if err != nil {
 				return tools.Deps{}, nil, err
 			}
