@@ -32,7 +32,8 @@ func TestAttackProtocol(t *testing.T) {
 	s := startRaw(t, seededDB(t))
 	s.initialize()
 	deep := strings.Repeat(`{"a":`, 10_000) + `1` + strings.Repeat(`}`, 10_000)
-	fiveMB := strings.Repeat("x", 5<<20)
+	threeMB := strings.Repeat("x", 3<<20) // under the message limit (4 MiB), over every argument's
+	fiveMB := strings.Repeat("x", 5<<20)  // over the message limit
 	steps := []struct {
 		name    string
 		line    string
@@ -44,8 +45,10 @@ func TestAttackProtocol(t *testing.T) {
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, "null", -32600, false, "not a string or an integer"},
 		{"fractional id kept as sent", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, "1.5", -32600, false, "not a string or an integer"},
 		{"10k-deep JSON arguments", `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"search_spec","arguments":` + deep + `}}`, `"deep"`, -32600, false, "nested deeper than 10000 levels"},
-		{"5 MB argument", toolCall("5mb", "search_spec", map[string]any{"query": fiveMB}), `"5mb"`, 0, true, "characters"},
-		{"5 MB of unknown argument", toolCall("5mbx", "search_spec", map[string]any{"query": "x", "junk": fiveMB}), `"5mbx"`, 0, true, "unknown argument"},
+		{"3 MB argument", toolCall("3mb", "search_spec", map[string]any{"query": threeMB}), `"3mb"`, 0, true, "characters"},
+		{"3 MB of unknown argument", toolCall("3mbx", "search_spec", map[string]any{"query": "x", "junk": threeMB}), `"3mbx"`, 0, true, "unknown argument"},
+		// Past the limit the message is not read, its id with it.
+		{"5 MB message", toolCall("5mb", "search_spec", map[string]any{"query": fiveMB}), "null", -32600, false, "longer than 4194304 bytes"},
 		{"method that does not exist", `{"jsonrpc":"2.0","id":"m","method":"tools/destroy"}`, `"m"`, -32601, false, ""},
 		{"params of the wrong type", `{"jsonrpc":"2.0","id":"p","method":"tools/call","params":[1,2]}`, `"p"`, -32602, false, ""},
 		{"still serving", toolCall("ok", "search_spec", map[string]any{"query": "defer", "limit": 1}), `"ok"`, 0, false, "Defer_statements"},

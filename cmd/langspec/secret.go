@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,12 +50,29 @@ func secretStore(ctx context.Context, f *factory, create bool) (*secrets.Store, 
 	return &secrets.Store{DB: store, Key: key, Now: f.now}, closeStore, nil
 }
 
-func checkSubject(s string) error {
-	if s == "" {
-		return nil
+// subjectHome reads --subject: a token's name, or jwt:SUB for a subject of
+// the configured identity provider, as the key its secrets and logins are
+// kept under (teamauth.Subject.Home). Errors: usage errors.
+func subjectHome(f *factory, s string) (string, error) {
+	var issuer string
+	if strings.HasPrefix(s, "jwt:") {
+		cfg, err := f.config()
+		if err != nil {
+			return "", err
+		}
+		if cfg.Auth.JWT != nil {
+			issuer = cfg.Auth.JWT.Issuer
+		}
 	}
-	return teamauth.CheckName(s)
+	home, err := teamauth.SubjectHome(s, issuer)
+	if err != nil {
+		return "", usageError{err}
+	}
+	return home, nil
 }
+
+// subjectFlagHelp is what every --subject says of itself.
+const subjectFlagHelp = "a token's name, or jwt:SUB for a subject of the identity provider"
 
 func newCmdSecretSet(f *factory) *cobra.Command {
 	var subject string
@@ -68,8 +86,9 @@ func newCmdSecretSet(f *factory) *cobra.Command {
 			if err := secrets.CheckName(args[0]); err != nil {
 				return usageError{err}
 			}
-			if err := checkSubject(subject); err != nil {
-				return usageError{err}
+			home, err := subjectHome(f, subject)
+			if err != nil {
+				return err
 			}
 			value, err := io.ReadAll(io.LimitReader(f.io.In, maxSecretBytes+1))
 			if err != nil {
@@ -86,14 +105,14 @@ func newCmdSecretSet(f *factory) *cobra.Command {
 				return err
 			}
 			defer closeStore()
-			if err := s.Set(cmd.Context(), args[0], subject, value); err != nil {
+			if err := s.Set(cmd.Context(), args[0], home, value); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: secret %q stored%s\n", args[0], forSubject(subject))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&subject, "subject", "", "the team server subject it is for (default: shared by everyone; a subject's own wins)")
+	cmd.Flags().StringVar(&subject, "subject", "", "the team server subject it is for: "+subjectFlagHelp+" (default: shared by everyone; a subject's own wins)")
 	return cmd
 }
 
@@ -132,14 +151,18 @@ func newCmdSecretDelete(f *factory) *cobra.Command {
 		Short: "Delete a secret",
 		Args:  exactArgs(1, "the secret's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := deleteSecret(cmd.Context(), f, args[0], subject); err != nil {
+			home, err := subjectHome(f, subject)
+			if err != nil {
+				return err
+			}
+			if err := deleteSecret(cmd.Context(), f, args[0], home); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: secret %q deleted%s\n", args[0], forSubject(subject))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&subject, "subject", "", "the subject's own secret (default: the shared one)")
+	cmd.Flags().StringVar(&subject, "subject", "", "the subject's own secret: "+subjectFlagHelp+" (default: the shared one)")
 	return cmd
 }
 

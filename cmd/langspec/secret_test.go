@@ -51,7 +51,8 @@ func TestSecretCommands(t *testing.T) {
 	}{
 		{[]string{"secret", "set", "bad name"}, "x", 2, "not a secret name"},
 		{[]string{"secret", "set", "EMPTY"}, "", 2, "is empty"},
-		{[]string{"secret", "set", "X", "--subject", "../x"}, "x", 2, "not a token name"},
+		{[]string{"secret", "set", "X", "--subject", "../x"}, "x", 2, `"../x" is not a subject`},
+		{[]string{"secret", "set", "X", "--subject", "jwt:bob"}, "x", 2, "no identity provider is configured"},
 		{[]string{"secret", "delete", "NOPE"}, "", 1, `no shared secret named "NOPE"`},
 		{[]string{"secret", "delete", "OPENAI_KEY", "--subject", "alice"}, "", 0, "deleted for alice"},
 		{[]string{"secret", "rotate-key"}, "", 0, "1 secrets re-encrypted"},

@@ -29,6 +29,7 @@ type serveOptions struct {
 	readOnly       bool
 	allowOrigins   []string
 	rate           float64
+	rateGiven      bool // --rate was given: a loopback server without auth has no limit unless it was
 	sessionIdle    time.Duration
 	maxSessions    int
 	// openUI, for `langspec ui`: print the management page's address and
@@ -93,6 +94,7 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if opts.rate <= 0 {
 				return usageErrorf("--rate %g: give a positive number of requests a second", opts.rate)
 			}
+			opts.rateGiven = cmd.Flags().Changed("rate")
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -112,7 +114,7 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 	cmd.Flags().BoolVar(&opts.insecureNoAuth, "insecure-no-auth", false, "with --http: serve a non-loopback address although no token exists (anyone who can reach it may use it)")
 	cmd.Flags().BoolVar(&opts.readOnly, "read-only", false, "serve no tool that writes (the vault's writing tools and the bridge)")
 	cmd.Flags().StringArrayVar(&opts.allowOrigins, "allow-origin", nil, "with --http: a browser origin allowed to call, e.g. http://localhost:6274 (repeat); others get 403")
-	cmd.Flags().Float64Var(&opts.rate, "rate", mcpserver.DefaultRatePerSecond, "with --http: requests a second each subject may send (bursts of twice that)")
+	cmd.Flags().Float64Var(&opts.rate, "rate", mcpserver.DefaultRatePerSecond, "with --http: requests a second each subject may send, over every route (bursts of twice that; a loopback server without auth has no limit unless --rate is given)")
 	cmd.Flags().DurationVar(&opts.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle,
 		"with --http: close an MCP session after this long without a request or an open stream (its client starts a new one)")
 	cmd.Flags().IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultSessionsPerSubject,

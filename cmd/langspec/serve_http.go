@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,9 +47,16 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 			"create a token first (langspec token create NAME), bind a loopback address such as 127.0.0.1:8080, or pass --insecure-no-auth",
 			"refusing to serve %s without auth: no token exists", opts.http)}
 	}
+	rate := opts.rate
+	if !authOn && isLoopback(opts.http) && !opts.rateGiven {
+		// Only this machine's own clients reach it, as one subject: a
+		// limit would only trip the user's own tools (the conformance
+		// suite run in one go did).
+		rate = -1
+	}
 	h := mcpserver.HTTPOptions{AllowedOrigins: append(slices.Clone(opts.allowOrigins), ac.AllowedOrigins...),
-		RatePerSecond: opts.rate, RateBurst: int(2 * opts.rate), SessionIdle: opts.sessionIdle, SessionsPerSubject: opts.maxSessions,
-		Sources: ui.sources, Ingest: ui.ingest, Subjects: map[string]webui.SubjectInfo{}}
+		RatePerSecond: rate, RateBurst: int(2 * opts.rate), SessionIdle: opts.sessionIdle, SessionsPerSubject: opts.maxSessions,
+		Sources: ui.sources, Ingest: ui.ingest, Subjects: map[string]webui.SubjectInfo{}, Tokens: tokenRules(nil, ac, opts.f.now)}
 	for sub, s := range ui.subjects {
 		h.Subjects[sub] = webui.SubjectInfo{Tools: s.Tools, Admin: s.Admin}
 	}
@@ -62,6 +71,16 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 		if ac.JWT != nil {
 			if err := teamauth.CheckNames(ctx, deps.Store, slices.Collect(maps.Keys(ac.Subjects))); err != nil {
 				return err
+			}
+			for _, sub := range slices.Sorted(maps.Keys(ac.Subjects)) {
+				if _, err := h.Tokens.CheckTools(ac.Subjects[sub].Tools); err != nil {
+					ae, _ := errors.AsType[*apperr.Error](err)
+					return usageError{apperr.New(apperr.InvalidArgument, ae.Hint, "auth.subjects.%s.%s", sub, ae.Message)}
+				}
+			}
+			if orphans, err := teamauth.OrphanSecretSubjects(ctx, deps.Store); err == nil && len(orphans) > 0 {
+				log.Warn("secrets are stored for subjects that no token has; a JWT subject's own secrets are kept under its issuer now: set them again with --subject jwt:SUB",
+					"subjects", strings.Join(orphans, ","))
 			}
 		}
 		// Tokens are read from the index that answers each request.
@@ -103,7 +122,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 		openBrowser(h.BaseURL + mcpserver.PathUI)
 	}
 	log.Info("serving MCP over HTTP", "url", h.BaseURL+mcpserver.PathMCP, "ui", h.BaseURL+mcpserver.PathUI, "auth", authOn, "read_only", deps.ReadOnly, "read_pool", servingReadPool(opts),
-		"tools", mo.Mode, "db", deps.Store.Path(), "languages", strings.Join(deps.Languages, ","), "hint", tools.AddLanguageHint(deps.Languages))
+		"rate", rateText(rate), "tools", mo.Mode, "db", deps.Store.Path(), "languages", strings.Join(deps.Languages, ","), "hint", tools.AddLanguageHint(deps.Languages))
 	return mcpserver.ListenAndServeHTTP(ctx, ln, handler, shutdownGrace, log)
 }
 
@@ -147,4 +166,12 @@ func jwtVerifier(ctx context.Context, f *factory, j config.JWT, subjects map[str
 		o.Secret = []byte(secret)
 	}
 	return teamauth.JWTVerifier(ctx, o)
+}
+
+// rateText is the rate limit as the listening line says it.
+func rateText(perSecond float64) string {
+	if perSecond < 0 {
+		return "none"
+	}
+	return strconv.FormatFloat(perSecond, 'g', -1, 64) + "/s"
 }

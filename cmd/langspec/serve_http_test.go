@@ -338,8 +338,8 @@ func TestTeamServerGuards(t *testing.T) {
 	if code := post(s, ping, "Origin", "http://localhost:6274").StatusCode; code == http.StatusForbidden {
 		t.Errorf("allowed Origin: %d", code)
 	}
-	if code := post(s, `{"x":"`+strings.Repeat("a", 2<<20)+`"}`).StatusCode; code != http.StatusRequestEntityTooLarge {
-		t.Errorf("2 MB body: %d, want 413", code)
+	if code := post(s, `{"x":"`+strings.Repeat("a", 5<<20)+`"}`).StatusCode; code != http.StatusRequestEntityTooLarge {
+		t.Errorf("5 MB body: %d, want 413", code)
 	}
 	resp, err := http.Get(s.url + "/health")
 	if err != nil || resp.StatusCode != http.StatusOK {

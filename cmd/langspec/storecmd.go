@@ -50,12 +50,9 @@ func newListCmd[T any](f *factory, short string, read func(*db.DB, context.Conte
 	return cmd
 }
 
-// deleteSecret deletes the stored secret name of subject ("" for the
-// shared one).
+// deleteSecret deletes the stored secret name of the subject whose home
+// is subject ("" for the shared one; subjectHome).
 func deleteSecret(ctx context.Context, f *factory, name, subject string) error {
-	if err := checkSubject(subject); err != nil {
-		return usageError{err}
-	}
 	store, closeStore, err := tokenStore(ctx, f)
 	if err != nil {
 		return err

@@ -607,8 +607,8 @@ func TestTeamAttackReplicaFollowsTokens(t *testing.T) {
 }
 
 // Item 4: a static token and a JWT subject of one name are two subjects,
-// and a name that would make them share a vault is refused, at start, at
-// token create and at the request.
+// and a name that both would go by is refused, at start, at token create
+// and at the request.
 func TestTeamAttackSubjectsOfOneName(t *testing.T) {
 	const secret = "correct horse battery staple, long enough"
 	dir := t.TempDir()
@@ -640,7 +640,7 @@ func TestTeamAttackSubjectsOfOneName(t *testing.T) {
 	serve := exec.CommandContext(ctx, langspecBinary(t), "--db", dbPath, "--config", cfg, "serve", "--http", "127.0.0.1:0")
 	serve.Env = []string{"HOME=" + dir, "JWT_SECRET=" + secret}
 	out, err := serve.CombinedOutput()
-	if err == nil || ctx.Err() != nil || !strings.Contains(string(out), `"ci"`) || !strings.Contains(string(out), "vault") {
+	if err == nil || ctx.Err() != nil || !strings.Contains(string(out), `"ci"`) || !strings.Contains(string(out), "share a name") {
 		t.Errorf("serve with auth.subjects.ci beside a token ci: %v, %q", err, out)
 	}
 	// And so is a token named as a configured subject.

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
@@ -42,30 +43,24 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 		Args: exactArgs(1, "the token's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := args[0]
-			if err := teamauth.CheckName(name); err != nil {
-				return usageError{err}
-			}
-			allowed, err := parseToolList(toolsFlag, cmd.Flags().Changed("tools"))
-			if err != nil {
-				return usageError{err}
+			var allowed []string
+			if cmd.Flags().Changed("tools") {
+				allowed = strings.Split(toolsFlag, ",") // an empty list is refused, not taken for every tool
 			}
 			cfg, err := f.config()
 			if err != nil {
 				return err
-			}
-			for sub := range cfg.Auth.Subjects {
-				if teamauth.ConfiguredName(sub) == name {
-					return apperr.New(apperr.InvalidArgument, "choose another name: the two would share a vault folder and secrets",
-						"the identity provider's subject %q under auth.subjects goes by the name %q already", sub, name)
-				}
 			}
 			store, closeStore, err := tokenStore(cmd.Context(), f)
 			if err != nil {
 				return err
 			}
 			defer closeStore()
-			token, hash := teamauth.NewToken()
-			if err := store.CreateToken(cmd.Context(), name, hash, allowed, admin, f.now()); err != nil {
+			token, err := tokenRules(store, cfg.Auth, f.now).Create(cmd.Context(), name, allowed, admin)
+			if apperr.CodeOf(err) == apperr.InvalidArgument {
+				return usageError{err}
+			}
+			if err != nil {
 				return err
 			}
 			if jsonOut {
@@ -76,41 +71,20 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&toolsFlag, "tools", "", "the only tools its holder may list and call, comma-separated (default: every tool)")
+	cmd.Flags().StringVar(&toolsFlag, "tools", "", "the only tools its holder may list and call, comma-separated: langspec's own by name, an upstream tool as category__tool (default: every tool)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, `print {"name": …, "token": …}`)
 	cmd.Flags().BoolVar(&admin, "admin", false, "its holder may also read the server's /metrics")
 	return cmd
 }
 
-// parseToolList reads --tools: langspec's own tool names, or an upstream
-// tool as category__tool.
-func parseToolList(s string, given bool) ([]string, error) {
-	if !given {
-		return nil, nil
-	}
-	known := map[string]bool{}
+// tokenRules is the one rule for making tokens (teamauth.Tokens), as the
+// command line and the management page both apply it.
+func tokenRules(store *db.DB, ac config.Auth, now func() time.Time) teamauth.Tokens {
+	var known []string
 	for _, t := range append(tools.Inventory(), tools.Meta()...) {
-		known[t.Def.Name] = true
+		known = append(known, t.Def.Name)
 	}
-	var out []string
-	for _, name := range strings.Split(s, ",") {
-		name = strings.TrimSpace(name)
-		if name == "" {
-			continue
-		}
-		if !known[name] && !strings.Contains(name, "__") {
-			return nil, apperr.New(apperr.InvalidArgument,
-				"use langspec's tool names ("+strings.Join(slices.Sorted(maps.Keys(known)), ", ")+") or category__tool for an upstream tool",
-				"--tools: %q is not a tool", name)
-		}
-		if !slices.Contains(out, name) {
-			out = append(out, name)
-		}
-	}
-	if len(out) == 0 {
-		return nil, apperr.New(apperr.InvalidArgument, "name at least one tool, or leave --tools out for every tool", "--tools is empty")
-	}
-	return out, nil
+	return teamauth.Tokens{Store: store, Configured: slices.Collect(maps.Keys(ac.Subjects)), Known: known, Now: now}
 }
 
 func newCmdTokenList(f *factory) *cobra.Command {

@@ -37,8 +37,9 @@ port, and stores the tokens encrypted like secrets. Access tokens are then
 renewed before they expire, and once when the server answers 401.`,
 		Args: exactArgs(1, "the upstream's NAME (an mcpServers entry)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkSubject(subject); err != nil {
-				return usageError{err}
+			home, err := subjectHome(f, subject)
+			if err != nil {
+				return err
 			}
 			a, err := f.newApp(app.Workspace{}, nil)
 			if err != nil {
@@ -52,7 +53,7 @@ renewed before they expire, and once when the server answers 401.`,
 			if mgr == nil {
 				return usageError{apperr.New(apperr.InvalidArgument, "add it under mcpServers in langspec.json", "no upstream named %q: no mcpServers are configured", args[0])}
 			}
-			err = mgr.Login(cmd.Context(), args[0], upstream.LoginOptions{Subject: subject, Timeout: timeout, Open: func(u string) {
+			err = mgr.Login(cmd.Context(), args[0], upstream.LoginOptions{Subject: home, Timeout: timeout, Open: func(u string) {
 				fmt.Fprintf(f.io.ErrOut, "langspec: open this address to log in to %s:\n%s\n", args[0], u)
 				if !noBrowser {
 					openBrowser(u)
@@ -65,7 +66,7 @@ renewed before they expire, and once when the server answers 401.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&subject, "subject", "", "log in for this team server subject (default: shared by everyone)")
+	cmd.Flags().StringVar(&subject, "subject", "", "log in for this team server subject: "+subjectFlagHelp+" (default: shared by everyone)")
 	cmd.Flags().BoolVar(&noBrowser, "no-browser", false, "only print the address")
 	cmd.Flags().DurationVar(&timeout, "timeout", 5*time.Minute, "how long to wait for the browser")
 	return cmd
@@ -100,13 +101,17 @@ func newCmdUpstreamLogout(f *factory) *cobra.Command {
 		Short: "Forget an upstream's OAuth tokens",
 		Args:  exactArgs(1, "the upstream's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := deleteSecret(cmd.Context(), f, app.OAuthTokenSecret(args[0]), subject); err != nil {
+			home, err := subjectHome(f, subject)
+			if err != nil {
+				return err
+			}
+			if err := deleteSecret(cmd.Context(), f, app.OAuthTokenSecret(args[0]), home); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: logged out of %s%s\n", args[0], forSubject(subject))
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&subject, "subject", "", "the subject's own login (default: the shared one)")
+	cmd.Flags().StringVar(&subject, "subject", "", "the subject's own login: "+subjectFlagHelp+" (default: the shared one)")
 	return cmd
 }

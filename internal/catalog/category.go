@@ -47,12 +47,18 @@ type Override struct {
 	Description string `json:"description,omitempty" jsonschema:"replaces the tool's description"`
 }
 
-// Mask hides tools everywhere: a tool is visible when allow is empty or one
-// of its globs matches, and no deny glob matches. Globs match
-// "category/tool" (path.Match: * does not cross the /).
+// Mask hides tools everywhere: a tool is visible when it passes the
+// allow-list (Allow and Own; none set lets every tool pass) and no deny glob
+// matches. Globs match "category/tool" (path.Match: * does not cross the /).
 type Mask struct {
 	Allow []string `json:"allow,omitempty" jsonschema:"globs over category/tool; when set, only matching tools are visible"`
 	Deny  []string `json:"deny,omitempty" jsonschema:"globs over category/tool that are never listed nor run, such as */execute_shell_command"`
+	// Own are langspec's own tools by name, allowed in whatever category
+	// serves them — but only a category of BuiltinServer: a token's bare
+	// tool name must never reach an upstream tool that happens to share it
+	// (an upstream tool is allowed only by its category, in Allow). Set by
+	// a team server subject's tools, never by the configuration.
+	Own []string `json:"-"`
 	// and are further masks a tool must pass too (Both).
 	and []Mask
 }
@@ -122,17 +128,20 @@ func (m Mask) Validate() error {
 	return nil
 }
 
-// Visible reports whether the mask lets category/tool be listed and run.
-func (m Mask) Visible(category, tool string) bool {
+// Visible reports whether the mask lets category/tool, a tool of server,
+// be listed and run.
+func (m Mask) Visible(server, category, tool string) bool {
 	name := category + "/" + tool
 	match := func(pats []string) bool {
 		return slices.ContainsFunc(pats, func(p string) bool { ok, _ := path.Match(p, name); return ok })
 	}
-	if (len(m.Allow) > 0 && !match(m.Allow)) || match(m.Deny) {
+	allowList := len(m.Allow) > 0 || len(m.Own) > 0
+	own := server == BuiltinServer && slices.Contains(m.Own, tool)
+	if (allowList && !own && !match(m.Allow)) || match(m.Deny) {
 		return false
 	}
 	for _, o := range m.and {
-		if !o.Visible(category, tool) {
+		if !o.Visible(server, category, tool) {
 			return false
 		}
 	}
@@ -180,7 +189,7 @@ func Resolve(name string, c Config, listed []Listed, mask Mask) Resolved {
 		if !c.Selects(t.Name) {
 			continue
 		}
-		if !c.Enabled(t.Name) || !mask.Visible(name, t.Name) {
+		if !c.Enabled(t.Name) || !mask.Visible(c.Server, name, t.Name) {
 			r.Disabled = append(r.Disabled, t.Name)
 			continue
 		}
@@ -208,7 +217,7 @@ func Check(name string, c Config, tool string, mask Mask) error {
 		return apperr.New(apperr.UnknownTool, fmt.Sprintf("call get-category-tools with category %q to see its tools", name),
 			"category %q has no tool %q", name, tool)
 	}
-	if !c.Enabled(tool) || !mask.Visible(name, tool) {
+	if !c.Enabled(tool) || !mask.Visible(c.Server, name, tool) {
 		return apperr.New(apperr.ToolDisabled, "the configuration or your token's tools leave it out; use another tool",
 			"tool %q of category %q is disabled", tool, name)
 	}

@@ -116,7 +116,7 @@ func TestHandler(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "langspec", Version: "t"}, &mcp.ServerOptions{
 		CompletionHandler: completion.Handler(completion.New(d), resources.Arguments, prompts.Arguments),
 	})
-	resources.Register(s, d)
+	resources.Register(s, d, resources.Grants{Diff: true})
 	prompts.Register(s, d, prompts.Options{Tools: tools.Available(d)})
 	cs := toolstest.Connect(t, s)
 	if cs.InitializeResult().Capabilities.Completions == nil {

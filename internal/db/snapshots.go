@@ -878,7 +878,7 @@ func pickSnapshots(all []VersionInfo, sc Scope) ([]VersionInfo, error) {
 			}
 		}
 		return nil, apperr.New(apperr.NotFound, "available versions: "+strings.Join(names, ", "),
-			"no version %q for %s", sc.Version, describe(sc))
+			"no version %s for %s", apperr.Quote(sc.Version), describe(sc))
 	}
 }
 

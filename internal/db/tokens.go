@@ -22,25 +22,36 @@ type APIToken struct {
 }
 
 // CreateToken stores a token's hash under name. Errors: already_exists when
-// the name is taken, by a valid or a revoked token.
+// a token, valid or revoked, has the name in any case: names that differ
+// only in case would be one vault folder on macOS and Windows. (Names are
+// ASCII, so SQLite's NOCASE folds them whole.)
 func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []string, admin bool, now time.Time) error {
 	var toolsJSON any
 	if tools != nil {
 		b, _ := json.Marshal(tools) // []string always marshals
 		toolsJSON = string(b)
 	}
-	var exists int
-	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ?`, name).Scan(&exists)
+	// One statement checks and inserts, so two makers of one name at once
+	// cannot both pass the check.
+	res, err := d.sql.ExecContext(ctx, `INSERT INTO api_tokens (name, sha256, tools, admin, created_at)
+		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM api_tokens WHERE name = ? COLLATE NOCASE)`,
+		name, sha256Hex, toolsJSON, admin, now.UTC().Format(time.RFC3339), name)
 	if err != nil {
 		return d.classify(err, "create a token")
 	}
-	if exists > 0 {
+	if n, _ := res.RowsAffected(); n == 0 {
+		var taken string
+		if err := d.sql.QueryRowContext(ctx, `SELECT name FROM api_tokens WHERE name = ? COLLATE NOCASE`, name).Scan(&taken); err != nil {
+			return d.classify(err, "create a token")
+		}
+		if taken != name {
+			return apperr.New(apperr.AlreadyExists, "choose another name; `langspec token list` shows the names in use",
+				"a token named %q exists already: names that differ only in case are one name (one vault folder on macOS and Windows)", taken)
+		}
 		return apperr.New(apperr.AlreadyExists, "choose another name; `langspec token list` shows the names in use",
 			"a token named %q exists already (names of revoked tokens are not reused)", name)
 	}
-	_, err = d.sql.ExecContext(ctx, `INSERT INTO api_tokens (name, sha256, tools, admin, created_at) VALUES (?, ?, ?, ?, ?)`,
-		name, sha256Hex, toolsJSON, admin, now.UTC().Format(time.RFC3339))
-	return d.classify(err, "create a token")
+	return nil
 }
 
 // RevokeToken marks the token named name revoked from now on. Errors:
@@ -91,12 +102,12 @@ func (d *DB) TokenByHash(ctx context.Context, sha256Hex string) (t APIToken, ok 
 	return t, err == nil, d.classify(err, "check a token")
 }
 
-// TokenNameTaken says whether a token, valid or revoked, has name: its
-// vault folder and secrets are that name's, so no other subject may take
-// it.
+// TokenNameTaken says whether a token, valid or revoked, has name in any
+// case: its vault folder and secrets are that name's, so no other subject
+// may take it.
 func (d *DB) TokenNameTaken(ctx context.Context, name string) (bool, error) {
 	var n int
-	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ?`, name).Scan(&n)
+	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ? COLLATE NOCASE`, name).Scan(&n)
 	return n > 0, d.classify(err, "look up a token name")
 }
 

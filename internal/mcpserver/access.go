@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/langspec/langspec/internal/catalog"
+	"github.com/langspec/langspec/internal/resources"
 	"github.com/langspec/langspec/internal/tools"
 )
 
@@ -28,6 +29,10 @@ type access struct {
 	// deps is the server's parts without those no reachable tool reads,
 	// for the resources, completions and prompts.
 	deps *tools.Deps
+	// grants are the resource templates that answer what a tool answers
+	// over a part another tool grants (the diff template is spec_diff's,
+	// over the store get_section grants).
+	grants resources.Grants
 }
 
 // surfaceGrants names, for each part of Deps that resources and
@@ -36,6 +41,7 @@ const (
 	grantSpecText   = "get_section" // documents, contents, sections; language, doc, version and section completions
 	grantManualText = "manual_read" // manual files; manual id and path completions
 	grantVaultText  = "vault_read"  // vault notes; vault path completions
+	grantSpecDiff   = "spec_diff"   // the diff template
 )
 
 // accessFor is the access of a client of d served the toolsets sets (nil:
@@ -47,7 +53,7 @@ func accessFor(d *tools.Deps, sets []string, mask catalog.Mask, cats map[string]
 	served := inToolsets(tools.Available(d), sets)
 	reachable := slices.DeleteFunc(served, func(t tools.Tool) bool {
 		if cats == nil {
-			return !mask.Visible(t.Category, t.Def.Name)
+			return !mask.Visible(catalog.BuiltinServer, t.Category, t.Def.Name)
 		}
 		for name, c := range cats {
 			if c.Server == catalog.BuiltinServer && catalog.Check(name, c, t.Def.Name, mask) == nil {
@@ -69,5 +75,5 @@ func accessFor(d *tools.Deps, sets []string, mask catalog.Mask, cats map[string]
 	if !has(grantVaultText) {
 		out.Vault = nil
 	}
-	return access{tools: reachable, deps: &out}
+	return access{tools: reachable, deps: &out, grants: resources.Grants{Diff: out.Store != nil && has(grantSpecDiff)}}
 }

@@ -37,17 +37,19 @@ func TestMaskCoversEveryMethod(t *testing.T) {
 		name string
 		mask catalog.Mask
 		// What the client may reach.
-		specText, manualText, vaultText bool
-		prompts                         []string
+		specText, specDiff, manualText, vaultText bool
+		prompts                                   []string
 	}{
-		{name: "no mask", mask: catalog.Mask{}, specText: true, manualText: true, vaultText: true,
+		{name: "no mask", mask: catalog.Mask{}, specText: true, specDiff: true, manualText: true, vaultText: true,
 			prompts: []string{"collect-from-manuals", "compare-languages", "explain-rule", "learning-plan", "what-changed"}},
+		// get_section grants the sections, not what spec_diff answers.
 		{name: "search_spec and get_section", mask: only("search_spec", "get_section"), specText: true, prompts: []string{"explain-rule"}},
+		{name: "spec_diff and get_section", mask: only("spec_diff", "get_section"), specText: true, specDiff: true, prompts: []string{"what-changed"}},
 		{name: "compare and get_section", mask: only("compare", "get_section"), specText: true, prompts: []string{"compare-languages"}},
 		{name: "search_spec only", mask: only("search_spec")},
 		{name: "manuals without manual_read", mask: only("manual_find", "manual_hits", "manual_list", "manual_ls")},
 		{name: "manual_read", mask: only("manual_read"), manualText: true},
-		{name: "vault denied", mask: catalog.Mask{Deny: []string{"vault/*"}}, specText: true, manualText: true,
+		{name: "vault denied", mask: catalog.Mask{Deny: []string{"vault/*"}}, specText: true, specDiff: true, manualText: true,
 			prompts: []string{"collect-from-manuals", "compare-languages", "explain-rule", "learning-plan", "what-changed"}},
 	} {
 		for _, mode := range []string{ModeFlat, ModeCategories} {
@@ -69,7 +71,7 @@ func TestMaskCoversEveryMethod(t *testing.T) {
 				for _, tm := range tmpls.ResourceTemplates {
 					names = append(names, tm.Name)
 				}
-				for name, want := range map[string]bool{"section": tc.specText, "diff": tc.specText, "manual-file": tc.manualText, "vault-note": tc.vaultText} {
+				for name, want := range map[string]bool{"section": tc.specText, "diff": tc.specDiff, "manual-file": tc.manualText, "vault-note": tc.vaultText} {
 					if slices.Contains(names, name) != want {
 						t.Errorf("template %s listed: %v, want %v (templates %v)", name, !want, want, names)
 					}
@@ -88,6 +90,13 @@ func TestMaskCoversEveryMethod(t *testing.T) {
 					if got := err == nil && len(r.Contents) > 0 && r.Contents[0].Text != ""; got != want {
 						t.Errorf("read %s: got text %v (err %v), want %v", uri, got, err, want)
 					}
+				}
+				// The diff template answers what spec_diff answers: only one
+				// stored version here, so a granted read fails on the
+				// versions, a refused one on the grant.
+				_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "langspec://go/spec/diff/go1.25/go1.26"})
+				if refused := err != nil && strings.Contains(err.Error(), "what spec_diff answers"); refused == tc.specDiff {
+					t.Errorf("read the diff template: %v, want it refused only without spec_diff", err)
 				}
 				// completion/complete
 				complete := func(ref *mcp.CompleteReference, arg, value string, ctxArgs map[string]string) []string {
@@ -144,7 +153,7 @@ func TestMaskCoversEveryMethod(t *testing.T) {
 						t.Fatal(err)
 					}
 					for _, tool := range tl.Tools {
-						if !tc.mask.Visible(categoryOf(tool.Name), tool.Name) {
+						if !tc.mask.Visible(catalog.BuiltinServer, categoryOf(tool.Name), tool.Name) {
 							t.Errorf("tool %s listed against the mask", tool.Name)
 						}
 					}

@@ -170,7 +170,7 @@ func TestCORSChain(t *testing.T) {
 	}
 	requireToken := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: "http://localhost/.well-known/oauth-protected-resource"})
 	allowed := []string{allowedOrigin}
-	srv := httptest.NewServer(checkOrigin(cors(limitBody(requireToken(vetMessages(sdk, nil)), DefaultMaxBodyBytes), allowed), allowed))
+	srv := httptest.NewServer(checkOrigin(cors(limitBody(requireToken(vetMessages(sdk, nil)), MaxMessageBytes), allowed), allowed))
 	t.Cleanup(srv.Close)
 
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"page","version":"1"}}}`

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
@@ -27,29 +29,63 @@ type subjectVaults struct {
 	open map[string]*vault.Vault
 }
 
-// get returns the vault of subject name; nil when every subject shares
-// Deps.Vault.
-func (sv *subjectVaults) get(name string) (*vault.Vault, error) {
+// get returns the vault of sub, in its home (teamauth.Subject.Home); nil
+// when every subject shares Deps.Vault. legacyIsFree says whether no token
+// has a name (in any case): see adoptLegacyFolder.
+func (sv *subjectVaults) get(sub teamauth.Subject, legacyIsFree func(name string) bool) (*vault.Vault, error) {
 	if sv.root == "" {
 		return nil, nil
 	}
-	if name == "" {
-		name = "anonymous"
+	home := sub.Home()
+	if home == "" {
+		home = "anonymous"
 	}
 	sv.mu.Lock()
 	defer sv.mu.Unlock()
-	if v := sv.open[name]; v != nil {
+	if v := sv.open[home]; v != nil {
 		return v, nil
 	}
-	// The name passed teamauth.CheckName (or is a digest): no separators,
-	// no dot first, so the folder is always inside root.
-	v, err := vault.Open(filepath.Join(sv.root, name), vault.Options{Logger: sv.log})
+	// A home is a token's name (teamauth.CheckName: no separators, no dot
+	// first) or the JWT form of names and digests: always inside root.
+	dir := filepath.Join(sv.root, filepath.FromSlash(home))
+	if sub.Issuer != "" {
+		sv.adoptLegacyFolder(sub, dir, legacyIsFree)
+	}
+	v, err := vault.Open(dir, vault.Options{Logger: sv.log})
 	if err != nil {
 		return nil, err
 	}
 	context.AfterFunc(sv.ctx, func() { v.Close() })
-	sv.open[name] = v
+	sv.open[home] = v
 	return v, nil
+}
+
+// adoptLegacyFolder moves a JWT subject's vault folder from where versions
+// before homes by issuer kept it, VAULT_ROOT/<name>, to its home dir: only
+// when dir does not exist yet and no token has the name (a token's name,
+// valid or revoked, is never reused, and a JWT subject of a token's name
+// was refused, so the folder can only be this subject's). Anything else
+// stays where it is.
+func (sv *subjectVaults) adoptLegacyFolder(sub teamauth.Subject, dir string, legacyIsFree func(string) bool) {
+	legacy := filepath.Join(sv.root, sub.Name)
+	if sub.Name == "" || sub.Name == "anonymous" || legacyIsFree == nil {
+		return
+	}
+	if fi, err := os.Stat(legacy); err != nil || !fi.IsDir() {
+		return
+	}
+	if _, err := os.Lstat(dir); !errors.Is(err, fs.ErrNotExist) || !legacyIsFree(sub.Name) {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		sv.log.Warn("a JWT subject's vault folder stays where an older version kept it", "subject", sub.Name, "err", err)
+		return
+	}
+	if err := os.Rename(legacy, dir); err != nil {
+		sv.log.Warn("a JWT subject's vault folder stays where an older version kept it", "subject", sub.Name, "err", err)
+		return
+	}
+	sv.log.Info("moved a JWT subject's vault folder to its home under its issuer", "subject", sub.Name, "to", dir)
 }
 
 // Watch makes the team server switch to a database file that was replaced
@@ -184,7 +220,10 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 	}
 	d := ss.deps
 	if d.Vault != nil {
-		v, err := ss.vaults.get(sub.Name)
+		v, err := ss.vaults.get(sub, func(name string) bool {
+			taken, err := d.Store.TokenNameTaken(ss.ctx, name)
+			return err == nil && !taken
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +238,7 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 		// The configured upstreams, shared — but for those the subject
 		// has secrets of its own for; the subject's langspec tools are
 		// added to its fork by Build.
-		fork, err := opts.Upstreams.ForkFor(sub.Name)
+		fork, err := opts.Upstreams.ForkFor(sub.Home())
 		if err != nil {
 			return nil, err
 		}

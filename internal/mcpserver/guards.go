@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"golang.org/x/time/rate"
+
+	"github.com/langspec/langspec/internal/teamauth"
 )
 
 // checkHost refuses (403) a request that reached a loopback address under
@@ -92,7 +94,7 @@ type verifiedKey struct{}
 // do. A valid token's TokenInfo reaches next through the SDK's own
 // middleware (auth.RequireBearerToken), so the SDK binds each session to
 // the subject that made it, as it does for its own verifiers.
-func requireBearer(next http.Handler, verify auth.TokenVerifier, c bearerChallenge) http.Handler {
+func requireBearer(next http.Handler, verify auth.TokenVerifier, c bearerChallenge, lim *limiter) http.Handler {
 	sdk := auth.RequireBearerToken(func(ctx context.Context, _ string, _ *http.Request) (*auth.TokenInfo, error) {
 		return ctx.Value(verifiedKey{}).(*auth.TokenInfo), nil
 	}, nil)(next)
@@ -104,6 +106,10 @@ func requireBearer(next http.Handler, verify auth.TokenVerifier, c bearerChallen
 			http.Error(w, "this server needs a bearer token: "+howToGetAToken, http.StatusUnauthorized)
 			return
 		}
+		if wait := lim.credentialWait(r); wait > 0 {
+			tooMany(w, r, lim.perSecond, lim.burst, wait)
+			return
+		}
 		info, err := verify(r.Context(), token, r)
 		switch {
 		case err == nil && info != nil && !info.Expiration.IsZero() && info.Expiration.Before(time.Now()):
@@ -112,6 +118,7 @@ func requireBearer(next http.Handler, verify auth.TokenVerifier, c bearerChallen
 			err = errors.New("the verifier returned no token information")
 		}
 		if errors.Is(err, auth.ErrInvalidToken) {
+			lim.CredentialFailed(r)
 			w.Header().Set("WWW-Authenticate", c.header(true, "the token is unknown, revoked, expired or not for this server"))
 			http.Error(w, "the bearer token was refused ("+err.Error()+"); "+howToGetAToken, http.StatusUnauthorized)
 			return
@@ -167,11 +174,18 @@ func ownPage(r *http.Request, origin string) bool {
 	return host == "localhost" || net.ParseIP(strings.Trim(host, "[]")) != nil
 }
 
-// limitBody refuses (413) a request body over max bytes.
+// limitBody refuses (413) a request body over max bytes: in JSON-RPC on
+// the MCP endpoint (a body without a length that runs over is answered
+// there by vetMessages), in plain text elsewhere.
 func limitBody(next http.Handler, max int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > max {
-			http.Error(w, fmt.Sprintf("request body of %d bytes is over the limit of %d", r.ContentLength, max), http.StatusRequestEntityTooLarge)
+			msg := fmt.Sprintf("request body of %d bytes is over the limit of %d; send smaller arguments", r.ContentLength, max)
+			if r.URL.Path == PathMCP {
+				writeRejections(w, http.StatusRequestEntityTooLarge, []rejection{{err: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}}}, false)
+				return
+			}
+			http.Error(w, msg, http.StatusRequestEntityTooLarge)
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, max)
@@ -182,44 +196,182 @@ func limitBody(next http.Handler, max int64) http.Handler {
 // maxLimiters bounds the rate limiters kept, one per subject or address.
 const maxLimiters = 10000
 
-// rateLimit answers 429 to a subject (or, without auth, a remote address)
-// sending more than perSecond requests a second beyond a burst of burst.
-func rateLimit(next http.Handler, perSecond float64, burst int) http.Handler {
-	var mu sync.Mutex
-	limiters := map[string]*rate.Limiter{}
+// rateLogEvery spaces the log lines of one key's 429s: the first refusal
+// of a flood is logged at once, then one line at most this often, with how
+// many were refused since, so that a flood cannot flood the log too.
+const rateLogEvery = 10 * time.Second
+
+// limiter is the team server's one rate limit, in front of every route
+// that runs a query: /mcp, the management page (its login form too),
+// /metrics and /health. Each subject has a bucket of its own, shared by
+// every route; a request without a subject (the login form, /health, a
+// server without auth) is counted by its remote address. A nil limiter
+// lets everything through (a loopback server without auth and without
+// --rate).
+type limiter struct {
+	perSecond float64
+	burst     int
+	log       *slog.Logger
+	now       func() time.Time
+
+	mu    sync.Mutex
+	byKey map[string]*bucket
+}
+
+type bucket struct {
+	*rate.Limiter
+	refused int       // 429s since the last log line
+	logged  time.Time // when the last log line was written
+}
+
+// newLimiter is the limiter of perSecond requests a second in bursts of
+// burst; nil when perSecond is negative (no limit).
+func newLimiter(perSecond float64, burst int, log *slog.Logger) *limiter {
+	if perSecond < 0 {
+		return nil
+	}
+	return &limiter{perSecond: perSecond, burst: burst, log: log, now: time.Now, byKey: map[string]*bucket{}}
+}
+
+// limitKey is whose bucket a request draws from: its subject's, or its
+// remote address's when it has none.
+func limitKey(sub teamauth.Subject, r *http.Request) string {
+	if sub.Name != "" {
+		return "subject:" + sub.Key()
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return "addr:" + host
+}
+
+// reserve takes one request from key's bucket; the wait is how long until
+// it would have had one (0: it did).
+func (l *limiter) reserve(key string) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.byKey[key]
+	if b == nil {
+		if len(l.byKey) >= maxLimiters {
+			// Many addresses (a scan): start over rather than grow
+			// without bound; each starts again with a full burst.
+			clear(l.byKey)
+		}
+		b = &bucket{Limiter: rate.NewLimiter(rate.Limit(l.perSecond), l.burst)}
+		l.byKey[key] = b
+	}
+	res := b.ReserveN(l.now(), 1)
+	wait := res.DelayFrom(l.now())
+	if wait <= 0 {
+		return 0
+	}
+	res.CancelAt(l.now())
+	b.refused++
+	if now := l.now(); now.Sub(b.logged) >= rateLogEvery {
+		l.log.Warn("rate limited", "key", key, "refused", b.refused, "rate_per_second", l.perSecond, "burst", l.burst)
+		b.refused, b.logged = 0, now
+	}
+	return wait
+}
+
+// Allow says whether the request of sub may go on; when not, it has
+// answered 429 with Retry-After in plain text (the page's routes). A nil
+// limiter allows everything.
+func (l *limiter) Allow(w http.ResponseWriter, r *http.Request, sub teamauth.Subject) bool {
+	if l == nil {
+		return true
+	}
+	wait := l.reserve(limitKey(sub, r))
+	if wait <= 0 {
+		return true
+	}
+	retry := retryAfter(wait)
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
+	http.Error(w, fmt.Sprintf("rate limited: this subject may send %g requests a second, in bursts of %d; retry after %d s", l.perSecond, l.burst, retry),
+		http.StatusTooManyRequests)
+	return false
+}
+
+// Refused credentials are counted too, by address, in a bucket of their
+// own: checking a token is a query, and a client sending made-up tokens
+// has no subject whose bucket could stop it. While an address's bucket of
+// failures is empty, its credentials are not checked at all (429); a
+// valid token from it is not counted there, so colleagues behind one
+// proxy are held up only while someone there keeps failing faster than
+// --rate.
+func failKey(r *http.Request) string { return "fail:" + limitKey(teamauth.Subject{}, r) }
+
+// credentialWait is how long until r's address may have a credential
+// checked again: 0 while its failures have not emptied its bucket.
+func (l *limiter) credentialWait(r *http.Request) time.Duration {
+	if l == nil {
+		return 0
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.byKey[failKey(r)]
+	if b == nil || b.TokensAt(l.now()) >= 1 {
+		return 0
+	}
+	return time.Duration((1 - b.TokensAt(l.now())) / l.perSecond * float64(time.Second))
+}
+
+// AllowCredential says whether a credential from r's address may be
+// checked; when not, it has answered 429 in plain text (the page).
+func (l *limiter) AllowCredential(w http.ResponseWriter, r *http.Request) bool {
+	wait := l.credentialWait(r)
+	if wait <= 0 {
+		return true
+	}
+	retry := retryAfter(wait)
+	w.Header().Set("Retry-After", strconv.Itoa(retry))
+	http.Error(w, fmt.Sprintf("too many refused tokens from this address; retry after %d s", retry), http.StatusTooManyRequests)
+	return false
+}
+
+// CredentialFailed counts a refused credential against r's address.
+func (l *limiter) CredentialFailed(r *http.Request) {
+	if l != nil {
+		l.reserve(failKey(r))
+	}
+}
+
+// bySubject limits an MCP route: a 429 answered in JSON-RPC, with the
+// request's id.
+func (l *limiter) bySubject(next http.Handler) http.Handler {
+	if l == nil {
+		return next
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := "subject:" + subjectOf(r).Key()
-		if subjectOf(r).Name == "" {
-			host, _, _ := net.SplitHostPort(r.RemoteAddr)
-			key = "addr:" + host
-		}
-		mu.Lock()
-		l := limiters[key]
-		if l == nil {
-			if len(limiters) >= maxLimiters {
-				// Many addresses (a scan): start over rather than grow
-				// without bound; each starts again with a full burst.
-				clear(limiters)
-			}
-			l = rate.NewLimiter(rate.Limit(perSecond), burst)
-			limiters[key] = l
-		}
-		mu.Unlock()
-		res := l.Reserve()
-		if wait := res.Delay(); wait > 0 {
-			res.Cancel()
-			tooMany(w, r, perSecond, burst, wait)
+		if wait := l.reserve(limitKey(subjectOf(r), r)); wait > 0 {
+			tooMany(w, r, l.perSecond, l.burst, wait)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
+// plain limits a route that is not MCP (/metrics, /health) by its subject
+// or address, answering 429 in plain text.
+func (l *limiter) plain(next http.Handler) http.Handler {
+	if l == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if l.Allow(w, r, subjectOf(r)) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+func retryAfter(wait time.Duration) int { return max(1, int(math.Ceil(wait.Seconds()))) }
+
 // tooMany answers 429 with Retry-After (whole seconds, at least one) and
 // a JSON-RPC error a client can show, carrying the request's id when it
 // has one.
 func tooMany(w http.ResponseWriter, r *http.Request, perSecond float64, burst int, wait time.Duration) {
-	retry := max(1, int(math.Ceil(wait.Seconds())))
+	retry := retryAfter(wait)
 	var id json.RawMessage
 	if r.Method == http.MethodPost {
 		if body, err := io.ReadAll(r.Body); err == nil && json.Valid(body) {

@@ -51,10 +51,13 @@ type HTTPOptions struct {
 	// no metadata is served and no 401 points at any, since a client
 	// could not log in anywhere; the 401 says how to get a token instead.
 	AuthorizationServers []string
-	MaxBodyBytes         int64   // per request; 0 is DefaultMaxBodyBytes
-	RatePerSecond        float64 // sustained requests per subject; 0 is DefaultRatePerSecond
-	RateBurst            int     // requests a subject may send at once; 0 is DefaultRateBurst
-	VaultRoot            string  // each subject's vault is VaultRoot/<subject>; "" keeps Deps.Vault for everyone
+	MaxBodyBytes         int64 // per request; 0 is MaxMessageBytes, the stdio transport's limit too
+	// RatePerSecond is the sustained requests a second each subject (or
+	// address, without one) may send, over every route that runs a query;
+	// 0 is DefaultRatePerSecond, negative no limit.
+	RatePerSecond float64
+	RateBurst     int    // requests a subject may send at once; 0 is DefaultRateBurst
+	VaultRoot     string // each subject's vault is VaultRoot/<subject>; "" keeps Deps.Vault for everyone
 	// SessionIdle closes a session after this long without a request or
 	// an open stream; 0 is DefaultSessionIdle, negative never.
 	SessionIdle time.Duration
@@ -64,10 +67,12 @@ type HTTPOptions struct {
 	// Watch, when set, follows a database file that is replaced by a newer
 	// one (read-only replicas): see Watch.
 	Watch *Watch
-	// Sources, Ingest and Subjects go to the management page (webui.Options).
+	// Sources, Ingest, Subjects and Tokens go to the management page
+	// (webui.Options).
 	Sources  []ingest.SourceSpec
 	Ingest   func(ctx context.Context, language, doc string, progress func(page string, failed bool)) (ingest.Report, error)
 	Subjects map[string]webui.SubjectInfo
+	Tokens   teamauth.Tokens
 }
 
 // Defaults of HTTPOptions.
@@ -82,7 +87,6 @@ type HTTPOptions struct {
 // clients at once; 50 a second sustained is more than an agent's calls
 // come at, and a few milliseconds of a core each.
 const (
-	DefaultMaxBodyBytes  = 1 << 20
 	DefaultRatePerSecond = 50
 	DefaultRateBurst     = 100
 )
@@ -125,7 +129,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 		context.AfterFunc(ctx, func() { _ = mgr.Close() })
 	}
 	d.Logger = logger(&d)
-	h.MaxBodyBytes = cmpOr(h.MaxBodyBytes, DefaultMaxBodyBytes)
+	h.MaxBodyBytes = cmpOr(h.MaxBodyBytes, MaxMessageBytes)
 	h.RatePerSecond = cmpOr(h.RatePerSecond, DefaultRatePerSecond)
 	h.RateBurst = cmpOr(h.RateBurst, DefaultRateBurst)
 	h.SessionIdle = cmpOr(h.SessionIdle, DefaultSessionIdle)
@@ -173,24 +177,26 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 		}, d.Logger)
 	}
 
+	lim := newLimiter(h.RatePerSecond, h.RateBurst, d.Logger)
 	mcpHandler := vetMessages(stream, d.Logger)
-	mcpHandler = rateLimit(mcpHandler, h.RatePerSecond, h.RateBurst)
+	mcpHandler = lim.bySubject(mcpHandler)
 	challenge := bearerChallenge{realm: "langspec"}
 	if len(h.AuthorizationServers) > 0 {
 		challenge.resourceMetadata = h.BaseURL + PathMetadata + PathMCP
 	}
 	requireToken := func(next http.Handler) http.Handler { return next }
 	if h.Verifier != nil {
-		requireToken = func(next http.Handler) http.Handler { return requireBearer(next, h.Verifier, challenge) }
+		requireToken = func(next http.Handler) http.Handler { return requireBearer(next, h.Verifier, challenge, lim) }
 	}
 	mcpHandler = requireToken(mcpHandler)
 
 	ui, err := webui.New(webui.Options{StoreOf: StoreOf,
 		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger, BaseURL: h.BaseURL,
-		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects, Notes: d.Notes})
+		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects, Tokens: h.Tokens, Notes: d.Notes, Limiter: lim})
 	if err != nil {
 		return nil, err
 	}
+	go ui.Run(ctx)
 	// guard is what every route passes, outermost first.
 	guard := func(next http.Handler) http.Handler {
 		return checkOrigin(limitBody(gens.serve(next), h.MaxBodyBytes), h.AllowedOrigins)
@@ -199,15 +205,15 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	// CORS outside the token check: a preflight carries no token.
 	mux.Handle(PathMCP, guard(cors(mcpHandler, h.AllowedOrigins)))
 	mux.Handle(PathUI, guard(ui))
-	mux.Handle(PathMetrics, guard(met.handler(requireToken)))
-	mux.Handle(PathHealth, guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle(PathMetrics, guard(met.handler(requireToken, lim.plain)))
+	mux.Handle(PathHealth, guard(lim.plain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := StoreOf(r.Context()).Ping(r.Context()); err != nil {
 			http.Error(w, `{"status":"unavailable"}`, http.StatusServiceUnavailable)
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"status":"ok"}`)
-	})))
+	}))))
 	if len(h.AuthorizationServers) > 0 {
 		metadata := auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource:               h.BaseURL + PathMCP,

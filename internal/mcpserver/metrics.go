@@ -79,16 +79,16 @@ func (m *metrics) middleware() mcp.Middleware {
 
 // handler serves the metrics to an admin subject (or to anyone when the
 // server has no auth); others get 403, a request without a token 401.
-func (m *metrics) handler(verify func(http.Handler) http.Handler) http.Handler {
+func (m *metrics) handler(verify, limit func(http.Handler) http.Handler) http.Handler {
 	serve := promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 	if verify == nil {
-		return serve
+		return limit(serve)
 	}
-	return verify(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return verify(limit(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s, ok := teamauth.FromContext(r.Context()); !ok || !s.Admin {
 			http.Error(w, "metrics are for admin tokens (langspec token create NAME --admin)", http.StatusForbidden)
 			return
 		}
 		serve.ServeHTTP(w, r)
-	}))
+	})))
 }

@@ -84,7 +84,7 @@ func newFlat(d *tools.Deps, version string, mask catalog.Mask, sets []string) *m
 	schemas := tools.Register(s, d, a.tools)
 	// Outermost first: the log line shows the rewritten argument errors.
 	s.AddReceivingMiddleware(middleware.LogCalls(logger(d)), middleware.ExplainArgs(schemas))
-	resources.Register(s, a.deps)
+	resources.Register(s, a.deps, a.grants)
 	prompts.Register(s, a.deps, prompts.Options{Tools: a.tools})
 	return s
 }
@@ -168,7 +168,7 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	s := newMCPServer(a.deps, opts.Version, categoriesInstructions)
 	schemas := tools.Register(s, &d, tools.Meta())
 	s.AddReceivingMiddleware(middleware.LogCalls(d.Logger), middleware.ExplainArgs(schemas))
-	resources.Register(s, a.deps)
+	resources.Register(s, a.deps, a.grants)
 	prompts.Register(s, a.deps, prompts.Options{Categories: true, Tools: a.tools})
 	go refreshWhenSettled(ctx, s, &d)
 	return s, nil

@@ -48,8 +48,12 @@ type sessionRegistry struct {
 	now        func() time.Time
 	log        *slog.Logger
 
-	mu       sync.Mutex
-	byID     map[string]*trackedSession
+	mu   sync.Mutex
+	byID map[string]*trackedSession
+	// pending counts each subject's initializes in the SDK's hands: their
+	// slots are reserved before the SDK makes the session, so that many
+	// at once cannot all pass the cap.
+	pending  map[string]int
 	stopping bool
 	// calls counts the requests in flight that are not GET streams: at
 	// shutdown, their answers go out before the streams end.
@@ -69,7 +73,7 @@ type trackedSession struct {
 }
 
 func newSessionRegistry(idle time.Duration, perSubject int, log *slog.Logger) *sessionRegistry {
-	return &sessionRegistry{idle: idle, perSubject: perSubject, now: time.Now, log: log, byID: map[string]*trackedSession{}}
+	return &sessionRegistry{idle: idle, perSubject: perSubject, now: time.Now, log: log, byID: map[string]*trackedSession{}, pending: map[string]int{}}
 }
 
 // track wraps the streamable handler of subject's server s. server is how
@@ -85,7 +89,7 @@ func (sr *sessionRegistry) track(w http.ResponseWriter, r *http.Request, subject
 			next.ServeHTTP(w, r)
 			return
 		}
-		if err := sr.makeRoom(subject); err != nil {
+		if err := sr.reserve(subject); err != nil {
 			var id json.RawMessage
 			if body, rerr := io.ReadAll(r.Body); rerr == nil && json.Valid(body) {
 				id = readMembers(body).id
@@ -94,11 +98,11 @@ func (sr *sessionRegistry) track(w http.ResponseWriter, r *http.Request, subject
 			writeRejections(w, http.StatusTooManyRequests, []rejection{{id: id, err: &jsonrpc.Error{Code: codeRateLimited, Message: err.Error()}}}, false)
 			return
 		}
+		made := ""
+		defer func() { sr.settle(subject, made, server) }() // the slot is given back even if the SDK panics
 		rec := &statusRecorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
-		if made := rec.Header().Get(headerSessionID); made != "" {
-			sr.add(made, subject, server)
-		}
+		made = rec.Header().Get(headerSessionID)
 		return
 	}
 	s := sr.begin(id)
@@ -131,10 +135,11 @@ func (sr *sessionRegistry) track(w http.ResponseWriter, r *http.Request, subject
 	}
 }
 
-// makeRoom keeps a subject under its cap before it makes a new session:
-// its oldest idle sessions are closed. Errors when every one of them is in
-// use.
-func (sr *sessionRegistry) makeRoom(subject string) error {
+// reserve keeps a subject under its cap before it makes a new session, and
+// takes a slot for it: the subject's oldest idle sessions are closed to
+// make room. The slot is held until settle, so that concurrent initializes
+// count one another. Errors when every session and slot is in use.
+func (sr *sessionRegistry) reserve(subject string) error {
 	if sr.perSubject <= 0 {
 		return nil
 	}
@@ -146,20 +151,21 @@ func (sr *sessionRegistry) makeRoom(subject string) error {
 		}
 	}
 	var evict []*trackedSession
-	if len(mine) >= sr.perSubject {
+	if held := len(mine) + sr.pending[subject]; held >= sr.perSubject {
 		idle := slices.DeleteFunc(mine, func(s *trackedSession) bool { return s.open > 0 })
 		slices.SortFunc(idle, func(a, b *trackedSession) int { return a.last.Compare(b.last) })
-		over := len(mine) - sr.perSubject + 1
+		over := held - sr.perSubject + 1
 		if len(idle) < over {
 			sr.mu.Unlock()
 			return fmt.Errorf("too many sessions: this subject holds %d, every one in use, and may hold %d; end one (DELETE %s with its %s) or retry later",
-				len(mine), sr.perSubject, PathMCP, headerSessionID)
+				held, sr.perSubject, PathMCP, headerSessionID)
 		}
 		evict = idle[:over]
 		for _, s := range evict {
 			delete(sr.byID, s.id)
 		}
 	}
+	sr.pending[subject]++
 	sr.mu.Unlock()
 	for _, s := range evict {
 		sr.log.Info("closed the subject's oldest idle session to make room", "session_cap", sr.perSubject, "idle_for", sr.now().Sub(s.last).Round(time.Second))
@@ -168,10 +174,17 @@ func (sr *sessionRegistry) makeRoom(subject string) error {
 	return nil
 }
 
-func (sr *sessionRegistry) add(id, subject string, server *mcp.Server) {
+// settle gives back the slot reserve took, and records the session made
+// in it (id "" when the SDK made none).
+func (sr *sessionRegistry) settle(subject, id string, server *mcp.Server) {
 	sr.mu.Lock()
 	defer sr.mu.Unlock()
-	if _, ok := sr.byID[id]; !ok {
+	if sr.perSubject > 0 {
+		if sr.pending[subject]--; sr.pending[subject] <= 0 {
+			delete(sr.pending, subject)
+		}
+	}
+	if _, ok := sr.byID[id]; id != "" && !ok {
 		sr.byID[id] = &trackedSession{id: id, subject: subject, server: server, last: sr.now(), streams: map[*http.Request]context.CancelFunc{}}
 	}
 }

@@ -17,9 +17,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// MaxMessageBytes is the largest JSON-RPC message the server reads; a longer
-// line is answered with an error and skipped.
-const MaxMessageBytes = mcp.DefaultMaxLineLength
+// MaxMessageBytes is the largest JSON-RPC message the server reads, over
+// stdio and over HTTP alike (HTTPOptions.MaxBodyBytes): a longer one is
+// answered with a JSON-RPC error on both. 4 MiB holds the largest thing a
+// tool takes — a vault note of vault.DefaultMaxWriteBytes (2 MiB), with
+// room for JSON's escapes — and keeps what one request can make the team
+// server hold small.
+const MaxMessageBytes = 4 << 20
 
 // StdioTransport is the SDK's newline-delimited JSON transport over in and
 // out, made to survive bad input. The SDK ends the whole session on the

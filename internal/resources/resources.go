@@ -62,13 +62,13 @@ const listTimeout = 5 * time.Second
 // is of the documents stored now; one ingested later is still read through
 // the templates. A store that cannot be listed is logged, and the templates
 // are added anyway.
-func Register(s *mcp.Server, d *tools.Deps) {
-	r := &reader{d: d, log: d.Logger}
+func Register(s *mcp.Server, d *tools.Deps, g Grants) {
+	r := &reader{d: d, g: g, log: d.Logger}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
 	s.AddReceivingMiddleware(r.fallback)
-	for _, t := range templates(d) {
+	for _, t := range templates(d, g) {
 		s.AddResourceTemplate(t, r.read)
 	}
 	if d.Store == nil {
@@ -97,8 +97,17 @@ func Register(s *mcp.Server, d *tools.Deps) {
 	}
 }
 
-// templates are the resource templates d can serve, in listing order.
-func templates(d *tools.Deps) []*mcp.ResourceTemplate {
+// Grants are what a client may read beyond what d's parts give: a template
+// that answers what a tool answers is granted by that tool. d's store (the
+// documents and sections, get_section's) does not grant the diff template,
+// which answers what spec_diff does.
+type Grants struct {
+	Diff bool // the client may call spec_diff
+}
+
+// templates are the resource templates d can serve under g, in listing
+// order.
+func templates(d *tools.Deps, g Grants) []*mcp.ResourceTemplate {
 	var out []*mcp.ResourceTemplate
 	if d.Store != nil {
 		out = append(out,
@@ -110,9 +119,11 @@ func templates(d *tools.Deps) []*mcp.ResourceTemplate {
 				Description: "Table of contents of a stored document at one stored version.", MIMEType: mimeMarkdown},
 			&mcp.ResourceTemplate{URITemplate: tmplVersionSection, Name: "section-version", Title: "Specification section at a version",
 				Description: "One section of one stored version as Markdown with its canonical URL.", MIMEType: mimeMarkdown},
-			&mcp.ResourceTemplate{URITemplate: tmplDiff, Name: "diff", Title: "What changed between two versions",
-				Description: "What changed in a document between two stored versions, as spec_diff answers it: counts by chapter, then the first page of changed sections.", MIMEType: mimeMarkdown},
 		)
+		if g.Diff {
+			out = append(out, &mcp.ResourceTemplate{URITemplate: tmplDiff, Name: "diff", Title: "What changed between two versions",
+				Description: "What changed in a document between two stored versions, as spec_diff answers it: counts by chapter, then the first page of changed sections.", MIMEType: mimeMarkdown})
+		}
 	}
 	if d.Manuals != nil {
 		out = append(out, &mcp.ResourceTemplate{URITemplate: tmplManual, Name: "manual-file", Title: "Manual file",
@@ -194,6 +205,7 @@ func isSDKNotFound(err error) bool {
 // URI itself, so which template the SDK matched does not matter.
 type reader struct {
 	d   *tools.Deps
+	g   Grants
 	log *slog.Logger
 }
 
@@ -210,6 +222,11 @@ func (r *reader) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.R
 	case targetSection:
 		c, err = r.section(ctx, t)
 	case targetDiff:
+		if !r.g.Diff {
+			err = apperr.New(apperr.NotFound, "call search_spec or get_section, or ask an admin for a token that allows spec_diff",
+				"this client may not read what spec_diff answers (its token's tools leave spec_diff out)")
+			break
+		}
 		c, err = r.diff(ctx, t)
 	case targetManual:
 		c, err = r.manualFile(t)

@@ -52,7 +52,7 @@ func openStore(t *testing.T) *db.DB {
 func serve(t *testing.T, d *tools.Deps, pageSize int) *mcp.ClientSession {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "langspec", Version: "t"}, &mcp.ServerOptions{PageSize: pageSize})
-	resources.Register(s, d)
+	resources.Register(s, d, resources.Grants{Diff: true})
 	return toolstest.Connect(t, s)
 }
 

@@ -197,7 +197,7 @@ func pickVersions(ctx context.Context, store *db.DB, req Request) (from, to db.V
 	case doc == "" && len(docs) == 1:
 		doc = docs[0]
 	case !slices.Contains(docs, doc):
-		return from, to, apperr.New(apperr.NotFound, "documents of "+req.Language+": "+strings.Join(docs, ", "), "no document %q for %s", doc, req.Language)
+		return from, to, apperr.New(apperr.NotFound, "documents of "+req.Language+": "+strings.Join(docs, ", "), "no document %s for %s", apperr.Quote(doc), req.Language)
 	}
 	var vs []db.VersionInfo // complete, newest first (Versions' order)
 	var names []string
@@ -215,7 +215,7 @@ func pickVersions(ctx context.Context, store *db.DB, req Request) (from, to db.V
 	find := func(name, which string) (db.VersionInfo, error) {
 		i := slices.IndexFunc(vs, func(v db.VersionInfo) bool { return v.Version == name })
 		if i < 0 {
-			return db.VersionInfo{}, apperr.New(apperr.NotFound, "stored versions: "+strings.Join(names, ", "), "no complete version %q of %s/%s (%s)", name, req.Language, doc, which)
+			return db.VersionInfo{}, apperr.New(apperr.NotFound, "stored versions: "+strings.Join(names, ", "), "no complete version %s of %s/%s (%s)", apperr.Quote(name), req.Language, doc, which)
 		}
 		return vs[i], nil
 	}

@@ -13,8 +13,6 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -132,10 +130,11 @@ func subjectName(sub string) string {
 // Either accepts a token that static accepts (langspec's own, "lsp_…"),
 // or else one that jwtv accepts; jwtv nil accepts none.
 //
-// A JWT subject whose name is a langspec token's (valid or revoked) is
-// refused: the name is the token's vault folder and secrets, and the two
-// would share them. CheckNames refuses such a configuration at start;
-// this covers a subject the configuration does not name.
+// A JWT subject whose name is a langspec token's (valid or revoked, in any
+// case) is refused: the two would go by one name in the logs and on the
+// page (their homes are apart: Subject.Home). CheckNames refuses such a
+// configuration at start; this covers a subject the configuration does not
+// name.
 func Either(storeOf StoreOf, static, jwtv auth.TokenVerifier) auth.TokenVerifier {
 	return func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 		if strings.HasPrefix(token, tokenPrefix) || jwtv == nil {
@@ -155,31 +154,8 @@ func Either(storeOf StoreOf, static, jwtv auth.TokenVerifier) auth.TokenVerifier
 			return nil, fmt.Errorf("checking the subject's name: %w", err)
 		}
 		if taken {
-			return nil, fmt.Errorf("%w: the identity provider's subject %q has the name of a langspec token, so the two would share a vault and secrets; an admin renames one of them", auth.ErrInvalidToken, sub.Name)
+			return nil, fmt.Errorf("%w: %w", auth.ErrInvalidToken, errNameInUse(sub.Name))
 		}
 		return info, nil
 	}
 }
-
-// CheckNames refuses a configuration in which a subject of the identity
-// provider (by the name it goes by here) has the name of a langspec token:
-// the two would share a vault folder, secrets and logs. Errors:
-// invalid_argument naming both and the way out.
-func CheckNames(ctx context.Context, store *db.DB, jwtSubjects []string) error {
-	for _, sub := range jwtSubjects {
-		name := subjectName(sub)
-		taken, err := store.TokenNameTaken(ctx, name)
-		if err != nil {
-			return err
-		}
-		if taken {
-			return apperr.New(apperr.InvalidArgument, "rename the subject under auth.subjects, or revoke and remake the token under another name",
-				"auth.subjects names %q, and a langspec token is named %q: the two would share a vault folder and secrets", sub, name)
-		}
-	}
-	return nil
-}
-
-// ConfiguredName is the name a subject of the identity provider goes by
-// here (its vault folder): for `token create`, which refuses it.
-func ConfiguredName(sub string) string { return subjectName(sub) }

@@ -86,22 +86,24 @@ func (s Subject) Key() string {
 	return s.Issuer + keySeparator + s.Name
 }
 
-// Mask is the subject's tools as a catalog mask: a tool of langspec by
-// its name in any category, an upstream tool named category__tool as
-// category/tool. The zero Mask (every tool) when Tools is nil.
+// Mask is the subject's tools as a catalog mask: a bare name is one of
+// langspec's own tools, in whatever category serves it (catalog.Mask.Own:
+// never an upstream tool of that name); an upstream tool is named
+// category__tool, allowed as category/tool only. The zero Mask (every tool)
+// when Tools is nil.
 func (s Subject) Mask() catalog.Mask {
 	if s.Tools == nil {
 		return catalog.Mask{}
 	}
-	m := catalog.Mask{Allow: []string{}}
+	var m catalog.Mask
 	for _, t := range s.Tools {
 		if category, tool, ok := strings.Cut(t, "__"); ok {
 			m.Allow = append(m.Allow, category+"/"+tool)
 		} else {
-			m.Allow = append(m.Allow, "*/"+t)
+			m.Own = append(m.Own, t)
 		}
 	}
-	if len(m.Allow) == 0 {
+	if len(m.Allow) == 0 && len(m.Own) == 0 {
 		m.Deny = []string{"*/*"} // an empty list allows nothing
 	}
 	return m

@@ -41,27 +41,35 @@ func TestNewTokenIsRandomAndHashed(t *testing.T) {
 }
 
 func TestSubjectMask(t *testing.T) {
+	const own = catalog.BuiltinServer
 	for _, tc := range []struct {
-		tools          []string
-		category, tool string
-		visible        bool
+		tools                  []string
+		server, category, tool string
+		visible                bool
 	}{
-		{nil, "spec", "search_spec", true},
-		{[]string{"search_spec"}, "spec", "search_spec", true},
-		{[]string{"search_spec"}, "spec", "get_section", false},
-		{[]string{"docs__fetch"}, "docs", "fetch", true},
-		{[]string{"docs__fetch"}, "docs", "delete", false},
-		{[]string{}, "spec", "search_spec", false},
+		{nil, own, "spec", "search_spec", true},
+		{nil, "up", "up", "search_spec", true},
+		{[]string{"search_spec"}, own, "spec", "search_spec", true},
+		{[]string{"search_spec"}, own, "mine", "search_spec", true}, // a configured category over langspec's own tools
+		{[]string{"search_spec"}, own, "spec", "get_section", false},
+		// A bare name is langspec's own tool only: an upstream tool of the
+		// same name, in a category that includes every tool, stays hidden.
+		{[]string{"search_spec"}, "up", "up", "search_spec", false},
+		{[]string{"up__search_spec"}, "up", "up", "search_spec", true},
+		{[]string{"up__search_spec"}, own, "spec", "search_spec", false},
+		{[]string{"docs__fetch"}, "docs", "docs", "fetch", true},
+		{[]string{"docs__fetch"}, "docs", "docs", "delete", false},
+		{[]string{}, own, "spec", "search_spec", false},
 	} {
 		m := Subject{Name: "s", Tools: tc.tools}.Mask()
-		if got := m.Visible(tc.category, tc.tool); got != tc.visible {
-			t.Errorf("tools %v: %s/%s visible = %v, want %v", tc.tools, tc.category, tc.tool, got, tc.visible)
+		if got := m.Visible(tc.server, tc.category, tc.tool); got != tc.visible {
+			t.Errorf("tools %v: %s/%s of server %s visible = %v, want %v", tc.tools, tc.category, tc.tool, tc.server, got, tc.visible)
 		}
 	}
 	// Over a configured mask: both must let the tool through.
 	configured := catalog.Mask{Deny: []string{"*/get_section"}}
 	m := configured.Both(Subject{Tools: []string{"get_section", "search_spec"}}.Mask())
-	if m.Visible("spec", "get_section") || !m.Visible("spec", "search_spec") || m.Visible("spec", "list_languages") {
+	if m.Visible(own, "spec", "get_section") || !m.Visible(own, "spec", "search_spec") || m.Visible(own, "spec", "list_languages") {
 		t.Error("Both does not require both masks")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
-	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
 
@@ -147,23 +146,21 @@ type tokensPage struct {
 func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
 	p := tokensPage{page: newPage("Tokens", s), Subjects: u.o.Subjects}
 	if r.Method == http.MethodPost {
+		// The command line's rule, whole (teamauth.Tokens): the name, the
+		// configured subjects' names, the tools.
 		name := strings.TrimSpace(r.PostFormValue("name"))
-		var tools []string
-		for _, t := range strings.Split(r.PostFormValue("tools"), ",") {
-			if t = strings.TrimSpace(t); t != "" {
-				tools = append(tools, t)
-			}
+		var tools []string // none named: every tool
+		if list := strings.TrimSpace(r.PostFormValue("tools")); list != "" {
+			tools = strings.Split(list, ",")
 		}
-		err := teamauth.CheckName(name)
+		rules := u.o.Tokens
+		rules.Store = u.o.StoreOf(r.Context())
+		token, err := rules.Create(r.Context(), name, tools, r.PostFormValue("admin") != "")
 		if err == nil {
-			token, hash := teamauth.NewToken()
-			if err = u.o.StoreOf(r.Context()).CreateToken(r.Context(), name, hash, tools, r.PostFormValue("admin") != "", u.o.Now()); err == nil {
-				// Shown once, on this answer to the form; never again.
-				p.NewToken, p.NewTokenName = token, name
-				u.o.Logger.Info("token made on the management page", "name", name, "by", s.subject.Name)
-			}
-		}
-		if err != nil {
+			// Shown once, on this answer to the form; never again.
+			p.NewToken, p.NewTokenName = token, name
+			u.o.Logger.Info("token made on the management page", "name", name, "by", s.subject.Name)
+		} else {
 			p.Error = err.Error()
 		}
 	}

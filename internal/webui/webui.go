@@ -69,6 +69,15 @@ type Options struct {
 	// names, with their tools (nil: every tool) and whether each is an
 	// admin, to show beside the tokens.
 	Subjects map[string]SubjectInfo
+	// Tokens is the rule a token made on the tokens page follows, the
+	// command line's; its Store is set per request (StoreOf).
+	Tokens teamauth.Tokens
+	// Limiter is the team server's rate limit, the one /mcp passes too;
+	// nil: no limit.
+	Limiter Limiter
+	// SessionsPerSubject caps each subject's logins, its oldest ended to
+	// make room; 0 is DefaultSessionsPerSubject.
+	SessionsPerSubject int
 	// Notes are the user's context notes, shown with the answers whose
 	// hits they cover and listed for admins; nil: none.
 	Notes *contextnote.Source
@@ -80,8 +89,39 @@ type SubjectInfo struct {
 	Admin bool
 }
 
+// Limiter is the team server's rate limit as the page uses it. Each
+// method that refuses has answered 429 itself.
+type Limiter interface {
+	// Allow says whether a request of sub may go on; the zero Subject
+	// (before a login) is counted by address.
+	Allow(w http.ResponseWriter, r *http.Request, sub teamauth.Subject) bool
+	// AllowCredential says whether a token from r's address may be
+	// checked at all: not while its refused tokens have used up its
+	// share.
+	AllowCredential(w http.ResponseWriter, r *http.Request) bool
+	// CredentialFailed counts a refused token against r's address.
+	CredentialFailed(r *http.Request)
+}
+
+// noLimit is the Limiter of a page without one.
+type noLimit struct{}
+
+func (noLimit) Allow(http.ResponseWriter, *http.Request, teamauth.Subject) bool { return true }
+func (noLimit) AllowCredential(http.ResponseWriter, *http.Request) bool         { return true }
+func (noLimit) CredentialFailed(*http.Request)                                  {}
+
 // sessionTTL is how long a login lasts without use.
 const sessionTTL = 8 * time.Hour
+
+// DefaultSessionsPerSubject caps the logins one subject holds at once:
+// a person's browsers and devices, with room to spare. A login past it ends
+// the subject's oldest, so a token that logs in without end holds this
+// many sessions, not one per login.
+const DefaultSessionsPerSubject = 16
+
+// sweepEvery is how often sessions and upstream logins past their time are
+// dropped (Run), so that the ones never used again do not stay in memory.
+const sweepEvery = 10 * time.Minute
 
 // contentSecurityPolicy allows the page's own stylesheet and nothing else:
 // no script at all, no frames, forms only to itself.
@@ -124,6 +164,7 @@ type session struct {
 	// login.
 	token   string
 	csrf    string
+	created time.Time
 	expires time.Time
 	// bearer: the request carried its token in an Authorization header,
 	// which a browser never adds by itself, so no other site can forge
@@ -138,6 +179,12 @@ func New(o Options) (*UI, error) {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.SessionsPerSubject <= 0 {
+		o.SessionsPerSubject = DefaultSessionsPerSubject
+	}
+	if o.Limiter == nil {
+		o.Limiter = noLimit{}
 	}
 	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet, "worddiff": WordDiffHTML}
 	u := &UI{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, logins: map[string]*pendingLogin{}}
@@ -194,11 +241,14 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Write(appCSS)
 		return
 	case "/ui/login":
-		u.login(w, r)
+		// Counted by address: nobody is known yet.
+		if u.o.Limiter.Allow(w, r, teamauth.Subject{}) {
+			u.login(w, r)
+		}
 		return
 	}
 	sess, ok := u.authenticate(w, r)
-	if !ok {
+	if !ok || !u.o.Limiter.Allow(w, r, sess.subject) {
 		return
 	}
 	if r.Method == http.MethodPost && !sess.bearer && !u.checkCSRF(r, sess) {
@@ -431,6 +481,7 @@ func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, boo
 			// token's now (an admin's page refuses a demoted subject).
 			sub, err := u.verify(r.Context(), s.token, r)
 			if err != nil || !mayLogIn(sub) {
+				u.o.Limiter.CredentialFailed(r)
 				u.endSession(c.Value)
 				u.o.Logger.Info("management page session ended: its token was revoked or expired, or may use no page", "subject", s.subject.Name)
 				u.renderLogin(w, r, http.StatusUnauthorized, "Your session ended: its token was revoked or expired, or may no longer use this page. Log in again.")
@@ -445,14 +496,20 @@ func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, boo
 		}
 	}
 	if authz := r.Header.Get("Authorization"); authz != "" {
-		token, ok := strings.CutPrefix(authz, "Bearer ")
-		if !ok {
+		// The scheme is case-insensitive (RFC 9110 section 11.1), as on /mcp.
+		scheme, token, _ := strings.Cut(strings.TrimSpace(authz), " ")
+		token = strings.TrimSpace(token)
+		if !strings.EqualFold(scheme, "Bearer") || token == "" {
 			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, "use Authorization: Bearer TOKEN", http.StatusUnauthorized)
 			return nil, false
 		}
+		if !u.o.Limiter.AllowCredential(w, r) {
+			return nil, false
+		}
 		sub, err := u.verify(r.Context(), token, r)
 		if err != nil {
+			u.o.Limiter.CredentialFailed(r)
 			w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token"`)
 			http.Error(w, err.Error(), http.StatusUnauthorized)
 			return nil, false
@@ -461,6 +518,72 @@ func (u *UI) authenticate(w http.ResponseWriter, r *http.Request) (*session, boo
 	}
 	u.renderLogin(w, r, http.StatusUnauthorized, "")
 	return nil, false
+}
+
+// makeRoom keeps the subject of key under the cap before a login adds a
+// session: its oldest sessions end, and so does every expired session of
+// anyone. It returns how many of the subject's ended. The caller holds
+// u.mu.
+func (u *UI) makeRoom(key string) int {
+	now := u.o.Now()
+	var mine []string
+	for id, s := range u.sessions {
+		switch {
+		case id == "":
+		case !now.Before(s.expires):
+			delete(u.sessions, id) // logins that were never logged out of
+		case s.subject.Key() == key:
+			mine = append(mine, id)
+		}
+	}
+	over := len(mine) - u.o.SessionsPerSubject + 1
+	if over <= 0 {
+		return 0
+	}
+	slices.SortFunc(mine, func(a, b string) int { return u.sessions[a].created.Compare(u.sessions[b].created) })
+	for _, id := range mine[:over] {
+		delete(u.sessions, id)
+	}
+	return over
+}
+
+// Run drops the sessions and upstream logins past their time every
+// sweepEvery until ctx ends.
+func (u *UI) Run(ctx context.Context) {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			u.sweep()
+		}
+	}
+}
+
+// sweep drops the sessions and upstream logins past their time.
+func (u *UI) sweep() {
+	now := u.o.Now()
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for id, s := range u.sessions {
+		if id != "" && !now.Before(s.expires) {
+			delete(u.sessions, id)
+		}
+	}
+	for state, l := range u.logins {
+		if now.After(l.expires) {
+			delete(u.logins, state)
+		}
+	}
+}
+
+// sessionCount is how many page sessions are held, for tests.
+func (u *UI) sessionCount() int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return len(u.sessions)
 }
 
 // endSession forgets a page session.
@@ -546,8 +669,12 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the login form is stale or was not sent by this page (CSRF token missing or wrong); reload it", http.StatusForbidden)
 		return
 	}
+	if !u.o.Limiter.AllowCredential(w, r) {
+		return
+	}
 	sub, err := u.verify(r.Context(), strings.TrimSpace(r.PostFormValue("token")), r)
 	if err != nil {
+		u.o.Limiter.CredentialFailed(r)
 		u.renderLogin(w, r, http.StatusUnauthorized, "That is not a valid token: it is unknown, revoked or expired.")
 		return
 	}
@@ -557,13 +684,13 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	}
 	id := randomID()
 	u.mu.Lock()
-	for k, old := range u.sessions {
-		if k != "" && u.o.Now().After(old.expires) {
-			delete(u.sessions, k) // logins that were never logged out of
-		}
-	}
-	u.sessions[id] = &session{subject: sub, token: strings.TrimSpace(r.PostFormValue("token")), csrf: randomID(), expires: u.o.Now().Add(sessionTTL)}
+	ended := u.makeRoom(sub.Key())
+	u.sessions[id] = &session{subject: sub, token: strings.TrimSpace(r.PostFormValue("token")), csrf: randomID(),
+		created: u.o.Now(), expires: u.o.Now().Add(sessionTTL)}
 	u.mu.Unlock()
+	if ended > 0 {
+		u.o.Logger.Info("management page login ended the subject's oldest session to make room", "subject", sub.Name, "session_cap", u.o.SessionsPerSubject)
+	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: id, Path: "/ui", HttpOnly: true, Secure: secureCookies(r),
 		SameSite: http.SameSiteStrictMode})
 	u.o.Logger.Info("management page login", "subject", sub.Name, "admin", sub.Admin)

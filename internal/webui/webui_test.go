@@ -232,3 +232,49 @@ func TestPagesEscapeStoredText(t *testing.T) {
 		}
 	}
 }
+
+// TestPageSessionsCappedAndSwept: one subject's logins past the cap end its
+// oldest sessions, another subject's are untouched, and sessions past their
+// time are dropped by the sweep without a request.
+func TestPageSessionsCappedAndSwept(t *testing.T) {
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	flood, h1 := teamauth.NewToken()
+	other, h2 := teamauth.NewToken()
+	store.CreateToken(ctx, "flood", h1, nil, false, time.Now())
+	store.CreateToken(ctx, "other", h2, nil, false, time.Now())
+	now := time.Now()
+	u, err := New(Options{StoreOf: func(context.Context) *db.DB { return store }, Verifier: teamauth.Verifier(teamauth.Fixed(store)),
+		SessionsPerSubject: 3, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := func(token string) {
+		t.Helper()
+		form := url.Values{"token": {token}, "csrf": {"pair"}}
+		req := httptest.NewRequest("POST", "/ui/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(&http.Cookie{Name: loginCookie, Value: "pair"}) // a double-submit pair of the caller's choosing
+		rec := httptest.NewRecorder()
+		u.ServeHTTP(rec, req)
+		if rec.Code != http.StatusSeeOther {
+			t.Fatalf("login: %d %s", rec.Code, rec.Body)
+		}
+	}
+	login(other)
+	for range 1000 {
+		login(flood)
+	}
+	if n := u.sessionCount(); n != 3+1 {
+		t.Errorf("%d sessions after 1000 logins of one token and one of another, want the cap (3) and 1", n)
+	}
+	now = now.Add(sessionTTL + time.Minute)
+	u.sweep()
+	if n := u.sessionCount(); n != 0 {
+		t.Errorf("%d sessions after their time and a sweep, want 0", n)
+	}
+}
