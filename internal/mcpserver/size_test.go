@@ -21,8 +21,12 @@ import (
 // encodes it, and fail above the limits; `go test ./internal/mcpserver -run
 // Bytes -v` prints the table README's "Bytes in the model's context" has.
 const (
-	maxFlatListingBytes = 25_000 // tools/list in flat mode, all 24 tools
-	maxSearchAnswerByte = 5_000  // a 10-hit search_spec answer, text and structured content together
+	// tools/list in flat mode, all 26 tools: 24,905 bytes with output
+	// schemas as bare field names, 29,036 since they list each field's type
+	// and the required ones (issue 46), which validators need to check a
+	// result at all.
+	maxFlatListingBytes = 30_000
+	maxSearchAnswerByte = 5_000 // a 10-hit search_spec answer, text and structured content together
 )
 
 // wireBytes is v as JSON on the wire: the SDK escapes no HTML.

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -99,6 +100,10 @@ type Tool struct {
 	// (listedInput, listedOutput); nil: Def's, as they are.
 	listedIn  *jsonschema.Schema
 	listedOut json.RawMessage
+	// zeroOut is what a handler returning Out's zero value sends (every
+	// pointer nil, the slices and maps emptyNils fills empty): the tests
+	// check that it, too, keeps the listed schema.
+	zeroOut any
 }
 
 // Inventory is every tool langspec has, in listing order, unbound.
@@ -135,7 +140,7 @@ func (t Tool) readOnly() bool {
 }
 
 // OutputSchemas are the complete output schemas of every tool by name; a
-// listing shows only their top level (listedOutput). For tests that check
+// listing shows only their top level, typed (listedOutput). For tests that check
 // results (toolstest.Connect).
 func OutputSchemas() map[string]*jsonschema.Schema {
 	out := map[string]*jsonschema.Schema{}
@@ -225,13 +230,17 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 		panic(fmt.Sprintf("tool %s: output schema: %v", def.Name, err))
 	}
 	def.OutputSchema = out
+	nils := nonNil(reflect.TypeFor[Out]())
+	var zero Out
+	emptyNils(&zero, nils)
 	return Tool{
 		Def:       &def,
 		Category:  category,
 		resolveIn: resolveIn,
 		out:       out,
 		listedIn:  listedInput(in),
-		listedOut: listedOutput(out),
+		listedOut: listedOutput(out, nilFieldNames(nils)),
+		zeroOut:   zero,
 		register: func(s *mcp.Server, def *mcp.Tool, d *Deps) {
 			r, log := bind(d), d.logger()
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -247,6 +256,7 @@ func newTool[R, In, Out any](category string, bind func(*Deps) R, def mcp.Tool, 
 				if err != nil {
 					return ErrorResult(UserError(ctx, log, def.Name, err)), nil
 				}
+				emptyNils(&res, nils) // as listed: [] for a nil slice, never null
 				// The result goes to the SDK as a value, encoded once as
 				// it writes the answer: encoding/json re-reads (compacts)
 				// whatever a json.Marshaler returns, so a result encoded

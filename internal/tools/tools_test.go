@@ -181,7 +181,7 @@ func TestToolDefinitions(t *testing.T) {
 			// Every argument is described where the model reads it, in the
 			// listing; every result field in the complete output schema,
 			// which the README's tables and the tests take (the listing
-			// names the fields only).
+			// types the top-level fields only).
 			for _, sch := range []struct {
 				name   string
 				schema any
