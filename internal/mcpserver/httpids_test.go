@@ -358,3 +358,33 @@ func TestVetMessagesPassThrough(t *testing.T) {
 		})
 	}
 }
+
+// TestUnknownMethodOverHTTP: an unknown method is answered as over stdio,
+// with the JSON-RPC error -32601 and its id, in a 200 (a 404 would tell a
+// 2025 client its session is gone), and an unknown notification is
+// accepted and ignored; the SDK answered both with a plain-text 400. Its
+// other 400s pass through as they are.
+func TestUnknownMethodOverHTTP(t *testing.T) {
+	for _, m := range httpModes() {
+		t.Run(m.name, func(t *testing.T) {
+			c := newRawHTTPClient(t, vettedServer(t, m.stateless).URL)
+			res := c.post(t, `{"jsonrpc":"2.0","id":"x","method":"langspec/nope","params":{}}`)
+			if res.status != http.StatusOK || len(res.messages) != 1 || !sameID(res.messages[0].ID, `"x"`) || res.messages[0].Error == nil ||
+				res.messages[0].Error.Code != -32601 || res.messages[0].Error.Message != `method not found: "langspec/nope"` {
+				t.Errorf("unknown method: %d %s", res.status, res.body)
+			}
+			res = c.post(t, `{"jsonrpc":"2.0","method":"notifications/nope"}`)
+			if res.status != http.StatusAccepted || len(res.body) != 0 {
+				t.Errorf("unknown notification: %d %q", res.status, res.body)
+			}
+			// A notification with an id is still the SDK's to refuse.
+			res = c.post(t, `{"jsonrpc":"2.0","id":3,"method":"notifications/initialized"}`)
+			if res.status != http.StatusBadRequest || !strings.Contains(string(res.body), "unexpected id") {
+				t.Errorf("notification with an id: %d %q", res.status, res.body)
+			}
+			if res := c.post(t, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); res.status != http.StatusOK || len(res.messages) != 1 || res.messages[0].Error != nil {
+				t.Errorf("ping: %d %s", res.status, res.body)
+			}
+		})
+	}
+}

@@ -250,11 +250,16 @@ type clientHandler struct {
 	json slog.Handler
 }
 
+// Enabled and Handle judge and send a record by the context of the
+// client's request it was logged for: its own, or, for a call langspec's
+// own tools serve in process, that of the request that made the call
+// (logContext).
 func (h *clientHandler) Enabled(ctx context.Context, level slog.Level) bool {
-	return h.c.enabled(ctx, level)
+	return h.c.enabled(logContext(ctx), level)
 }
 
 func (h *clientHandler) Handle(ctx context.Context, r slog.Record) error {
+	ctx = logContext(ctx)
 	h.mu.Lock()
 	h.buf.Reset()
 	err := h.json.Handle(ctx, r)

@@ -83,7 +83,7 @@ func newFlat(d *tools.Deps, version string, mask catalog.Mask, sets []string) *m
 	s := newMCPServer(a.deps, version, instructions)
 	schemas := tools.Register(s, d, a.tools)
 	// Outermost first: the log line shows the rewritten argument errors.
-	s.AddReceivingMiddleware(middleware.LogCalls(logger(d)), middleware.ExplainArgs(schemas))
+	s.AddReceivingMiddleware(middleware.LogCalls(logger(d)), middleware.ExplainArgs(schemas), middleware.ExplainProtocolErrors())
 	resources.Register(s, a.deps, a.grants)
 	prompts.Register(s, a.deps, prompts.Options{Tools: a.tools})
 	return s
@@ -147,7 +147,7 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	// The category layer applies the mask, by category name, so the
 	// in-process server lists every tool.
 	builtin := newFlat(&d, opts.Version, catalog.Mask{}, opts.Toolsets)
-	if err := opts.Upstreams.AddTransport(catalog.BuiltinServer, "langspec's own tools", InProcess(builtin)); err != nil {
+	if err := opts.Upstreams.AddTransport(catalog.BuiltinServer, "langspec's own tools", inProcessLogged(builtin)); err != nil {
 		return nil, err
 	}
 	cats := catalog.WithBuiltin(opts.Categories, tools.BuiltinCategories(inToolsets(tools.Available(&d), opts.Toolsets)))
@@ -167,7 +167,7 @@ func Build(ctx context.Context, d tools.Deps, opts Options) (*mcp.Server, error)
 	a := accessFor(&d, opts.Toolsets, opts.Mask, cats)
 	s := newMCPServer(a.deps, opts.Version, categoriesInstructions)
 	schemas := tools.Register(s, &d, tools.Meta())
-	s.AddReceivingMiddleware(middleware.LogCalls(d.Logger), middleware.ExplainArgs(schemas))
+	s.AddReceivingMiddleware(middleware.LogCalls(d.Logger), middleware.ExplainArgs(schemas), middleware.ExplainProtocolErrors())
 	resources.Register(s, a.deps, a.grants)
 	prompts.Register(s, a.deps, prompts.Options{Categories: true, Tools: a.tools})
 	go refreshWhenSettled(ctx, s, &d)
@@ -218,19 +218,6 @@ func RunStdio(ctx context.Context, server *mcp.Server, log *slog.Logger, in io.R
 		return nil
 	}
 	return err
-}
-
-// InProcess returns a connect function that serves s to one client over the
-// SDK's in-memory transport: langspec's own tools reached the same way as an
-// upstream server's, so categories, masks and batch treat both alike.
-func InProcess(s *mcp.Server) func(ctx context.Context) (mcp.Transport, error) {
-	return func(ctx context.Context) (mcp.Transport, error) {
-		st, ct := mcp.NewInMemoryTransports()
-		if _, err := s.Connect(ctx, st, nil); err != nil {
-			return nil, err
-		}
-		return ct, nil
-	}
 }
 
 // refreshWhenSettled waits (bounded) until every server has connected or

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -70,7 +71,10 @@ type resultWriter struct {
 
 func (c *resultWriter) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
+	if ok && resp.Error != nil {
+		return c.Connection.Write(ctx, withErrorCode(resp))
+	}
+	if !ok || len(resp.Result) == 0 || !resp.ID.IsValid() {
 		return c.Connection.Write(ctx, msg)
 	}
 	if err := ctx.Err(); err != nil {
@@ -98,6 +102,19 @@ func (c *resultWriter) Write(ctx context.Context, msg jsonrpc.Message) error {
 	c.w.ids.answered(resp.ID)
 	_, err := c.w.writeLine(line)
 	return err
+}
+
+// withErrorCode gives the SDK's answer to a request sent before initialize
+// the code JSON-RPC has for it, -32600 (invalid request), and says what to
+// do: the SDK fails it as a plain error, which goes out with code 0.
+func withErrorCode(resp *jsonrpc.Response) *jsonrpc.Response {
+	if _, isWire := errors.AsType[*jsonrpc.Error](resp.Error); isWire || !strings.Contains(resp.Error.Error(), "invalid during session initialization") {
+		return resp
+	}
+	r := *resp
+	r.Error = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+		Message: "invalid request: " + resp.Error.Error() + "; send initialize first, then notifications/initialized"}
+	return &r
 }
 
 // filterMessages copies valid messages from in to pw, one per line, and

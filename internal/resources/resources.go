@@ -186,11 +186,37 @@ func (r *reader) fallback(next mcp.MethodHandler) mcp.MethodHandler {
 		rr.Params.URI = escapeRaw(rr.Params.URI)
 		res, err := next(ctx, method, req)
 		if isSDKNotFound(err) {
-			return r.read(ctx, rr)
+			res, err := r.read(ctx, rr)
+			if err != nil {
+				return nil, err
+			}
+			return markComplete(rr.Session, res), nil
 		}
 		return res, err
 	}
 }
+
+// markComplete gives a result read here, past the SDK's handlers, the mark
+// the SDK gives theirs: for a client of protocol 2026-07-28 or later, which
+// requires it, resultType "complete". The field is unexported; only the
+// SDK's decoder sets it, so the mark is decoded from JSON.
+func markComplete(ss *mcp.ServerSession, res *mcp.ReadResourceResult) *mcp.ReadResourceResult {
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil && p.ProtocolVersion < multiRoundTripVersion {
+			return res // the SDK leaves older clients' results unmarked
+		}
+	}
+	var marked mcp.ReadResourceResult
+	if err := json.Unmarshal([]byte(`{"contents":[],"resultType":"complete"}`), &marked); err != nil {
+		return res
+	}
+	marked.Contents = res.Contents
+	return &marked
+}
+
+// multiRoundTripVersion is the first protocol version whose results carry
+// resultType (SEP-2322); versions are dates, so they compare as strings.
+const multiRoundTripVersion = "2026-07-28"
 
 // isSDKNotFound reports mcp.ResourceNotFoundError itself, which the SDK
 // sends for a URI no resource or template matches. The reader's own

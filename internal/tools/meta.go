@@ -3,12 +3,13 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog"
 )
 
@@ -110,6 +111,7 @@ func callCategoryTool() Tool {
 	}
 	nonEmpty(s, "category", 64)
 	nonEmpty(s, "name", 128)
+	resolved := sync.OnceValues(func() (*jsonschema.Resolved, error) { return s.Resolve(nil) })
 	return Tool{
 		Def: &mcp.Tool{
 			Name: CallCategoryTool, Title: "Run a tool of a category",
@@ -123,7 +125,7 @@ func callCategoryTool() Tool {
 			s.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 				var in CallCategoryToolIn
 				if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-					return ErrorResult(apperr.New(apperr.InvalidArgument, "arguments: category (string), name (string), args (object)", "arguments must be a JSON object: %v", err)), nil
+					return ErrorResult(schemaError(req.Params.Arguments, resolved, err)), nil
 				}
 				res, err := cat.Call(ctx, in.Category, in.Name, in.Args)
 				if err != nil {
@@ -133,6 +135,28 @@ func callCategoryTool() Tool {
 			})
 		},
 	}
+}
+
+// schemaError is why arguments that did not decode fail the input schema,
+// in the validator's words as the SDK reports them, for the middleware
+// that explains argument errors to rewrite (which argument, what it
+// takes): never the decoder's words, which speak of Go types.
+func schemaError(args json.RawMessage, schema func() (*jsonschema.Resolved, error), decodeErr error) error {
+	r, err := schema()
+	if err != nil {
+		return fmt.Errorf("input schema: %w", err)
+	}
+	var v any
+	if json.Unmarshal(args, &v) != nil {
+		return fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", decodeErr)
+	}
+	if _, isObject := v.(map[string]any); !isObject {
+		return fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", decodeErr)
+	}
+	if err := r.Validate(&v); err != nil {
+		return fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	return fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", decodeErr)
 }
 
 func getCategoryTools(cat *catalog.Catalog, ctx context.Context, in GetCategoryToolsIn) (GetCategoryToolsOut, error) {

@@ -306,7 +306,7 @@ func UserError(ctx context.Context, log *slog.Logger, tool string, err error) er
 	if ctx.Err() != nil {
 		return apperr.Wrap(err, apperr.Unavailable, "call the tool again", "the call was cancelled")
 	}
-	log.Error("tool failed", "tool", tool, "err", err)
+	log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	return apperr.Wrap(err, apperr.Internal, "try again; if it persists, report it with the server log",
 		"%s failed inside the server", tool)
 }

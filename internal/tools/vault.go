@@ -283,7 +283,7 @@ func (vt *vaultTools) ls(_ context.Context, in VaultLsIn) (VaultLsOut, error) {
 	return out, nil
 }
 
-func (vt *vaultTools) read(_ context.Context, in VaultReadIn) (VaultReadOut, error) {
+func (vt *vaultTools) read(ctx context.Context, in VaultReadIn) (VaultReadOut, error) {
 	data, err := vt.v.ReadFile(in.Path)
 	if err != nil {
 		return VaultReadOut{}, err
@@ -331,7 +331,7 @@ func (vt *vaultTools) read(_ context.Context, in VaultReadIn) (VaultReadOut, err
 		// What was read counts for vault_coverage. Failing to note it must
 		// not fail the read: the model has its lines either way.
 		if err := audit.Record(vt.v, in.Path, start, last); err != nil {
-			vt.log.Warn("coverage not recorded", "path", in.Path, "err", err)
+			vt.log.WarnContext(ctx, "coverage not recorded", "path", in.Path, "err", err)
 		}
 	}
 	return out, nil
