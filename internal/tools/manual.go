@@ -180,12 +180,12 @@ func manualToolset() []Tool {
 // bindManual binds the manual tools to their dependencies.
 func bindManual(d *Deps) *manualTools { return &manualTools{lib: d.Manuals, finder: d.Finder} }
 
-func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
+func (mt *manualTools) excepts(ctx context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
 	maxHits := in.MaxHits
 	if maxHits == 0 {
 		maxHits = defaultSearchHits
 	}
-	return mt.lib.Exceptions(in.ManualID, in.Paths, in.Query, maxHits)
+	return mt.lib.Exceptions(ctx, in.ManualID, in.Paths, in.Query, maxHits)
 }
 
 func renderExcepts(r manual.ExceptionResult) string {
