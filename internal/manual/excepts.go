@@ -59,11 +59,12 @@ const exceptionsCheckEvery = 256
 // text, and a file over the read limit is skipped, each with a warning
 // naming it, so one bad file never hides the rest of the manual.
 //
-// The time is linear in the text: each line's sections are found in one
-// pass over the nodes' line ranges, and a top-level section is searched for
-// the query once, not once for each of its lines. Errors: those of Files,
-// of Read for a path that does not name a readable file, and ctx.Err() once
-// ctx ends (checked per file and every few hundred lines).
+// The time is linear in the text: each line is normalised once, each line's
+// sections are found in one pass over the nodes' line ranges, and a
+// top-level section is searched for the query once, in its lines' normal
+// forms, not once for each of its lines. Errors: those of Files, of Read
+// for a path that does not name a readable file, and ctx.Err() once ctx
+// ends (checked per file and every exceptionsCheckEvery lines).
 func (l *Library) Exceptions(ctx context.Context, manualID string, paths []string, query string, maxHits int) (ExceptionResult, error) {
 	res := ExceptionResult{ManualID: manualID, Hits: []ExceptionHit{}}
 	if len(paths) == 0 {
@@ -109,10 +110,16 @@ func (l *Library) Exceptions(ctx context.Context, manualID string, paths []strin
 			}
 			// The whole top-level section counts: an exception in a
 			// subsection rarely repeats the topic its parent names.
-			if q != "" && !scope.inScope(i) {
-				continue
+			if q != "" {
+				in, err := scope.inScope(ctx, i)
+				if err != nil {
+					return res, err
+				}
+				if !in {
+					continue
+				}
 			}
-			norm := normalize.Normal(line)
+			norm := scope.normal(i)
 			var found []string
 			for j, t := range terms {
 				if strings.Contains(norm, t) {
@@ -138,7 +145,7 @@ func (l *Library) Exceptions(ctx context.Context, manualID string, paths []strin
 
 // lineScope knows, for each line of a file, the most specific and the
 // outermost node holding it, and whether that outermost node's text holds
-// the query.
+// the query; it normalises each line once, when first asked.
 type lineScope struct {
 	nodes []manualfile.Node
 	lines []string
@@ -150,6 +157,9 @@ type lineScope struct {
 	// yet, 1 yes, 2 no. A top-level section is looked at once, however
 	// many lines it has.
 	has []int8
+	// norms are the lines' normal forms, where normed is set.
+	norms  []string
+	normed []bool
 }
 
 // newLineScope maps every line to its nodes. Each node marks its own lines,
@@ -160,7 +170,8 @@ type lineScope struct {
 // headings, at most seven, instead of the lines times the nodes.
 func newLineScope(nodes []manualfile.Node, lines []string, query string) *lineScope {
 	s := &lineScope{nodes: nodes, lines: lines, query: query,
-		deep: make([]int32, len(lines)), outer: make([]int32, len(lines)), has: make([]int8, len(nodes))}
+		deep: make([]int32, len(lines)), outer: make([]int32, len(lines)), has: make([]int8, len(nodes)),
+		norms: make([]string, len(lines)), normed: make([]bool, len(lines))}
 	for i := range lines {
 		s.deep[i], s.outer[i] = -1, -1
 	}
@@ -177,6 +188,14 @@ func newLineScope(nodes []manualfile.Node, lines []string, query string) *lineSc
 	return s
 }
 
+// normal is line i's normal form (0-based).
+func (s *lineScope) normal(i int) string {
+	if !s.normed[i] {
+		s.norms[i], s.normed[i] = normalize.Normal(s.lines[i]), true
+	}
+	return s.norms[i]
+}
+
 // deepest is the most specific node holding line i (0-based), or the zero
 // Node when none does.
 func (s *lineScope) deepest(i int) manualfile.Node {
@@ -188,19 +207,36 @@ func (s *lineScope) deepest(i int) manualfile.Node {
 
 // inScope reports whether the outermost node holding line i (0-based)
 // contains the normalised query; a line outside every node is out of
-// scope.
-func (s *lineScope) inScope(i int) bool {
+// scope. The node's text in normal form is its lines' normal forms, the
+// empty ones left out, joined by spaces: what normalize.Normal makes of
+// the lines joined by "\n" (normalize's TestNormalOfLines), built a line
+// at a time so that a cancelled call stops inside a long section too.
+// Errors: ctx.Err() once ctx ends.
+func (s *lineScope) inScope(ctx context.Context, i int) (bool, error) {
 	o := s.outer[i]
 	if o < 0 {
-		return false
+		return false, nil
 	}
 	if s.has[o] == 0 {
-		s.has[o] = 2
 		n := s.nodes[o]
-		end := min(n.LineEnd, len(s.lines))
-		if strings.Contains(normalize.Normal(strings.Join(s.lines[n.LineStart-1:end], "\n")), s.query) {
+		var text strings.Builder
+		for k := n.LineStart - 1; k < min(n.LineEnd, len(s.lines)); k++ {
+			if (k-n.LineStart+1)%exceptionsCheckEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					return false, err
+				}
+			}
+			if norm := s.normal(k); norm != "" {
+				if text.Len() > 0 {
+					text.WriteByte(' ')
+				}
+				text.WriteString(norm)
+			}
+		}
+		s.has[o] = 2
+		if strings.Contains(text.String(), s.query) {
 			s.has[o] = 1
 		}
 	}
-	return s.has[o] == 1
+	return s.has[o] == 1, nil
 }
