@@ -91,8 +91,17 @@ func (l *Library) Exceptions(ctx context.Context, manualID string, paths []strin
 		if err != nil {
 			return res, err
 		}
+		// Reading, splitting and parsing a file cannot stop half way (an
+		// 8 MB file: some 100 ms for each): the context is looked at
+		// between them.
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
 		src := manualfile.NewSource(f.Text)
 		lines := strings.Split(src.Text(), "\n")
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
 		nodes, err := manualfile.ParseSource(f.Path, src)
 		if err != nil {
 			// Only the parse failed (the file was just read): a .json file
