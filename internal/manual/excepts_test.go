@@ -1,11 +1,16 @@
 package manual
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/langspec/langspec/internal/eval/corpusgen"
 )
 
 func TestExceptions(t *testing.T) {
@@ -31,7 +36,7 @@ func TestExceptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := lib.Exceptions(tt.id, tt.paths, tt.query, tt.max)
+			res, err := lib.Exceptions(context.Background(), tt.id, tt.paths, tt.query, tt.max)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +62,7 @@ func TestExceptions(t *testing.T) {
 			}
 		})
 	}
-	if _, err := lib.Exceptions("nope", nil, "", 10); err == nil {
+	if _, err := lib.Exceptions(context.Background(), "nope", nil, "", 10); err == nil {
 		t.Error("unknown manual: no error")
 	}
 }
@@ -67,7 +72,7 @@ func TestExceptions(t *testing.T) {
 func TestExceptionsSurviveABrokenJSONFile(t *testing.T) {
 	e := newEnv(t)
 	mustWrite(t, filepath.Join(e.dir, "ops-en", "alerts", "broken.json"), "{\"note\": \"applies unless the pager is down\",\n")
-	res, err := e.lib.Exceptions("ops-en", nil, "", 100)
+	res, err := e.lib.Exceptions(context.Background(), "ops-en", nil, "", 100)
 	if err != nil {
 		t.Fatalf("one broken file broke the manual: %v", err)
 	}
@@ -85,4 +90,62 @@ func TestExceptionsSurviveABrokenJSONFile(t *testing.T) {
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "alerts/broken.json scanned as plain text") {
 		t.Errorf("warnings %q", res.Warnings)
 	}
+}
+
+// endingCtx is a context that ends after its Err has said "go on" a given
+// number of times: a scan is cancelled at a known point of its work, with
+// no clock in the test.
+type endingCtx struct {
+	context.Context
+	left int
+}
+
+func (c *endingCtx) Err() error {
+	if c.left <= 0 {
+		return context.Canceled
+	}
+	c.left--
+	return nil
+}
+
+// A cancelled scan stops where it stands, within a few hundred lines, and
+// says why: context.Canceled, which the tools turn into an error the model
+// reads. Without the checks, a query over a large top-level section ran to
+// its end (minutes on a 530 KB manual) after the client had given up.
+func TestExceptionsStopWhenCancelled(t *testing.T) {
+	e := newEnv(t)
+	if _, err := corpusgen.WriteReference(filepath.Join(e.dir, "reference"), 3, 60_000); err != nil {
+		t.Fatal(err)
+	}
+	full, err := e.lib.Exceptions(context.Background(), "reference", nil, "error", 500)
+	if err != nil || full.FilesScanned != 3 || len(full.Hits) < 10 {
+		t.Fatalf("the whole scan: %v, %d files, %d hits", err, full.FilesScanned, len(full.Hits))
+	}
+	first := full.Hits[0].Path
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := e.lib.Exceptions(ctx, "reference", nil, "error", 500)
+	if !errors.Is(err, context.Canceled) || res.FilesScanned != 0 {
+		t.Errorf("cancelled before the call: %v after %d files", err, res.FilesScanned)
+	}
+
+	// Cancelled some way into the first page (after a dozen looks; the
+	// page takes about twenty): what was found is the start of the whole
+	// answer, and nothing of the rest of the page or of the pages after.
+	res, err = e.lib.Exceptions(&endingCtx{Context: context.Background(), left: 12}, "reference", nil, "error", 500)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled during the scan: err %v", err)
+	}
+	onFirst := 0
+	for _, h := range full.Hits {
+		if h.Path == first {
+			onFirst++
+		}
+	}
+	if res.FilesScanned != 1 || len(res.Hits) >= onFirst || !reflect.DeepEqual(res.Hits, full.Hits[:len(res.Hits)]) {
+		t.Errorf("cancelled in the first page, yet %d files scanned and %d of its %d hits found (a prefix of the whole answer: %v)",
+			res.FilesScanned, len(res.Hits), onFirst, reflect.DeepEqual(res.Hits, full.Hits[:len(res.Hits)]))
+	}
+	t.Logf("%d of the first page's %d hits before the cancellation", len(res.Hits), onFirst)
 }

@@ -13,6 +13,7 @@
 package manual
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -199,8 +200,10 @@ func (l *Library) Files(manualID string) ([]string, error) {
 // be read, as on disk, and a warning for each file left out (its bytes are
 // in no encoding langspec reads) and for names that differ only in Unicode
 // form (either spelling would be a guess). A file is decoded once per size
-// and modification time. Errors: those of Files.
-func (l *Library) Listing(manualID string) (files, warnings []string, err error) {
+// and modification time. Errors: those of Files; ctx.Err() once ctx ends
+// (checked before each file: the first listing of a large manual reads
+// every file).
+func (l *Library) Listing(ctx context.Context, manualID string) (files, warnings []string, err error) {
 	infos, err := l.FileInfos(manualID)
 	if err != nil {
 		return nil, nil, err
@@ -211,6 +214,9 @@ func (l *Library) Listing(manualID string) (files, warnings []string, err error)
 	}
 	all := make([]string, 0, len(infos))
 	for _, fi := range infos {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		all = append(all, fi.Path)
 		if err := l.decodes(id, fi); err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s left out: %v", fi.Path, err))

@@ -1,6 +1,7 @@
 package manual
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -296,4 +297,18 @@ func TestConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// The first listing of a manual reads every file; a cancelled one stops
+// and says why.
+func TestListingStopsWhenCancelled(t *testing.T) {
+	lib := openFixtures(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if files, _, err := lib.Listing(ctx, "ops-en"); !errors.Is(err, context.Canceled) || files != nil {
+		t.Errorf("files %v, err %v", files, err)
+	}
+	if files, _, err := lib.Listing(context.Background(), "ops-en"); err != nil || len(files) == 0 {
+		t.Errorf("files %v, err %v", files, err)
+	}
 }

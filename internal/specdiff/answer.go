@@ -82,7 +82,7 @@ type Answer struct {
 // Run answers req over store. Errors: apperr.InvalidArgument for bad
 // bounds or the same version twice; apperr.NotFound for an unknown
 // language, document or version, one version only, or a section in
-// neither version.
+// neither version; ctx.Err() once ctx ends.
 func Run(ctx context.Context, store *db.DB, req Request) (Answer, error) {
 	if err := check(&req); err != nil {
 		return Answer{}, err
@@ -110,7 +110,10 @@ func Run(ctx context.Context, store *db.DB, req Request) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	d := Compare(oldRows, newRows, Options{})
+	d, err := Compare(ctx, oldRows, newRows, Options{})
+	if err != nil {
+		return Answer{}, err
+	}
 	items := d.Items
 	if keep != nil {
 		items = slices.DeleteFunc(items, func(it Item) bool {

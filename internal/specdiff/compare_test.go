@@ -1,7 +1,9 @@
 package specdiff_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,6 +34,17 @@ func rows(version string, secs ...sec) []db.SectionRow {
 		}
 	}
 	return out
+}
+
+// compare is specdiff.Compare with the default options, for a call that
+// must not fail.
+func compare(tb testing.TB, old, newer []db.SectionRow) specdiff.Diff {
+	tb.Helper()
+	d, err := specdiff.Compare(context.Background(), old, newer, specdiff.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
 }
 
 // describe is an item in one line: kind, old>new ids ("-" for none), and
@@ -200,7 +213,7 @@ func TestCompareMatching(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			old := rows("v1", base...)
-			d := specdiff.Compare(old, rows("v2", tt.new...), specdiff.Options{})
+			d := compare(t, old, rows("v2", tt.new...))
 			want := tt.want
 			if got := describeAll(d); !slices.Equal(got, want) {
 				t.Errorf("items %q, want %q", got, want)
@@ -226,7 +239,7 @@ func TestCompareMatching(t *testing.T) {
 func TestCompareItemFields(t *testing.T) {
 	old := rows("v1", sec{"A", "", "Alpha", para1 + " " + para2})
 	edited := strings.Replace(para2, "a bound on the capacity", "a maximum capacity", 1)
-	d := specdiff.Compare(old, rows("v2", sec{"A", "", "Alpha", para1 + " " + edited}), specdiff.Options{})
+	d := compare(t, old, rows("v2", sec{"A", "", "Alpha", para1 + " " + edited}))
 	if len(d.Items) != 1 {
 		t.Fatalf("items %q", describeAll(d))
 	}
@@ -252,7 +265,7 @@ func TestCompareBestPairFirst(t *testing.T) {
 	text := "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty"
 	near := strings.Replace(text, "twenty", "twenty-one", 1)
 	old := rows("v1", sec{"Near", "", "Near", near}, sec{"Exact", "", "Exact", text})
-	d := specdiff.Compare(old, rows("v2", sec{"New", "", "New", text}), specdiff.Options{})
+	d := compare(t, old, rows("v2", sec{"New", "", "New", text}))
 	if got, want := describeAll(d), []string{"removed Near>-", "renamed Exact>New"}; !slices.Equal(got, want) {
 		t.Errorf("items %q, want %q", got, want)
 	}
@@ -263,7 +276,7 @@ func TestCompareBestPairFirst(t *testing.T) {
 func TestCompareEmptySameTitle(t *testing.T) {
 	old := rows("v1", sec{"ex", "", "Examples", ""}, sec{"ex-1", "", "Examples", ""}, sec{"ex-2", "", "Examples", ""})
 	newer := rows("v2", sec{"examples-a", "", "Examples", ""}, sec{"examples-b", "", "Examples", ""})
-	d := specdiff.Compare(old, newer, specdiff.Options{})
+	d := compare(t, old, newer)
 	want := []string{"renamed ex>examples-a", "renamed ex-1>examples-b", "removed ex-2>-"}
 	if got := describeAll(d); !slices.Equal(got, want) {
 		t.Errorf("items %q, want %q", got, want)
@@ -285,7 +298,7 @@ func TestCompareChapters(t *testing.T) {
 		sec{"Index", "Exprs", "Indexing", para3},
 		sec{"Calls", "Index", "Calls", "A call invokes a function."},
 	)
-	d := specdiff.Compare(old, newer, specdiff.Options{})
+	d := compare(t, old, newer)
 	want := []specdiff.Chapter{
 		{ID: "Types", Title: "Types", Changed: 1, Removed: 1},
 		{ID: "Exprs", Title: "Expressions", Renamed: 1, Added: 1},
@@ -305,7 +318,7 @@ func TestCompareChapters(t *testing.T) {
 // The JSON the MCP tool and the CLI will send: snake_case names, the
 // side that is missing left out.
 func TestDiffJSON(t *testing.T) {
-	d := specdiff.Compare(rows("v1"), rows("v2", sec{"A", "", "Alpha", "text"}), specdiff.Options{})
+	d := compare(t, rows("v1"), rows("v2", sec{"A", "", "Alpha", "text"}))
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)
@@ -315,7 +328,7 @@ func TestDiffJSON(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}
-	b, _ = json.Marshal(specdiff.Compare(nil, nil, specdiff.Options{}))
+	b, _ = json.Marshal(compare(t, nil, nil))
 	if want := `{"summary":{"added":0,"removed":0,"renamed":0,"changed":0,"unchanged":0,"chapters":[]},"items":[]}`; string(b) != want {
 		t.Errorf("empty diff JSON %s, want %s", b, want)
 	}
@@ -355,7 +368,7 @@ func TestDiffSchema(t *testing.T) {
 		sec{"B2", "A", "Beta two", para3},
 		sec{"D", "A", "Delta", "Added text."},
 	)
-	d := specdiff.Compare(old, newer, specdiff.Options{})
+	d := compare(t, old, newer)
 	if got := describeAll(d); len(got) != 4 {
 		t.Fatalf("items %q, want one of each kind", got)
 	}
@@ -369,5 +382,47 @@ func TestDiffSchema(t *testing.T) {
 	}
 	if err := resolved.Validate(instance); err != nil {
 		t.Errorf("%s\ndoes not validate: %v", b, err)
+	}
+}
+
+// endingCtx is a context that ends after its Err has said "go on" a given
+// number of times, and counts the looks after that.
+type endingCtx struct {
+	context.Context
+	left, after int
+}
+
+func (c *endingCtx) Err() error {
+	if c.left <= 0 {
+		c.after++
+		return context.Canceled
+	}
+	c.left--
+	return nil
+}
+
+// A comparison of two large versions (seconds when every section changed)
+// stops once its call ends, wherever it stands, and says why.
+func TestCompareStopsWhenCancelled(t *testing.T) {
+	var olds, news []sec
+	for i := range 3000 {
+		text := fmt.Sprintf("Section %d says one thing. It says it at length, in words of its own.", i)
+		olds = append(olds, sec{fmt.Sprint("s", i), "", fmt.Sprint("Title ", i), text})
+		news = append(news, sec{fmt.Sprint("s", i), "", fmt.Sprint("Title ", i), strings.Replace(text, "one", "another", 1)})
+	}
+	old, newer := rows("v1", olds...), rows("v2", news...)
+	for _, left := range []int{0, 10, 150, 200} { // before, in the matching, in the diff
+		ctx := &endingCtx{Context: context.Background(), left: left}
+		d, err := specdiff.Compare(ctx, old, newer, specdiff.Options{})
+		if !errors.Is(err, context.Canceled) || len(d.Items) != 0 {
+			t.Errorf("ended after %d looks: err %v, %d items", left, err, len(d.Items))
+		}
+		// One more look in each of the five passes at most, then the end.
+		if ctx.after > 6 {
+			t.Errorf("ended after %d looks: Compare looked %d more times, so it went on", left, ctx.after)
+		}
+	}
+	if d := compare(t, old, newer); len(d.Items) != 3000 {
+		t.Errorf("not cancelled: %d items, want 3000", len(d.Items))
 	}
 }

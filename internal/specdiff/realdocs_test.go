@@ -150,7 +150,7 @@ func TestCompareRealGoSpec(t *testing.T) {
 	newer := goSpecRows(t, edited, "go-new")
 
 	t.Run("edited", func(t *testing.T) {
-		d := specdiff.Compare(old, newer, specdiff.Options{})
+		d := compare(t, old, newer)
 		checkDiff(t, d, len(old), len(newer), []wantItem{
 			{kind: "renamed", oldID: "Method_sets", oldTitle: "Method sets", newID: "Sets_of_methods", newTitle: "Sets of methods"},
 			{kind: "changed", oldID: "Slice_expressions", oldTitle: "Slice expressions", newID: "Slice_expressions", newTitle: "Slice expressions", textChanged: true},
@@ -168,7 +168,7 @@ func TestCompareRealGoSpec(t *testing.T) {
 	})
 
 	t.Run("same version", func(t *testing.T) {
-		d := specdiff.Compare(old, old, specdiff.Options{})
+		d := compare(t, old, old)
 		if !d.Unchanged() || d.Summary.Unchanged != len(old) {
 			t.Errorf("%d items, summary %+v", len(d.Items), d.Summary)
 		}
@@ -284,7 +284,7 @@ func rustReferenceVersions(tb testing.TB) (old, newer []db.SectionRow) {
 func TestCompareRealRustReference(t *testing.T) {
 	old, newer := rustReferenceVersions(t)
 	t.Run("edited", func(t *testing.T) {
-		d := specdiff.Compare(old, newer, specdiff.Options{})
+		d := compare(t, old, newer)
 		checkDiff(t, d, len(old), len(newer), []wantItem{
 			{kind: "changed", oldID: "introduction#rust-releases", oldTitle: "Rust releases", newID: "introduction#rust-releases", newTitle: "Rust releases", textChanged: true},
 			{kind: "added", newID: "introduction#release-notes", newTitle: "Release notes"},
@@ -306,7 +306,7 @@ func TestCompareRealRustReference(t *testing.T) {
 		}
 	})
 	t.Run("same version", func(t *testing.T) {
-		if d := specdiff.Compare(old, old, specdiff.Options{}); !d.Unchanged() || d.Summary.Unchanged != len(old) {
+		if d := compare(t, old, old); !d.Unchanged() || d.Summary.Unchanged != len(old) {
 			t.Errorf("%d items, summary %+v", len(d.Items), d.Summary)
 		}
 	})
@@ -325,7 +325,7 @@ func TestCompareRustStableNightly(t *testing.T) {
 	stable := rustReferenceRows(t, store, stableDir, "stable")
 	nightly := rustReferenceRows(t, store, nightlyDir, "nightly")
 
-	d := specdiff.Compare(stable, nightly, specdiff.Options{})
+	d := compare(t, stable, nightly)
 	s := d.Summary
 	t.Logf("stable %d sections, nightly %d: %d added, %d removed, %d renamed, %d changed, %d unchanged",
 		len(stable), len(nightly), s.Added, s.Removed, s.Renamed, s.Changed, s.Unchanged)
@@ -369,7 +369,7 @@ func squeeze(s string) string { return strings.Join(strings.Fields(s), "") }
 func BenchmarkCompareRustReference(b *testing.B) {
 	old, newer := rustReferenceVersions(b)
 	for b.Loop() {
-		if d := specdiff.Compare(old, newer, specdiff.Options{}); len(d.Items) != 4 {
+		if d := compare(b, old, newer); len(d.Items) != 4 {
 			b.Fatalf("%d items", len(d.Items))
 		}
 	}

@@ -2,6 +2,7 @@ package specdiff
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"unicode"
@@ -126,8 +127,8 @@ type candidate struct {
 // pairs sharing a shingle of those prefixes are compared: with the rarest
 // shingles first, that is few pairs, and none is missed. For t = 0.8 the
 // prefix is a third of the text plus one. Texts without words never meet
-// here; callers handle them.
-func similarPairs(oldSecs, newSecs []section, olds, news []int, threshold float64, also func(o, n int) bool) []candidate {
+// here; callers handle them. Once ctx has ended it stops, its pairs partial.
+func similarPairs(ctx context.Context, oldSecs, newSecs []section, olds, news []int, threshold float64, also func(o, n int) bool) []candidate {
 	df := map[uint64]int32{}
 	count := func(bag []uint64) {
 		for k, h := range bag {
@@ -172,7 +173,10 @@ func similarPairs(oldSecs, newSecs []section, olds, news []int, threshold float6
 	}
 	var out []candidate
 	seen := make([]int, len(olds)) // the new section (plus one) that last compared each old one
-	for _, n := range news {
+	for i, n := range news {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			break
+		}
 		nb := newSecs[n].bag
 		for _, r := range prefix(nb) {
 			for _, k := range index[r.h] {

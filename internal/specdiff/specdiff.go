@@ -13,6 +13,7 @@ package specdiff
 
 import (
 	"cmp"
+	"context"
 	"slices"
 	"strings"
 	"unicode"
@@ -151,13 +152,29 @@ type SentenceChange struct {
 //
 // Changed texts, renamed ones included, get their changed sentences
 // (diffSentences), within opts' bounds.
-func Compare(oldVersion, newVersion []db.SectionRow, opts Options) Diff {
+//
+// Errors: ctx.Err() once ctx ends. Comparing two large versions that share
+// little takes a second or more, so the passes look at ctx every
+// checkEvery sections and a cancelled comparison stops within a few
+// milliseconds.
+func Compare(ctx context.Context, oldVersion, newVersion []db.SectionRow, opts Options) (Diff, error) {
 	c := newComparison(oldVersion, newVersion)
 	c.matchByID()
-	c.matchByTitle()
-	c.matchByText()
-	return c.diff(opts.withDefaults())
+	c.matchByTitle(ctx)
+	c.matchByText(ctx)
+	if err := ctx.Err(); err != nil {
+		return Diff{}, err // the matching may have stopped half way
+	}
+	d := c.diff(ctx, opts.withDefaults())
+	if err := ctx.Err(); err != nil {
+		return Diff{}, err
+	}
+	return d, nil
 }
+
+// checkEvery is how many sections a pass of Compare handles between looks
+// at its context.
+const checkEvery = 64
 
 // section is one side's section as the matching sees it.
 type section struct {
@@ -212,10 +229,13 @@ func (c *comparison) matchByID() {
 }
 
 // unmatched lists the unmatched sections of one side that keep holds for,
-// their shingles computed.
-func unmatched(secs []section, keep func(*section) bool) []int {
+// their shingles computed; none once ctx has ended.
+func unmatched(ctx context.Context, secs []section, keep func(*section) bool) []int {
 	var out []int
 	for i := range secs {
+		if i%checkEvery == 0 && ctx.Err() != nil {
+			return nil
+		}
 		if s := &secs[i]; s.match < 0 && keep(s) {
 			s.shingles()
 			out = append(out, i)
@@ -224,7 +244,7 @@ func unmatched(secs []section, keep func(*section) bool) []int {
 	return out
 }
 
-func (c *comparison) matchByTitle() {
+func (c *comparison) matchByTitle(ctx context.Context) {
 	// Only titles found on both sides can match: most sections are left
 	// out before their shingles are computed.
 	oldTitles := map[string]bool{}
@@ -240,7 +260,7 @@ func (c *comparison) matchByTitle() {
 		}
 	}
 	titled := func(s *section) bool { return bothTitles[s.title] }
-	olds, news := unmatched(c.old, titled), unmatched(c.new, titled)
+	olds, news := unmatched(ctx, c.old, titled), unmatched(ctx, c.new, titled)
 	if len(olds) == 0 || len(news) == 0 {
 		return
 	}
@@ -262,21 +282,21 @@ func (c *comparison) matchByTitle() {
 		}
 	}
 	sameTitle := func(o, n int) bool { return c.old[o].title == c.new[n].title }
-	cands = append(cands, similarPairs(c.old, c.new, olds, news, sameTitleSimilarity, sameTitle)...)
+	cands = append(cands, similarPairs(ctx, c.old, c.new, olds, news, sameTitleSimilarity, sameTitle)...)
 	c.pickGreedily(cands)
 }
 
-func (c *comparison) matchByText() {
+func (c *comparison) matchByText(ctx context.Context) {
 	long := func(s *section) bool {
 		s.shingles()
 		return s.words >= minWordsForTextMatch
 	}
-	olds, news := unmatched(c.old, long), unmatched(c.new, long)
+	olds, news := unmatched(ctx, c.old, long), unmatched(ctx, c.new, long)
 	if len(olds) == 0 || len(news) == 0 {
 		return
 	}
 	anyPair := func(int, int) bool { return true }
-	c.pickGreedily(similarPairs(c.old, c.new, olds, news, sameTextSimilarity, anyPair))
+	c.pickGreedily(similarPairs(ctx, c.old, c.new, olds, news, sameTextSimilarity, anyPair))
 }
 
 // pickGreedily links candidates, the most similar first, ties in the new
@@ -299,8 +319,9 @@ func (c *comparison) pickGreedily(cands []candidate) {
 	}
 }
 
-// diff builds the Diff from the matching.
-func (c *comparison) diff(opts Options) Diff {
+// diff builds the Diff from the matching; it stops, its Diff partial, once
+// ctx has ended.
+func (c *comparison) diff(ctx context.Context, opts Options) Diff {
 	oldTree, newTree := buildTree(c.old), buildTree(c.new)
 	// Removed sections go after the new place of the nearest matched
 	// section before them in the old version; those before any go first.
@@ -353,6 +374,9 @@ func (c *comparison) diff(opts Options) Diff {
 		removed(o)
 	}
 	for n := range c.new {
+		if n%checkEvery == 0 && ctx.Err() != nil {
+			return d
+		}
 		ns := &c.new[n]
 		if ns.match < 0 {
 			add(Item{Kind: KindAdded, New: ref(ns.row)}, newTree.chapter(n))

@@ -180,12 +180,12 @@ func manualToolset() []Tool {
 // bindManual binds the manual tools to their dependencies.
 func bindManual(d *Deps) *manualTools { return &manualTools{lib: d.Manuals, finder: d.Finder} }
 
-func (mt *manualTools) excepts(_ context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
+func (mt *manualTools) excepts(ctx context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
 	maxHits := in.MaxHits
 	if maxHits == 0 {
 		maxHits = defaultSearchHits
 	}
-	return mt.lib.Exceptions(in.ManualID, in.Paths, in.Query, maxHits)
+	return mt.lib.Exceptions(ctx, in.ManualID, in.Paths, in.Query, maxHits)
 }
 
 func renderExcepts(r manual.ExceptionResult) string {
@@ -214,8 +214,8 @@ func (mt *manualTools) list(context.Context, ManualListIn) (ManualListOut, error
 	return ManualListOut{Manuals: ids}, err
 }
 
-func (mt *manualTools) ls(_ context.Context, in ManualLsIn) (ManualLsOut, error) {
-	files, warnings, err := mt.lib.Listing(in.ManualID)
+func (mt *manualTools) ls(ctx context.Context, in ManualLsIn) (ManualLsOut, error) {
+	files, warnings, err := mt.lib.Listing(ctx, in.ManualID)
 	if files == nil {
 		files = []string{}
 	}
@@ -307,6 +307,10 @@ func (mt *manualTools) readParts(ctx context.Context, in ManualReadIn) (ManualRe
 		if i == maxSections || left == 0 {
 			out.Omitted = append(out.Omitted, ids[i:]...)
 			break
+		}
+		// Each section reads and parses the file: up to 200 of them.
+		if err := ctx.Err(); err != nil {
+			return out, err
 		}
 		text, n, err := mt.lib.Section(in.ManualID, in.Path, id)
 		if err != nil {

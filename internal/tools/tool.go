@@ -296,15 +296,21 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 	return args, err
 }
 
-// UserError turns err into what the model reads: an apperr stays as it is
-// ("code: message; hint: next step"); anything else is logged in full and
-// reported without internals, so no SQL or file system detail leaks.
+// UserError turns err into what the model reads: a call whose context
+// ended says so (unavailable: cancelled, or out of time), whatever the
+// work it stopped returned (SQLite reports a statement it was told to
+// stop as an error of its own); otherwise an apperr stays as it is
+// ("code: message; hint: next step"), and anything else is logged in full
+// and reported without internals, so no SQL or file system detail leaks.
 func UserError(ctx context.Context, log *slog.Logger, tool string, err error) error {
+	switch ctxErr := ctx.Err(); {
+	case errors.Is(ctxErr, context.DeadlineExceeded):
+		return apperr.Wrap(err, apperr.Unavailable, "call again with a narrower request, or a longer timeout", "the call ran out of time")
+	case ctxErr != nil:
+		return apperr.Wrap(err, apperr.Unavailable, "call the tool again", "the call was cancelled")
+	}
 	if _, ok := errors.AsType[*apperr.Error](err); ok {
 		return err
-	}
-	if ctx.Err() != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "call the tool again", "the call was cancelled")
 	}
 	log.ErrorContext(ctx, "tool failed", "tool", tool, "err", err)
 	return apperr.Wrap(err, apperr.Internal, "try again; if it persists, report it with the server log",

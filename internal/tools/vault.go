@@ -347,7 +347,11 @@ func splitLines(text string) []string {
 	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 }
 
-func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOut, error) {
+// searchCheckEvery is how many lines vault_search reads between looks at
+// the call's context, so a cancelled search of a large vault stops at once.
+const searchCheckEvery = 256
+
+func (vt *vaultTools) search(ctx context.Context, in VaultSearchIn) (VaultSearchOut, error) {
 	limit := in.MaxResults
 	if limit == 0 {
 		limit = defaultSearchHits
@@ -371,6 +375,9 @@ func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOu
 		if in.Glob != "" && !vault.MatchGlob(in.Glob, e.Path) {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
 		data, err := vt.v.ReadFile(e.Path)
 		switch apperr.CodeOf(err) {
 		case apperr.FileTooLarge:
@@ -384,6 +391,11 @@ func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOu
 		}
 		out.FilesScanned++
 		for i, line := range splitLines(string(data)) {
+			if i%searchCheckEvery == 0 && i > 0 {
+				if err := ctx.Err(); err != nil {
+					return out, err
+				}
+			}
 			if !strings.Contains(strings.ToLower(line), needle) {
 				continue
 			}
@@ -400,24 +412,24 @@ func (vt *vaultTools) search(_ context.Context, in VaultSearchIn) (VaultSearchOu
 	return out, nil
 }
 
-func (vt *vaultTools) find(_ context.Context, in VaultFindIn) (vault.FindResult, error) {
-	return vt.v.Find(vault.FindRequest{
+func (vt *vaultTools) find(ctx context.Context, in VaultFindIn) (vault.FindResult, error) {
+	return vt.v.Find(ctx, vault.FindRequest{
 		Query: in.Query, Also: in.Also, Dir: in.Scope.RelativeDir, Glob: in.Scope.Glob,
 		TimeBudget:    time.Duration(in.Budget.TimeMS) * time.Millisecond,
 		MaxCandidates: in.Budget.MaxCandidates,
 	})
 }
 
-func (vt *vaultTools) scan(_ context.Context, in VaultScanIn) (audit.ScanResult, error) {
-	return audit.Scan(vt.v, in.Path, in.Cursor, in.ChunkLines)
+func (vt *vaultTools) scan(ctx context.Context, in VaultScanIn) (audit.ScanResult, error) {
+	return audit.Scan(ctx, vt.v, in.Path, in.Cursor, in.ChunkLines)
 }
 
-func (vt *vaultTools) coverage(_ context.Context, in VaultCoverageIn) (audit.Report, error) {
-	return audit.Coverage(vt.v, in.Path)
+func (vt *vaultTools) coverage(ctx context.Context, in VaultCoverageIn) (audit.Report, error) {
+	return audit.Coverage(ctx, vt.v, in.Path)
 }
 
-func (vt *vaultTools) audit(_ context.Context, in ArtifactAuditIn) (audit.AuditReport, error) {
-	return audit.Audit(vt.v, in.Paths)
+func (vt *vaultTools) audit(ctx context.Context, in ArtifactAuditIn) (audit.AuditReport, error) {
+	return audit.Audit(ctx, vt.v, in.Paths)
 }
 
 func (vt *vaultTools) create(_ context.Context, in VaultCreateIn) (vault.Result, error) {

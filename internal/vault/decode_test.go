@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestReadFileDecodes(t *testing.T) {
 	if _, err := e.v.ReadFile("notes/pic.md"); apperr.CodeOf(err) != apperr.Undecodable || !strings.Contains(err.Error(), "notes/pic.md") {
 		t.Errorf("binary file: %v, want undecodable naming it", err)
 	}
-	res, err := e.v.Find(FindRequest{Query: "美容整形"})
+	res, err := e.v.Find(context.Background(), FindRequest{Query: "美容整形"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"path"
@@ -25,6 +26,9 @@ const (
 	BiasShare         = 0.8
 	BiasMinCandidates = 5
 	maxCandidateChars = 200
+	// findCheckEvery is how many lines Find reads between looks at its
+	// context: well under a millisecond of work.
+	findCheckEvery = 256
 )
 
 // Next actions Find proposes.
@@ -96,8 +100,9 @@ type FindResult struct {
 // shortage (fill_gaps), most of them in one file is a bias
 // (reduce_file_bias), enough and spread out is vault_completed once the
 // files read are checked (verify_coverage). Errors: apperr.InvalidArgument
-// for an empty query or bad glob; the List and ReadFile codes.
-func (v *Vault) Find(req FindRequest) (FindResult, error) {
+// for an empty query or bad glob; the List and ReadFile codes; ctx.Err()
+// once ctx ends (checked per file and every findCheckEvery lines).
+func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 	res := FindResult{Query: req.Query, Normalized: normalize.Normal(req.Query), Candidates: []Candidate{}, Warnings: []string{}}
 	loose := normalize.Loose(req.Query)
 	if res.Normalized == "" {
@@ -136,6 +141,9 @@ scan:
 		if e.IsDir || req.Glob != "" && !MatchGlob(req.Glob, e.Path) {
 			continue
 		}
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
 		if time.Now().After(deadline) {
 			res.CutoffReason = "time_budget"
 			break
@@ -155,6 +163,11 @@ scan:
 		}
 		res.Stats.FilesScanned++
 		for i, line := range strings.Split(string(data), "\n") {
+			if i%findCheckEvery == 0 && i > 0 {
+				if err := ctx.Err(); err != nil {
+					return res, err
+				}
+			}
 			// Each phrasing in turn: a line held by one in normal form is
 			// a normalized hit, by one only without separators a loose
 			// one. A phrasing that holds nothing adds nothing.

@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -52,7 +54,7 @@ func TestFind(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := e.v.Find(tt.req)
+			res, err := e.v.Find(context.Background(), tt.req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -72,13 +74,13 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
-	if _, err := e.v.Find(FindRequest{Query: "  "}); apperr.CodeOf(err) != apperr.InvalidArgument {
+	if _, err := e.v.Find(context.Background(), FindRequest{Query: "  "}); apperr.CodeOf(err) != apperr.InvalidArgument {
 		t.Errorf("empty query: %v", err)
 	}
-	if _, err := e.v.Find(FindRequest{Query: "x", Glob: "["}); apperr.CodeOf(err) != apperr.InvalidArgument {
+	if _, err := e.v.Find(context.Background(), FindRequest{Query: "x", Glob: "["}); apperr.CodeOf(err) != apperr.InvalidArgument {
 		t.Errorf("bad glob: %v", err)
 	}
-	if _, err := e.v.Find(FindRequest{Query: "x", Dir: "../outside"}); apperr.CodeOf(err) != apperr.PathOutsideVault {
+	if _, err := e.v.Find(context.Background(), FindRequest{Query: "x", Dir: "../outside"}); apperr.CodeOf(err) != apperr.PathOutsideVault {
 		t.Errorf("escape: %v", err)
 	}
 }
@@ -90,7 +92,7 @@ func TestFindWithAlso(t *testing.T) {
 	e.v.Create("notes/a.md", []byte("cancel the contract\nterminate early\nnothing here\n"))
 	lines := func(req FindRequest) []string {
 		t.Helper()
-		res, err := e.v.Find(req)
+		res, err := e.v.Find(context.Background(), req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +111,49 @@ func TestFindWithAlso(t *testing.T) {
 	if got := lines(FindRequest{Query: "cancel", Also: []string{"zzqq"}}); !slices.Equal(got, []string{"1:query"}) {
 		t.Errorf("a phrasing holding nothing: %v", got)
 	}
-	if _, err := e.v.Find(FindRequest{Query: "cancel", Also: []string{" "}}); apperr.CodeOf(err) != apperr.InvalidArgument {
+	if _, err := e.v.Find(context.Background(), FindRequest{Query: "cancel", Also: []string{" "}}); apperr.CodeOf(err) != apperr.InvalidArgument {
 		t.Errorf("an empty phrasing: %v", err)
+	}
+}
+
+// endingCtx is a context that ends after its Err has said "go on" a given
+// number of times: a search is cancelled at a known point of its work, with
+// no clock in the test.
+type endingCtx struct {
+	context.Context
+	left int
+}
+
+func (c *endingCtx) Err() error {
+	if c.left <= 0 {
+		return context.Canceled
+	}
+	c.left--
+	return nil
+}
+
+// A cancelled Find stops where it stands, inside a file, and says why
+// (context.Canceled), instead of reading on to its time budget (a minute
+// by default).
+func TestFindStopsWhenCancelled(t *testing.T) {
+	e := newEnv(t, Options{})
+	for _, p := range []string{"notes/a.md", "notes/b.md"} {
+		if _, err := e.v.Create(p, []byte(strings.Repeat("a line to find\n", 3*findCheckEvery))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := e.v.Find(ctx, FindRequest{Query: "find"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before the call: err %v", err)
+	}
+	// The first file's first look passes, the next ends the call: inside
+	// notes/a.md, at its first check.
+	res, err := e.v.Find(&endingCtx{Context: context.Background(), left: 1}, FindRequest{Query: "find", MaxCandidates: 10_000})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled during the search: err %v", err)
+	}
+	if res.Stats.FilesScanned != 1 || len(res.Candidates) != findCheckEvery {
+		t.Errorf("stopped after %d files and %d candidates, want 1 and %d", res.Stats.FilesScanned, len(res.Candidates), findCheckEvery)
 	}
 }

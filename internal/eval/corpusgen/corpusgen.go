@@ -1,7 +1,9 @@
 // Package corpusgen writes large document corpora for the scale benchmarks
 // (issue 15): a Markdown specification of tens of thousands of sections,
-// read by langspec's markdown reader like any user-declared source, and a
-// manuals folder of thousands of files for manual_find. The corpora are
+// read by langspec's markdown reader like any user-declared source, a
+// manuals folder of thousands of files for manual_find, and API reference
+// pages of a few hundred kilobytes each, one section over the whole page,
+// for the scans that read a page at a time (manual_excepts). The corpora are
 // generated rather than committed (50,000 sections are about 80 MB), and
 // are deterministic: a fixed seed, math/rand/v2's PCG, and a random stream
 // per file, so the same call writes the same bytes on every machine and a

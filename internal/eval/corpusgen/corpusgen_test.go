@@ -170,7 +170,7 @@ func TestWriteRejectsNothing(t *testing.T) {
 }
 
 func TestVocabularyUnique(t *testing.T) {
-	for name, head := range map[string][]string{"specHead": specHead, "manualHeadEN": manualHeadEN, "manualHeadJA": manualHeadJA} {
+	for name, head := range map[string][]string{"specHead": specHead, "manualHeadEN": manualHeadEN, "manualHeadJA": manualHeadJA, "referenceHead": referenceHead} {
 		seen := map[string]bool{}
 		for _, w := range head {
 			if seen[w] {
@@ -223,5 +223,43 @@ func TestSectionsFromEnv(t *testing.T) {
 		if got != tt.want || (err != nil) != tt.wantErr {
 			t.Errorf("%s=%q: %d, %v; want %d, error %v", SectionsEnv, tt.value, got, err, tt.want, tt.wantErr)
 		}
+	}
+}
+
+func TestWriteReference(t *testing.T) {
+	const size = 20_000
+	dir1, dir2 := t.TempDir(), t.TempDir()
+	st, err := WriteReference(dir1, 3, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := WriteReference(dir2, 3, size); err != nil {
+		t.Fatal(err)
+	}
+	a, b := readTree(t, dir1), readTree(t, dir2)
+	sameTrees(t, a, b)
+	if st.Files != 3 || len(a) != 3 || totalBytes(a) != st.Bytes || headings(a) != st.Sections {
+		t.Errorf("stats %+v; on disk %d files, %d bytes, %d headings", st, len(a), totalBytes(a), headings(a))
+	}
+	for name, body := range a {
+		page := string(body)
+		// One top-level section per page, the whole page: the shape that
+		// puts a page in a query's scope at once.
+		if !strings.HasPrefix(page, "# ") || strings.Count(page, "\n# ") != 0 {
+			t.Errorf("%s: want one leading top-level heading", name)
+		}
+		if len(body) < size || len(body) > 2*size {
+			t.Errorf("%s: %d bytes, want about %d", name, len(body), size)
+		}
+		exceptions := 0
+		for _, w := range []string{"unless", "Warning:", "except", "Caution:", "excluded", "does not apply", "ただし"} {
+			exceptions += strings.Count(page, w)
+		}
+		if !strings.Contains(page, "error") || exceptions < 3 {
+			t.Errorf("%s: %d exception sentences, error named %d times", name, exceptions, strings.Count(page, "error"))
+		}
+	}
+	if _, err := WriteReference(t.TempDir(), 0, size); err == nil {
+		t.Error("no files: no error")
 	}
 }

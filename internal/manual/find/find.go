@@ -307,6 +307,10 @@ type search struct {
 	// dropped is set when the search ran on snapshots the refresh beside
 	// it found out of date (searchCurrent): it stops, and is not used.
 	dropped atomic.Bool
+	// ctx is the call's, from run on: a search whose call has ended
+	// stops as a dropped one does, at the next look at the budget,
+	// instead of running its in-memory stages out to the time budget.
+	ctx context.Context
 }
 
 // needle is one form of a term to look for.
@@ -587,9 +591,10 @@ func (s *search) addUnscanned(u Unscanned) {
 }
 
 // expired reports whether the time budget ran out, noting the cut; a
-// search that will be dropped (searchCurrent) stops as if it had.
+// search that will be dropped (searchCurrent), or whose call was cancelled
+// or timed out, stops as if it had.
 func (s *search) expired() bool {
-	if s.dropped.Load() {
+	if s.dropped.Load() || s.ctx != nil && s.ctx.Err() != nil {
 		return true
 	}
 	if s.cut == ReasonTimeBudget {
@@ -739,6 +744,7 @@ func (s *search) add(n *workNode, stage, term string, factor float64, via string
 }
 
 func (s *search) run(ctx context.Context) {
+	s.ctx = ctx
 	s.stageExact(ctx)
 	if s.req.Baseline != "" {
 		return

@@ -3,6 +3,7 @@ package find
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -421,5 +422,41 @@ func TestFindWithAlso(t *testing.T) {
 		if _, err := f.Find(context.Background(), Request{ManualID: "m", Query: "cancellation", Also: tc.also}); apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("also %q: %v, want invalid_argument %q", tc.also, err, tc.msg)
 		}
+	}
+}
+
+// A cancelled call's search stops at its next look at the budget, as one
+// out of time does, instead of running its stages to the time budget
+// (a minute by default), and Find says why: context.Canceled.
+func TestFindStopsWhenCancelled(t *testing.T) {
+	f, _ := sampleFinder(t)
+	if _, err := f.Index.RefreshAll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := &clock{now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
+	var mu sync.Mutex
+	readings, afterCancel := 0, 0
+	f.Now = func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		readings++
+		if ctx.Err() != nil {
+			afterCancel++
+		}
+		// The call's start, then the first stage's look at the budget:
+		// the call is cancelled during the search.
+		if readings == 2 {
+			cancel()
+		}
+		return clk.Now()
+	}
+	_, err := f.Find(ctx, Request{ManualID: "m", Query: "cancellation"})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if afterCancel > 0 {
+		t.Errorf("the search looked at the clock %d times after the call was cancelled: its stages went on", afterCancel)
 	}
 }

@@ -36,6 +36,9 @@ func Normal(s string) string {
 // none at either end, lowering A–Z when lower is set.
 func collapseSpace(s string, lower bool) string {
 	var b strings.Builder
+	// The result is never longer than s: one allocation, where growing
+	// as it went copied a long text once for each doubling of its size.
+	b.Grow(len(s))
 	space := false
 	for _, r := range s {
 		if unicode.IsSpace(r) {

@@ -1,6 +1,7 @@
 package normalize
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -45,6 +46,40 @@ func TestNormalASCIIFastPath(t *testing.T) {
 		want := collapseSpace(cases.Fold().String(norm.NFKC.String(s)), false)
 		if got := Normal(s); got != want {
 			t.Errorf("Normal(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestNormalOfLines: the normal form of lines joined by "\n" is their own
+// normal forms, the empty ones left out, joined by a space. A line end is
+// white space, and no transform reaches across it: "\n" is a starter that
+// composes with nothing (NFKC), folds to itself, and ends a run of spaces.
+// So a text can be normalised a line at a time (manual.Library.Exceptions
+// does, so it can stop between lines). The alphabet holds what could break
+// it: marks at a line's start, characters NFKC turns into spaces or
+// sequences (¨, ⑴, ﬀ), half-width kana and voiced marks that compose
+// (ｶﾞ), folds that grow (ß, İ), every kind of space, and ASCII-only lines
+// (the fast path) beside others.
+func TestNormalOfLines(t *testing.T) {
+	alphabet := []string{"a", "B", " ", "\t", "\u00a0", "\u3000", "\u2028", "\u0085", "\u0301", "\u0308", "¨", "⑴", "ﬀ", "ｶ", "ﾞ", "ﾟ", "ß", "İ", "Σ", "ς", "Ａ", "１", "－", "データ", "x y", "\u200b", "\ufeff", "e\u0301"}
+	r := rand.New(rand.NewPCG(46, 1))
+	for range 5_000 {
+		lines := make([]string, 1+r.IntN(5))
+		for i := range lines {
+			var b strings.Builder
+			for range r.IntN(6) {
+				b.WriteString(alphabet[r.IntN(len(alphabet))])
+			}
+			lines[i] = b.String()
+		}
+		var parts []string
+		for _, l := range lines {
+			if n := Normal(l); n != "" {
+				parts = append(parts, n)
+			}
+		}
+		if whole, joined := Normal(strings.Join(lines, "\n")), strings.Join(parts, " "); whole != joined {
+			t.Fatalf("lines %q: whole %q, line by line %q", lines, whole, joined)
 		}
 	}
 }

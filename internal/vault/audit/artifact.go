@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -151,8 +152,9 @@ func (g *graph) isNode(id string) bool {
 //
 // Errors: Clean codes for a bad path; invalid_argument for a path that is
 // not a .json or .md file under artifacts/ (outside artifacts/daily/); the
-// vault's errors listing artifacts/.
-func Audit(v *vault.Vault, paths []string) (AuditReport, error) {
+// vault's errors listing artifacts/; ctx.Err() once ctx ends (checked
+// before each artifact).
+func Audit(ctx context.Context, v *vault.Vault, paths []string) (AuditReport, error) {
 	named := len(paths) > 0
 	if !named {
 		var err error
@@ -168,6 +170,9 @@ func Audit(v *vault.Vault, paths []string) (AuditReport, error) {
 	a := &auditor{v: v, lines: map[string]lineCount{}}
 	rep := AuditReport{Findings: []Finding{}, NextActions: []string{}}
 	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return AuditReport{}, err
+		}
 		graphs, err := loadArtifact(v, p)
 		if err != nil {
 			rep.Artifacts++
@@ -265,14 +270,18 @@ func loadArtifact(v *vault.Vault, p string) ([]*graph, error) {
 
 // citedRanges returns the ranges of canon that artifacts cite, clamped to
 // its total lines. Artifacts that fail to load are Audit's business and
-// are skipped here.
-func citedRanges(v *vault.Vault, canon string, total int) ([][2]int, error) {
+// are skipped here. Errors: listArtifacts's; ctx.Err() once ctx ends
+// (checked before each artifact).
+func citedRanges(ctx context.Context, v *vault.Vault, canon string, total int) ([][2]int, error) {
 	paths, err := listArtifacts(v)
 	if err != nil {
 		return nil, err
 	}
 	var out [][2]int
 	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		graphs, err := loadArtifact(v, p)
 		if err != nil {
 			continue

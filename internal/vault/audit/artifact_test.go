@@ -1,6 +1,9 @@
 package audit
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -157,7 +160,7 @@ func TestAudit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Audit(v, tt.paths)
+			got, err := Audit(context.Background(), v, tt.paths)
 			if tt.wantError != "" {
 				if apperr.CodeOf(err) != tt.wantError {
 					t.Fatalf("Audit error = %v, want %s", err, tt.wantError)
@@ -185,7 +188,7 @@ func TestAudit(t *testing.T) {
 	}
 
 	t.Run("every artifact", func(t *testing.T) {
-		got, err := Audit(v, nil)
+		got, err := Audit(context.Background(), v, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -211,7 +214,7 @@ func TestAudit(t *testing.T) {
 	})
 
 	t.Run("empty vault", func(t *testing.T) {
-		got, err := Audit(mustOpenVault(t), nil)
+		got, err := Audit(context.Background(), mustOpenVault(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +269,7 @@ func TestCoverageCitations(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := Coverage(v, "notes/a.md")
+			got, err := Coverage(context.Background(), v, "notes/a.md")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -275,5 +278,30 @@ func TestCoverageCitations(t *testing.T) {
 				t.Errorf("Coverage =\n %+v\nwant\n %+v", got, tt.want)
 			}
 		})
+	}
+}
+
+// A cancelled audit, coverage report or scan stops before the next
+// artifact it would read and says why (context.Canceled); a scan so
+// stopped records nothing.
+func TestAuditStopsWhenCancelled(t *testing.T) {
+	v := mustOpenVault(t)
+	mustPut(t, v, "notes/a.md", numbered(10))
+	for i := range 3 {
+		mustPut(t, v, fmt.Sprintf("artifacts/a%d.json", i), `{"nodes": [{"id": "n1", "source_lines": {"path": "notes/a.md", "start": 1, "end": 9}}]}`)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if rep, err := Audit(ctx, v, nil); !errors.Is(err, context.Canceled) || rep.Artifacts != 0 {
+		t.Errorf("Audit: err %v after %d artifacts", err, rep.Artifacts)
+	}
+	if _, err := Coverage(ctx, v, "notes/a.md"); !errors.Is(err, context.Canceled) {
+		t.Errorf("Coverage: err %v", err)
+	}
+	if _, err := Scan(ctx, v, "notes/a.md", "", 4); !errors.Is(err, context.Canceled) {
+		t.Errorf("Scan: err %v", err)
+	}
+	if r, err := Coverage(context.Background(), v, "notes/a.md"); err != nil || len(r.Covered) != 0 {
+		t.Errorf("a cancelled scan recorded %v (err %v)", r.Covered, err)
 	}
 }

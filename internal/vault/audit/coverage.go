@@ -20,6 +20,7 @@ package audit
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -239,8 +240,9 @@ func readRanges(s store, c *content) [][2]int {
 // of reading.
 //
 // Errors: the vault's read errors for path and for CoveragePath and the
-// artifacts (an artifact that does not parse is skipped, not an error).
-func Coverage(v *vault.Vault, path string) (Report, error) {
+// artifacts (an artifact that does not parse is skipped, not an error);
+// ctx.Err() once ctx ends.
+func Coverage(ctx context.Context, v *vault.Vault, path string) (Report, error) {
 	c, err := readContent(v, path)
 	if err != nil {
 		return Report{}, err
@@ -249,7 +251,7 @@ func Coverage(v *vault.Vault, path string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	cited, err := citedRanges(v, c.canon, len(c.lines))
+	cited, err := citedRanges(ctx, v, c.canon, len(c.lines))
 	if err != nil {
 		return Report{}, err
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -188,7 +189,7 @@ func TestRecordCoverage(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			got, err := Coverage(v, "notes/a.md")
+			got, err := Coverage(context.Background(), v, "notes/a.md")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -215,7 +216,7 @@ func TestCoverageErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := Coverage(v, tt.path); apperr.CodeOf(err) != tt.want {
+			if _, err := Coverage(context.Background(), v, tt.path); apperr.CodeOf(err) != tt.want {
 				t.Errorf("Coverage error = %v, want %s", err, tt.want)
 			}
 			if err := Record(v, tt.path, 1, 1); apperr.CodeOf(err) != tt.want {
@@ -233,13 +234,13 @@ func TestCoverageStoreCorrupt(t *testing.T) {
 			v := mustOpenVault(t)
 			mustPut(t, v, "notes/a.md", numbered(4))
 			mustPut(t, v, CoveragePath, junk)
-			if r, err := Coverage(v, "notes/a.md"); err != nil || len(r.Covered) != 0 {
+			if r, err := Coverage(context.Background(), v, "notes/a.md"); err != nil || len(r.Covered) != 0 {
 				t.Fatalf("Coverage = %+v, %v; want no coverage", r, err)
 			}
 			if err := Record(v, "notes/a.md", 1, 2); err != nil {
 				t.Fatal(err)
 			}
-			if r, err := Coverage(v, "notes/a.md"); err != nil || !reflect.DeepEqual(r.Covered, [][2]int{{1, 2}}) {
+			if r, err := Coverage(context.Background(), v, "notes/a.md"); err != nil || !reflect.DeepEqual(r.Covered, [][2]int{{1, 2}}) {
 				t.Fatalf("Coverage = %+v, %v; want [[1 2]]", r, err)
 			}
 		})
@@ -268,7 +269,7 @@ func TestRecordConcurrent(t *testing.T) {
 		}
 	}
 	for _, p := range []string{"notes/a.md", "notes/b.md"} {
-		r, err := Coverage(v, p)
+		r, err := Coverage(context.Background(), v, p)
 		if err != nil {
 			t.Fatal(err)
 		}

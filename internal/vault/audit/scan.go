@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -66,12 +67,13 @@ type scanCursor struct {
 //
 // Errors: invalid_argument for a negative chunkLines, a cursor that is not
 // one Scan returned, or one issued for different content of the file (it
-// changed: start over without a cursor); the vault's read and write errors.
-func Scan(v *vault.Vault, path string, cursor string, chunkLines int) (ScanResult, error) {
-	return scan(v, path, cursor, chunkLines, DefaultMaxChars)
+// changed: start over without a cursor); the vault's read and write errors;
+// ctx.Err() when ctx ends before the chunk is recorded.
+func Scan(ctx context.Context, v *vault.Vault, path string, cursor string, chunkLines int) (ScanResult, error) {
+	return scan(ctx, v, path, cursor, chunkLines, DefaultMaxChars)
 }
 
-func scan(v *vault.Vault, path, cursor string, chunkLines, maxChars int) (ScanResult, error) {
+func scan(ctx context.Context, v *vault.Vault, path, cursor string, chunkLines, maxChars int) (ScanResult, error) {
 	switch {
 	case chunkLines < 0:
 		return ScanResult{}, apperr.New(apperr.InvalidArgument, "omit chunk_lines or give 1 to 1000",
@@ -104,7 +106,7 @@ func scan(v *vault.Vault, path, cursor string, chunkLines, maxChars int) (ScanRe
 		return ScanResult{}, err
 	}
 	read := readRanges(s, c)
-	cited, err := citedRanges(v, c.canon, total)
+	cited, err := citedRanges(ctx, v, c.canon, total)
 	if err != nil {
 		return ScanResult{}, err
 	}

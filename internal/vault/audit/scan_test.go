@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"encoding/base64"
 	"reflect"
 	"strings"
@@ -129,7 +130,7 @@ func TestScanSequence(t *testing.T) {
 				if mc == 0 {
 					mc = DefaultMaxChars
 				}
-				got, err := scan(v, "notes/a.md", cursor, st.chunk, mc)
+				got, err := scan(context.Background(), v, "notes/a.md", cursor, st.chunk, mc)
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)
 				}
@@ -145,7 +146,7 @@ func TestScanSequence(t *testing.T) {
 				cursor = got.NextCursor
 			}
 			// A scan to EOF leaves the file fully covered.
-			r, err := Coverage(v, "notes/a.md")
+			r, err := Coverage(context.Background(), v, "notes/a.md")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -161,17 +162,17 @@ func TestScanSequence(t *testing.T) {
 func TestScanRecords(t *testing.T) {
 	v := mustOpenVault(t)
 	mustPut(t, v, "notes/a.md", numbered(10))
-	if _, err := Scan(v, "notes/a.md", "", 4); err != nil {
+	if _, err := Scan(context.Background(), v, "notes/a.md", "", 4); err != nil {
 		t.Fatal(err)
 	}
-	r, err := Coverage(v, "notes/a.md")
+	r, err := Coverage(context.Background(), v, "notes/a.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(r.Covered, [][2]int{{1, 4}}) || !reflect.DeepEqual(r.NextActions, []string{"vault_scan"}) {
 		t.Fatalf("coverage after one chunk: %+v", r)
 	}
-	got, err := Scan(v, "notes/a.md", "", 4)
+	got, err := Scan(context.Background(), v, "notes/a.md", "", 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestScanNextActionsLowCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cur := encodeCursor(scanCursor{Start: 10, Mode: modeUncovered, Hash: c.hash[:cursorHashLen]})
-	got, err := Scan(v, "notes/a.md", cur, 5)
+	got, err := Scan(context.Background(), v, "notes/a.md", cur, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestScanErrors(t *testing.T) {
 	v := mustOpenVault(t)
 	mustPut(t, v, "notes/a.md", numbered(10))
 	mustPut(t, v, "notes/b.md", numbered(9)+"other\n") // a cursor binds to content, so b must differ
-	first, err := Scan(v, "notes/a.md", "", 3)
+	first, err := Scan(context.Background(), v, "notes/a.md", "", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestScanErrors(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup()
 			}
-			if _, err := Scan(v, tt.path, tt.cursor, tt.chunk); apperr.CodeOf(err) != tt.want {
+			if _, err := Scan(context.Background(), v, tt.path, tt.cursor, tt.chunk); apperr.CodeOf(err) != tt.want {
 				t.Errorf("Scan error = %v, want %s", err, tt.want)
 			}
 		})
