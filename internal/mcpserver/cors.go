@@ -39,7 +39,7 @@ const (
 // It belongs inside checkOrigin (which refuses the other origins) and
 // outside the token check, so that a preflight is answered and every
 // answer of theirs carries the headers (NewHTTPHandler's chain: checkHost,
-// checkOrigin, limitBody, the generation, cors, requireBearer, rateLimit,
+// checkOrigin, limitBody, the generation, cors, requireBearer, the limiter,
 // vetMessages, the session registry, the SDK's handler).
 func cors(next http.Handler, allowed []string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
