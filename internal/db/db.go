@@ -23,7 +23,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/shape"
 	"github.com/langspec/langspec/migrations"
 )

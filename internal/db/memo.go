@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"sync"
 
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 )
 
 // maxMemoBytes bounds the texts and posting lists one generation keeps;

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )

@@ -20,7 +20,7 @@ const module = "github.com/langspec/langspec/"
 var layers = [][]string{
 	{"internal/apperr", "migrations", "fixtures", "internal/layout", "internal/progress"},
 	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath", "internal/eval/corpusgen", "internal/contextnote", "internal/spillfile"},
-	{"internal/text/ftsquery", "internal/text/snippet", "internal/db/wordindex"},
+	{"internal/text/ftsquery", "internal/text/snippet", "internal/rank/wordindex"},
 	{"internal/db"},
 	{"internal/ingest/fetch", "internal/ingest/manualfile", "internal/rank"},
 	{"internal/ingest"},

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
