@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
@@ -235,45 +236,16 @@ func (d *DB) sectionNames(ctx context.Context, set snapshotSet) ([]sectionName, 
 	return out, d.classify(rows.Err(), "read section ids from")
 }
 
-// TitleKey is how a section's name reads once what varies between the way
-// people type it and the way documents print it is set aside: case and
-// diacritics, separators (spaces, "_", "-"), section numbers ("7.7."), a
-// leading article ("The yield statement") and word endings (porter stems:
-// "Method sets" is "method set"). "" when nothing is left.
-func TitleKey(s string) string {
-	toks := tokenize.Tokenize(s)
-	words := make([]string, 0, len(toks))
-	for _, t := range toks {
-		words = append(words, t.Folded)
-	}
-	for len(words) > 0 && (isNumber(words[0]) || words[0] == "the" || words[0] == "a" || words[0] == "an") {
-		words = words[1:]
-	}
-	for i, w := range words {
-		words[i] = tokenize.Stem(w)
-	}
-	return strings.Join(words, " ")
-}
-
-func isNumber(w string) bool {
-	for _, r := range w {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return w != ""
-}
-
 // byTitleKey returns the sections whose title or id has the TitleKey of
 // name, each once.
 func byTitleKey(names []sectionName, name string) []sectionName {
-	key := TitleKey(name)
+	key := rank.TitleKey(name)
 	if key == "" {
 		return nil
 	}
 	var out []sectionName
 	for _, n := range names {
-		if TitleKey(n.title) == key || TitleKey(n.id) == key {
+		if rank.TitleKey(n.title) == key || rank.TitleKey(n.id) == key {
 			out = append(out, n)
 		}
 	}
@@ -297,7 +269,7 @@ func nearestSections(names []sectionName, name string, n int) []string {
 		dist  int
 	}
 	want := strings.ToLower(strings.ReplaceAll(name, " ", "_"))
-	wantKey := TitleKey(name)
+	wantKey := rank.TitleKey(name)
 	closeness := func(a, b string) (int, bool) {
 		dist := tokenize.EditDistance(a, b)
 		if strings.Contains(b, a) || strings.Contains(a, b) {
@@ -311,7 +283,7 @@ func nearestSections(names []sectionName, name string, n int) []string {
 	for _, s := range names {
 		best, ok := closeness(want, strings.ToLower(s.id))
 		if wantKey != "" {
-			if d, k := closeness(wantKey, TitleKey(s.title)); k && (!ok || d < best) {
+			if d, k := closeness(wantKey, rank.TitleKey(s.title)); k && (!ok || d < best) {
 				best, ok = d, true
 			}
 		}

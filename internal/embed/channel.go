@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 )
 
 // Channel is the semantic channel's search: the query embedded once
@@ -49,7 +50,7 @@ func NewChannel(c *Client) *Channel {
 // Nearest returns the limit sections of scope nearest to query, best
 // first, scored by cosine. Errors: those of the endpoint (unavailable),
 // or a timeout: the caller answers without the channel.
-func (ch *Channel) Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]db.Posting, error) {
+func (ch *Channel) Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]rank.Posting, error) {
 	qv, err := ch.queryVector(ctx, query)
 	if err != nil {
 		return nil, err
@@ -68,14 +69,14 @@ func (ch *Channel) Nearest(ctx context.Context, scope *db.Scoped, query string, 
 // nearest scores every row by cosine to qv (both normalised) and returns
 // the limit best above zero, best first: a min-heap of limit while
 // scanning, rather than sorting every row.
-func nearest(qv []float32, rows []rowVector, limit int) []db.Posting {
-	worse := func(a, b db.Posting) bool { return a.Score < b.Score || a.Score == b.Score && a.ID > b.ID }
-	heap := make([]db.Posting, 0, limit)
+func nearest(qv []float32, rows []rowVector, limit int) []rank.Posting {
+	worse := func(a, b rank.Posting) bool { return a.Score < b.Score || a.Score == b.Score && a.ID > b.ID }
+	heap := make([]rank.Posting, 0, limit)
 	for _, r := range rows {
 		if len(r.vec) != len(qv) {
 			continue // another model's length: not comparable
 		}
-		p := db.Posting{ID: r.id, Score: dot(qv, r.vec)}
+		p := rank.Posting{ID: r.id, Score: dot(qv, r.vec)}
 		switch {
 		case p.Score <= 0 || limit <= 0:
 			continue
@@ -107,7 +108,7 @@ func nearest(qv []float32, rows []rowVector, limit int) []db.Posting {
 			}
 		}
 	}
-	slices.SortFunc(heap, func(a, b db.Posting) int {
+	slices.SortFunc(heap, func(a, b rank.Posting) int {
 		if worse(b, a) {
 			return -1
 		}

@@ -51,11 +51,15 @@ type Request struct {
 	// Notes are the context notes in force; the answer carries those
 	// covering its hits, once each. nil: none.
 	Notes *contextnote.Set
+	// Engine ranks; nil is rank.New(rank.DefaultWeights()), the engine of
+	// every front end. Tests and benchmarks pass one of their own to
+	// compare ways of ranking (rank.Engine.EveryPosting) and count them.
+	Engine *rank.Engine
 }
 
 // Semantic finds the sections of a scope nearest to a query by meaning.
 type Semantic interface {
-	Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]db.Posting, error)
+	Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]rank.Posting, error)
 }
 
 // Citation is one hit, with everything needed to cite it.
@@ -113,7 +117,11 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 		sem = &semanticScope{Scoped: scoped, sem: req.Semantic}
 		src = sem
 	}
-	ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, src, q, req.Limit, alts...)
+	engine := req.Engine
+	if engine == nil {
+		engine = rank.New(rank.DefaultWeights())
+	}
+	ranked, err := engine.Search(ctx, src, q, req.Limit, alts...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -154,7 +162,7 @@ type semanticScope struct {
 	failed error
 }
 
-func (s *semanticScope) Semantic(ctx context.Context, query string, limit int) ([]db.Posting, error) {
+func (s *semanticScope) Semantic(ctx context.Context, query string, limit int) ([]rank.Posting, error) {
 	ps, err := s.sem.Nearest(ctx, s.Scoped, query, limit)
 	if err != nil {
 		s.mu.Lock()
