@@ -12,7 +12,7 @@ import (
 func RankWords(ctx context.Context, e *Engine, src SectionSource, words []ftsquery.Word, weights [wordindex.Columns]float64, limit int) ([]Posting, error) {
 	terms := make([]Term, len(words))
 	for i, w := range words {
-		terms[i] = newTerm(w.Text, w.Prefix)
+		terms[i] = NewTerm(w.Text, w.Prefix)
 	}
 	return e.rankWords(ctx, src, wordList(terms), weights, limit)
 }

@@ -61,8 +61,9 @@ type Token struct {
 	Stem   string
 }
 
-// newTerm is the term of text, tokenized and stemmed.
-func newTerm(text string, prefix bool) Term {
+// NewTerm is the term of text, tokenized and stemmed as the word index
+// tokenizes and stems.
+func NewTerm(text string, prefix bool) Term {
 	return termOf(text, prefix, tokenize.Tokenize(text))
 }
 
@@ -137,7 +138,7 @@ func Analyze(q ftsquery.Query) Query {
 		if prev != "" && prev != w {
 			p := prev + " " + w
 			if !slices.ContainsFunc(out.Pairs, func(t Term) bool { return t.Text == p }) {
-				out.Pairs = append(out.Pairs, newTerm(p, false))
+				out.Pairs = append(out.Pairs, NewTerm(p, false))
 			}
 		}
 		prev = w
@@ -178,7 +179,7 @@ func Analyze(q ftsquery.Query) Query {
 				out.Intent = append(out.Intent, intent...)
 				for _, p := range pieces {
 					out.Runs = append(out.Runs, p)
-					addWord(newTerm(p, false))
+					addWord(NewTerm(p, false))
 				}
 			default:
 				w := wordTerm(tok.Folded, prefix)

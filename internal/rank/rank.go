@@ -48,8 +48,8 @@ const (
 	ChannelLiteral = "literal"
 	// ChannelSymbol matches the shapes of a short code query (text/shape).
 	ChannelSymbol = "symbol"
-	// ChannelTypo is not a list of its own: callers that see a corrected
-	// word in a hit report "typo:" and the word.
+	// ChannelTypo is not a list of its own: a hit whose text holds a
+	// corrected word says "typo:" and the word (explain.go).
 	ChannelTypo = "typo"
 	// ChannelHeading is the sections whose title is the query, or holds
 	// it as written (title.go).
@@ -110,9 +110,14 @@ func ManualWeights() Weights {
 
 // Hit is one ranked section.
 type Hit struct {
-	ID      int64
-	Score   float64  // fused; comparable within one answer
-	Matched []string // channels that found it, strongest contribution first
+	ID    int64
+	Score float64 // fused; comparable within one answer
+	// Matched are the channels that found it, strongest contribution
+	// first, and what the word index says of it (explain.go): "title"
+	// before them when its title or path holds a query word, "typo:W"
+	// after them for a correction its text holds, "also:N" when the N-th
+	// other phrasing found it.
+	Matched []string
 	// Phrasings are the phrasings that found it, in order: 0 is the query,
 	// i the i-th alternative.
 	Phrasings []int
@@ -120,10 +125,16 @@ type Hit struct {
 
 // Result is a ranked answer with what the engine made of the query.
 type Result struct {
-	Query       Query
-	Corrections []Correction
-	Channels    []string // channels run, in order
-	Hits        []Hit
+	Query Query
+	// Alternatives are the other phrasings, as the engine read them.
+	Alternatives []Query
+	Corrections  []Correction
+	// Terms are the words a hit is said to match, and what a reader would
+	// see marked in it: the content words of the query and of each other
+	// phrasing, then the corrections.
+	Terms    []Term
+	Channels []string // channels run, in order
+	Hits     []Hit
 }
 
 // Engine ranks queries with one set of weights. Safe for concurrent use.
@@ -188,7 +199,9 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 	// it is, so that a hit can say which phrasings found it. A phrasing
 	// that matches nothing adds no list, and so changes nothing.
 	for i, alt := range alternatives {
-		more, err := e.channels(ctx, src, Analyze(alt), &res)
+		a := Analyze(alt)
+		res.Alternatives = append(res.Alternatives, a)
+		more, err := e.channels(ctx, src, a, &res)
 		if err != nil {
 			return Result{}, err
 		}
@@ -198,6 +211,10 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 		lists = append(lists, more...)
 	}
 	res.Hits = e.fuse(lists, limit)
+	res.Terms = matchTerms(&res)
+	if err := explain(ctx, src, &res); err != nil {
+		return Result{}, err
+	}
 	return res, nil
 }
 
@@ -270,7 +287,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		res.Corrections = append(res.Corrections, fixes...)
 		all := slices.Clone(words)
 		for _, c := range fixes {
-			all = append(all, newTerm(c.To, false))
+			all = append(all, NewTerm(c.To, false))
 		}
 		shortCode := len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords && e.w.Channels[ChannelRelated] > 0
 		if rel := relatedWords(all); len(rel) > 0 || len(a.Named) > 0 {
@@ -288,7 +305,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		}
 	}
 	for _, n := range a.Named {
-		related = append(related, newTerm(n, false))
+		related = append(related, NewTerm(n, false))
 	}
 	if len(related) > 0 {
 		add(ChannelRelated, wordsJob(related))

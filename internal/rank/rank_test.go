@@ -101,7 +101,7 @@ func TestCorrections(t *testing.T) {
 	for _, tt := range tests {
 		var ws []Term
 		for _, w := range tt.words {
-			ws = append(ws, newTerm(w, false))
+			ws = append(ws, NewTerm(w, false))
 		}
 		if got := corrections(ws, vocab); !slices.Equal(got, tt.want) {
 			t.Errorf("%v: %v, want %v", tt.words, got, tt.want)
@@ -248,7 +248,7 @@ func TestDropCommon(t *testing.T) {
 	for _, tt := range tests {
 		var ws []Term
 		for _, w := range tt.in {
-			ws = append(ws, newTerm(w, false))
+			ws = append(ws, NewTerm(w, false))
 		}
 		if got := words(dropCommon(ws, counts)); !slices.Equal(got, tt.want) {
 			t.Errorf("dropCommon(%v) = %v, want %v", tt.in, got, tt.want)

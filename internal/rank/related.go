@@ -227,7 +227,7 @@ func relatedWords(words []Term) []Term {
 		for _, r := range related[w.Text] {
 			if !have[r] {
 				have[r] = true
-				out = append(out, newTerm(r, false))
+				out = append(out, NewTerm(r, false))
 			}
 		}
 	}

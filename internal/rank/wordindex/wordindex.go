@@ -912,25 +912,76 @@ func InColumn(l List, col int) ([]int, error) {
 	var out []int
 	ord, data := -1, l.Postings
 	for len(data) > 0 {
-		head, rest, ok := uvarint(data)
-		if !ok || head>>Columns > math.MaxInt32 {
+		delta, mask, rest, ok := stepColumns(data)
+		if !ok {
 			return nil, errCorrupt
 		}
-		ord += int(head >> Columns)
-		for c := range Columns {
-			if head&(1<<c) == 0 {
-				continue
-			}
-			if _, rest, ok = uvarint(rest); !ok {
-				return nil, errCorrupt
-			}
-		}
-		data = rest
-		if head&(1<<col) != 0 {
+		ord, data = ord+delta, rest
+		if mask&(1<<col) != 0 {
 			out = append(out, ord)
 		}
 	}
 	return out, nil
+}
+
+// ColumnsAt returns, for each of ords (ascending ordinals of l's
+// snapshot), the columns of that section holding l's term, a bit a column
+// (1<<c for column c), 0 when it lacks the term. It enters a long list at
+// its marks (Impacts, worked out at the first look), any other at its
+// skips, so a few sections cost a few short reads, not the list.
+func (l List) ColumnsAt(ords []int) ([]uint8, error) {
+	out := make([]uint8, len(ords))
+	var m *marks
+	if l.Impacts != nil {
+		var err error
+		if m, err = l.Impacts.marksOf(l); err != nil {
+			return nil, err
+		}
+	}
+	c := cursor{ord: -1, rest: l.Postings}
+	var mask uint8
+	for i, ord := range ords {
+		// Jump ahead when a mark or a skip lies between here and ord.
+		if m != nil {
+			if at, ok := m.from(l, ord); ok && at.ord > c.ord {
+				c, mask = at, 0
+			}
+		} else if at, err := seek(l, ord); err != nil {
+			return nil, err
+		} else if at.ord > c.ord {
+			c, mask = at, 0
+		}
+		for len(c.rest) > 0 && c.ord < ord {
+			delta, cols, rest, ok := stepColumns(c.rest)
+			if !ok {
+				return nil, errCorrupt
+			}
+			c.ord, c.rest, mask = c.ord+delta, rest, cols
+		}
+		if c.ord == ord {
+			out[i] = mask
+		}
+	}
+	return out, nil
+}
+
+// stepColumns reads the posting at the start of data: how far its
+// ordinal is from the one before, the columns holding the term (a bit a
+// column), and the bytes after it.
+func stepColumns(data []byte) (delta int, mask uint8, rest []byte, ok bool) {
+	head, rest, ok := uvarint(data)
+	if !ok || head>>Columns > math.MaxInt32 {
+		return 0, 0, nil, false
+	}
+	for c := range Columns {
+		if head&(1<<c) == 0 {
+			continue
+		}
+		if _, rest, ok = uvarint(rest); !ok {
+			return 0, 0, nil, false
+		}
+	}
+	return int(head >> Columns), uint8(head & (1<<Columns - 1)), rest, true
 }
 
 // UnionList is the postings of a prefix ("except*"): the sections holding

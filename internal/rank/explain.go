@@ -1,0 +1,205 @@
+package rank
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// What a hit says of itself beside the channels that found it (Hit.Matched),
+// worked out from the word index as the engine scored it: where the query's
+// words are (the field rule of a ranking), whether a correction is what it
+// holds (the typo rule), and which phrasings found it.
+const (
+	// LabelTitle comes first when the hit's title or path holds a word of
+	// Result.Terms, as the word index matches it.
+	LabelTitle = "title"
+	// labelTypo and labelAlso prefix a correction the hit's text holds
+	// ("typo:receiver") and another phrasing that found it ("also:2").
+	labelTypo = ChannelTypo + ":"
+	labelAlso = "also:"
+)
+
+// matchTerms are the terms a hit is said to match and a reader would see
+// marked in it: the content words of the query and of each other phrasing,
+// then the corrections, in that order.
+func matchTerms(res *Result) []Term {
+	terms := slices.Clone(res.Query.Content)
+	for _, a := range res.Alternatives {
+		terms = append(terms, a.Content...)
+	}
+	for _, c := range res.Corrections {
+		terms = append(terms, NewTerm(c.To, false))
+	}
+	return terms
+}
+
+// labelToken is one token of Result.Terms with the index terms it
+// matches: its stem, or for a prefix every index term that starts with its
+// stem or its folded form.
+type labelToken struct {
+	Token
+	prefix bool
+	index  []string
+}
+
+// The columns of the labels (SectionFields order).
+const (
+	titleOrPath = 1<<0 | 1<<1
+	bodyOnly    = 1 << bodyColumn
+)
+
+// explain completes each hit's Matched: LabelTitle before its channels, then
+// "typo:W" for each correction W its text holds, in the order of the terms
+// that mark it (as the highlighter of internal/search finds them), then
+// "also:N" for each other phrasing that found it. The title and typo
+// labels are read from the postings of spec sections; other sources say
+// only which phrasings found a hit.
+func explain(ctx context.Context, src Source, res *Result) error {
+	sections, ok := src.(SectionSource)
+	if !ok || len(res.Hits) == 0 {
+		addAlso(res.Hits)
+		return nil
+	}
+	var toks []labelToken
+	var needed []string
+	for _, t := range res.Terms {
+		for i, tok := range t.Tokens {
+			lt := labelToken{Token: tok, prefix: t.Prefix && i == len(t.Tokens)-1}
+			if !lt.prefix {
+				lt.index = []string{tok.Stem}
+			} else {
+				for _, p := range []string{tok.Stem, tok.Folded} {
+					more, err := sections.PrefixTerms(ctx, p)
+					if err != nil {
+						return err
+					}
+					for _, m := range more {
+						if !slices.Contains(lt.index, m) {
+							lt.index = append(lt.index, m)
+						}
+					}
+				}
+			}
+			needed = append(needed, lt.index...)
+			toks = append(toks, lt)
+		}
+	}
+	// A corrected word's stem stands for the word (the last correction of
+	// that stem, as a map keeps it), in the order the corrections came.
+	fixed := map[string]string{}
+	var fixedStems []string
+	for _, c := range res.Corrections {
+		st := NewTerm(c.To, false).Tokens[0].Stem
+		if _, ok := fixed[st]; !ok {
+			fixedStems = append(fixedStems, st)
+		}
+		fixed[st] = c.To
+	}
+	masks, err := hitColumns(ctx, sections, res.Hits, needed)
+	if err != nil {
+		return err
+	}
+	for i := range res.Hits {
+		h := &res.Hits[i]
+		cols := masks[i]
+		var labels []string
+		if slices.ContainsFunc(toks, func(lt labelToken) bool {
+			return slices.ContainsFunc(lt.index, func(t string) bool { return cols[t]&titleOrPath != 0 })
+		}) {
+			labels = append(labels, LabelTitle)
+		}
+		labels = append(labels, h.Matched...)
+		var typos []string
+		addTypo := func(stem string) {
+			if w := fixed[stem]; w != "" && cols[stem]&bodyOnly != 0 && !slices.Contains(typos, w) {
+				typos = append(typos, w)
+			}
+		}
+		for _, lt := range toks {
+			if !lt.prefix {
+				addTypo(lt.Stem)
+				continue
+			}
+			// A prefix marks the corrections it starts, in their order
+			// (where the highlighter goes by their places in the text).
+			for _, st := range fixedStems {
+				if strings.HasPrefix(st, lt.Stem) || strings.HasPrefix(st, lt.Folded) {
+					addTypo(st)
+				}
+			}
+		}
+		for _, w := range typos {
+			labels = append(labels, labelTypo+w)
+		}
+		h.Matched = labels
+	}
+	addAlso(res.Hits)
+	return nil
+}
+
+// addAlso names in each hit's Matched the other phrasings that found it.
+func addAlso(hits []Hit) {
+	for i := range hits {
+		for _, p := range hits[i].Phrasings {
+			if p > 0 {
+				hits[i].Matched = append(hits[i].Matched, fmt.Sprintf("%s%d", labelAlso, p))
+			}
+		}
+	}
+}
+
+// hitColumns reads, for each hit, the columns holding each of terms (index
+// terms): a bit a column, by term; a term the hit lacks is not named.
+func hitColumns(ctx context.Context, src SectionSource, hits []Hit, terms []string) ([]map[string]uint8, error) {
+	out := make([]map[string]uint8, len(hits))
+	for i := range out {
+		out[i] = map[string]uint8{}
+	}
+	if len(terms) == 0 {
+		return out, nil
+	}
+	layouts, err := src.Layouts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Each hit's place in its document; a document's hits by ordinal.
+	type place struct{ hit, ord int }
+	byDoc := map[int64][]place{}
+	for i, h := range hits {
+		for doc, snap := range layouts {
+			if o, ok := slices.BinarySearch(snap.IDs, h.ID); ok {
+				byDoc[doc] = append(byDoc[doc], place{i, o})
+				break
+			}
+		}
+	}
+	lists, err := src.Postings(ctx, terms)
+	if err != nil {
+		return nil, err
+	}
+	for doc, places := range byDoc {
+		slices.SortFunc(places, func(a, b place) int { return a.ord - b.ord })
+		ords := make([]int, len(places))
+		for i, p := range places {
+			ords[i] = p.ord
+		}
+		for term, byDocList := range lists {
+			l, ok := byDocList[doc]
+			if !ok {
+				continue
+			}
+			cols, err := l.ColumnsAt(ords)
+			if err != nil {
+				return nil, fmt.Errorf("document %d: %w", doc, err)
+			}
+			for i, c := range cols {
+				if c != 0 {
+					out[places[i].hit][term] = c
+				}
+			}
+		}
+	}
+	return out, nil
+}
