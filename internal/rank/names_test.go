@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestNearest(t *testing.T) {
+func TestNearestNames(t *testing.T) {
 	names := []Name{
 		{ID: "Slice_expressions", Title: "Slice expressions", Label: "Slice_expressions"},
 		{ID: "Full_slice_expressions", Title: "Full slice expressions", Label: "Full_slice_expressions"},

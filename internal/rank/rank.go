@@ -348,7 +348,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		}
 	}
 	if sem, ok := src.(SemanticSource); ok && strings.TrimSpace(a.Raw) != "" {
-		add(ChannelSemantic, func(n int) ([]Posting, error) { return sem.Semantic(ctx, a.Raw, n) })
+		add(ChannelSemantic, func(n int) ([]Posting, error) { return semantic(ctx, sem, a.Raw, n) })
 	}
 	for _, j := range jobs {
 		if !slices.Contains(res.Channels, j.channel) {

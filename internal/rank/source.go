@@ -85,15 +85,6 @@ type MatchSource interface {
 	Substrings(ctx context.Context, needles []string, weights []float64, limit int) ([]Posting, error)
 }
 
-// SemanticSource is a Source that can also find the sections nearest to a
-// query by meaning (the optional semantic channel). It answers nothing,
-// rather than an error, when its endpoint fails: the lexical channels
-// answer alone.
-type SemanticSource interface {
-	Source
-	Semantic(ctx context.Context, query string, limit int) ([]Posting, error)
-}
-
 // Posting is a section a channel found, with the channel's score (higher is
 // better; comparable only within one channel).
 type Posting struct {

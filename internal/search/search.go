@@ -56,9 +56,10 @@ type Request struct {
 	Engine *rank.Engine
 }
 
-// Semantic finds the sections of a scope nearest to a query by meaning.
+// Semantic gives the embeddings of a query and of the sections of a scope
+// (internal/embed), which the engine ranks by cosine.
 type Semantic interface {
-	Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]rank.Posting, error)
+	Embeddings(ctx context.Context, scope *db.Scoped, query string) ([]float32, []rank.Vector, error)
 }
 
 // Citation is one hit, with everything needed to cite it.
@@ -161,15 +162,15 @@ type semanticScope struct {
 	failed error
 }
 
-func (s *semanticScope) Semantic(ctx context.Context, query string, limit int) ([]rank.Posting, error) {
-	ps, err := s.sem.Nearest(ctx, s.Scoped, query, limit)
+func (s *semanticScope) Embeddings(ctx context.Context, query string) ([]float32, []rank.Vector, error) {
+	q, rows, err := s.sem.Embeddings(ctx, s.Scoped, query)
 	if err != nil {
 		s.mu.Lock()
 		s.failed = err
 		s.mu.Unlock()
-		return nil, nil
+		return nil, nil, nil
 	}
-	return ps, nil
+	return q, rows, nil
 }
 
 // citeAll builds the citations of the hits found in rows, in rank order.
