@@ -40,7 +40,6 @@ type DB struct {
 	stmts     stmtCache
 	memo      memo
 	vocab     snapshotCache[*rank.Vocabulary]
-	ranges    snapshotCache[*idRange]
 	layouts   snapshotCache[*wordindex.Snapshot]
 	closeOnce sync.Once
 	closeErr  error

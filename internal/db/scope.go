@@ -40,14 +40,7 @@ type Scoped struct {
 	layoutsOnce sync.Once
 	layouts     map[int64]*wordindex.Snapshot
 	layoutsErr  error
-	// rows, when set, is the row id range of the scope's one snapshot: its
-	// sections are stored in one transaction and so hold consecutive ids,
-	// and FTS5 skips every other row of its indexes on a rowid range
-	// instead of scoring them and then dropping them in a join.
-	rows *idRange
 }
-
-type idRange struct{ lo, hi int64 }
 
 // Scope resolves f for a ranked search. Errors: apperr.NotFound for an
 // unknown language or version.
@@ -64,45 +57,7 @@ func (d *DB) Scope(ctx context.Context, f Filter) (*Scoped, error) {
 	if err != nil {
 		return nil, err
 	}
-	set := newSnapshotSet(vs)
-	s := &Scoped{d: d, gen: g, set: set, prefix: f.PathPrefix}
-	if len(set.byID) == 1 && f.PathPrefix == "" {
-		key := set.key
-		r, err := d.ranges.get(key, func() (*idRange, error) {
-			for id := range set.byID {
-				return d.rowRange(ctx, id)
-			}
-			return nil, nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		s.rows = r
-	}
-	return s, nil
-}
-
-// rowRange is the row id range of a snapshot's sections, nil when they are
-// not consecutive.
-func (d *DB) rowRange(ctx context.Context, snapshotID int64) (*idRange, error) {
-	var lo, hi, n sql.NullInt64
-	rows, err := d.query(ctx, `SELECT min(id), max(id), count(*) FROM sections WHERE snapshot_id = ?`, snapshotID)
-	if err != nil {
-		return nil, d.classify(err, "read sections from")
-	}
-	defer rows.Close()
-	if rows.Next() {
-		if err := rows.Scan(&lo, &hi, &n); err != nil {
-			return nil, d.classify(err, "read sections from")
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, d.classify(err, "read sections from")
-	}
-	if !lo.Valid || hi.Int64-lo.Int64+1 != n.Int64 {
-		return nil, nil
-	}
-	return &idRange{lo.Int64, hi.Int64}, nil
+	return &Scoped{d: d, gen: g, set: newSnapshotSet(vs), prefix: f.PathPrefix}, nil
 }
 
 // Substrings returns the sections holding any of needles (lower case,
@@ -135,7 +90,7 @@ func (s *Scoped) Substrings(ctx context.Context, needles []string) ([]rank.Occur
 		WHERE sections_trigram MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
 		  AND (?3 = '' OR lower(substr(sec.section_path, 1, length(?3))) = lower(?3)))
 		WHERE title > 0 OR path > 0 OR body > 0`, args...)
-	return s.d.collectOccurrences(rows, err, 0, 1, 2)
+	return s.d.collectOccurrences(rows, err, func(o *rank.Occurrences) []any { return []any{&o.Title, &o.Path, &o.Body} })
 }
 
 // Titles returns the sections of the scope whose title holds every one of
@@ -279,7 +234,7 @@ func (s *Scoped) Shapes(ctx context.Context, needles []string) ([]rank.Occurrenc
 		WHERE sections_shapes MATCH ?1 AND sec.snapshot_id IN (SELECT value FROM json_each(?2))
 		  AND (?3 = '' OR lower(substr(sec.section_path, 1, length(?3))) = lower(?3))
 		  AND (`+strings.Join(holds, " OR ")+`)`, args...)
-	return s.d.collectOccurrences(rows, err, bodyColumn)
+	return s.d.collectOccurrences(rows, err, shapeField)
 }
 
 // ScanShapes returns the sections whose shape holds every one of needles,
@@ -303,7 +258,7 @@ func (s *Scoped) ScanShapes(ctx context.Context, needles []string) ([]rank.Occur
 		WHERE sec.snapshot_id IN (SELECT value FROM json_each(?1))
 		  AND (?2 = '' OR lower(substr(sec.section_path, 1, length(?2))) = lower(?2))
 		  AND `+strings.Join(where, " AND "), args...)
-	return s.d.collectOccurrences(rows, err, bodyColumn)
+	return s.d.collectOccurrences(rows, err, shapeField)
 }
 
 // shapeCount is the SQL for how often the shape holds the needle bound
@@ -312,31 +267,22 @@ func shapeCount(p string) string {
 	return "(length(sec.shapes) - length(replace(sec.shapes, " + p + ", ''))) / length(" + p + ")"
 }
 
-// bodyColumn is the text's place among rank.SectionFields, where a
-// shape's occurrences count.
-const bodyColumn = 2
+// shapeField is where a shape's occurrences count: a section's shape is
+// its text's.
+func shapeField(o *rank.Occurrences) []any { return []any{&o.Body} }
 
 // collectOccurrences reads rows of a section's id, its ordinal and its
-// counts, into the fields of columns in order.
-func (d *DB) collectOccurrences(rows *sql.Rows, err error, columns ...int) ([]rank.Occurrences, error) {
+// counts, the counts into the fields counts names.
+func (d *DB) collectOccurrences(rows *sql.Rows, err error, counts func(*rank.Occurrences) []any) ([]rank.Occurrences, error) {
 	if err != nil {
 		return nil, d.classify(err, "search")
 	}
 	defer rows.Close()
 	var out []rank.Occurrences
-	counts := make([]int, len(columns))
-	dest := make([]any, 2+len(columns))
 	for rows.Next() {
 		var o rank.Occurrences
-		dest[0], dest[1] = &o.ID, &o.Ord
-		for i := range counts {
-			dest[2+i] = &counts[i]
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(append([]any{&o.ID, &o.Ord}, counts(&o)...)...); err != nil {
 			return nil, d.classify(err, "search")
-		}
-		for i, c := range columns {
-			o.N[c] = counts[i]
 		}
 		out = append(out, o)
 	}
@@ -483,7 +429,7 @@ func (s *Scoped) Vocabulary(ctx context.Context) (*rank.Vocabulary, error) {
 }
 
 // snapshotCache keeps what is derived from stored snapshots (their
-// vocabulary, their row range), which never change once stored. A
+// vocabulary, their word layout), which never change once stored. A
 // snapshot's row id can be reused after it is pruned, so keys name each
 // snapshot's version, fetch time and size too (snapshotKeys).
 type snapshotCache[T any] struct {

@@ -44,11 +44,12 @@ type labelToken struct {
 	index  []string
 }
 
-// The columns of the labels (SectionFields order).
-const (
-	titleOrPath = 1<<0 | 1<<1
-	bodyOnly    = 1 << bodyColumn
-)
+// column is the bit of field f in the columns a posting holds its term in
+// (SectionFields' order).
+func column(f Field) uint8 {
+	fields := SectionFields()
+	return 1 << slices.Index(fields[:], f)
+}
 
 // explain completes each hit's Matched: LabelTitle before its channels, then
 // "typo:W" for each correction W its text holds, in the order of the terms
@@ -101,6 +102,7 @@ func explain(ctx context.Context, src Source, res *Result) error {
 	if err != nil {
 		return err
 	}
+	titleOrPath, body := column(FieldTitle)|column(FieldPath), column(FieldBody)
 	for i := range res.Hits {
 		h := &res.Hits[i]
 		cols := masks[i]
@@ -113,7 +115,7 @@ func explain(ctx context.Context, src Source, res *Result) error {
 		labels = append(labels, h.Matched...)
 		var typos []string
 		addTypo := func(stem string) {
-			if w := fixed[stem]; w != "" && cols[stem]&bodyOnly != 0 && !slices.Contains(typos, w) {
+			if w := fixed[stem]; w != "" && cols[stem]&body != 0 && !slices.Contains(typos, w) {
 				typos = append(typos, w)
 			}
 		}

@@ -7,24 +7,19 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
-
-// bodyColumn is the body's place in SectionFields, where shapes are
-// counted.
-const bodyColumn = 2
 
 // substrings is the literal channel over spec sections: the sections
 // holding any of needles as a substring of their title, path or text, case
 // aside, scored by where the needles occur, each occurrence weighed as the
-// word index weighs its field (weights, in SectionFields order: a title
-// counts ten times the text). The occurrences are counted in the sections
+// word index weighs its field (weights: a title counts ten times the
+// text). The occurrences are counted in the sections
 // themselves, never from the store's statistics, so a document's ranking
 // is its own whatever else is stored. A section whose trigrams hold a
 // needle's but whose text does not (the trigrams apart) scores 0 and is
 // left out.
-func substrings(ctx context.Context, src SectionSource, needles []string, weights [wordindex.Columns]float64, limit int) ([]Posting, error) {
+func substrings(ctx context.Context, src SectionSource, needles []string, weights map[Field]float64, limit int) ([]Posting, error) {
 	var kept []string
 	for _, n := range needles {
 		if utf8.RuneCountInString(n) >= ftsquery.MinSubstringRunes && !slices.Contains(kept, strings.ToLower(n)) {
@@ -38,12 +33,9 @@ func substrings(ctx context.Context, src SectionSource, needles []string, weight
 	if err != nil {
 		return nil, err
 	}
+	title, path, body := cmp.Or(weights[FieldTitle], 1), cmp.Or(weights[FieldPath], 1), cmp.Or(weights[FieldBody], 1)
 	return best(found, func(o Occurrences) float64 {
-		score := 0.0
-		for c, n := range o.N {
-			score += weights[c] * float64(n)
-		}
-		return score
+		return title*float64(o.Title) + path*float64(o.Path) + body*float64(o.Body)
 	}, limit), nil
 }
 
@@ -76,7 +68,7 @@ func scanShapes(ctx context.Context, src SectionSource, needles []string, limit 
 	return best(found, shapeCount, limit), nil
 }
 
-func shapeCount(o Occurrences) float64 { return float64(o.N[bodyColumn]) }
+func shapeCount(o Occurrences) float64 { return float64(o.Body) }
 
 // best returns the limit sections of found that score above zero, best
 // first: by score, then in document order, then by row id (the order the

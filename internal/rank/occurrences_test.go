@@ -50,11 +50,10 @@ func TestOccurrencesRankAsTheStoreDid(t *testing.T) {
 		}
 		return out
 	}
-	fields := defaultFields()
 	compared, ties := 0, 0
 	for _, needles := range [][]string{{"a[i:j]"}, {"x.(t)"}, {"map[string]int", "x.(t)"}, {"[i:"}, {"(t)"}, {"int"}, {"テキスト"}, {"café", "naï"}} {
 		for _, limit := range []int{1, 5, 50, 1000} {
-			got, err := rank.LiteralChannel(ctx, sc, needles, fields, limit)
+			got, err := rank.LiteralChannel(ctx, sc, needles, rank.DefaultWeights().Fields, limit)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -313,7 +313,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	if lit := substringNeedles(append(slices.Clone(a.Code), a.Runs...)); len(lit) > 0 {
 		switch {
 		case sections != nil:
-			add(ChannelLiteral, func(n int) ([]Posting, error) { return substrings(ctx, sections, lit, fields, n) })
+			add(ChannelLiteral, func(n int) ([]Posting, error) { return substrings(ctx, sections, lit, e.w.Fields, n) })
 		case matches != nil:
 			add(ChannelLiteral, func(n int) ([]Posting, error) { return matches.Substrings(ctx, lit, matchFields, n) })
 		}

@@ -106,13 +106,12 @@ type Title struct {
 }
 
 // Occurrences is a section holding what a channel looked for, and how
-// often, by field in SectionFields' order: for substrings in its title,
-// path and text (literals are not looked for in anchors), for shapes in
-// its text (a section's shape is its text's).
+// often in each of its fields: for substrings in its title, path and
+// text, for shapes in its text (a section's shape is its text's).
 type Occurrences struct {
-	ID  int64
-	Ord int // the section's place in its document: of equal scores, the earlier first
-	N   [wordindex.Columns]int
+	ID                int64
+	Ord               int // the section's place in its document: of equal scores, the earlier first
+	Title, Path, Body int
 }
 
 // Field names a field of an index, for Weights.Fields.
