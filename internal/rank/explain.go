@@ -98,24 +98,24 @@ func explain(ctx context.Context, src Source, res *Result) error {
 		}
 		fixed[st] = c.To
 	}
-	masks, err := hitColumns(ctx, sections, res.Hits, needed)
+	cols, err := hitColumns(ctx, sections, res.Hits, needed)
 	if err != nil {
 		return err
 	}
 	titleOrPath, body := column(FieldTitle)|column(FieldPath), column(FieldBody)
 	for i := range res.Hits {
 		h := &res.Hits[i]
-		cols := masks[i]
+		cols := cols.of(i)
 		var labels []string
 		if slices.ContainsFunc(toks, func(lt labelToken) bool {
-			return slices.ContainsFunc(lt.index, func(t string) bool { return cols[t]&titleOrPath != 0 })
+			return slices.ContainsFunc(lt.index, func(t string) bool { return cols(t)&titleOrPath != 0 })
 		}) {
 			labels = append(labels, LabelTitle)
 		}
 		labels = append(labels, h.Matched...)
 		var typos []string
 		addTypo := func(stem string) {
-			if w := fixed[stem]; w != "" && cols[stem]&body != 0 && !slices.Contains(typos, w) {
+			if w := fixed[stem]; w != "" && cols(stem)&body != 0 && !slices.Contains(typos, w) {
 				typos = append(typos, w)
 			}
 		}
@@ -152,19 +152,40 @@ func addAlso(hits []Hit) {
 	}
 }
 
-// hitColumns reads, for each hit, the columns holding each of terms (index
-// terms): a bit a column, by term; a term the hit lacks is not named.
-func hitColumns(ctx context.Context, src SectionSource, hits []Hit, terms []string) ([]map[string]uint8, error) {
-	out := make([]map[string]uint8, len(hits))
-	for i := range out {
-		out[i] = map[string]uint8{}
+// columns are the columns holding each index term in each hit (a bit a
+// column), as hitColumns read them.
+type columns struct {
+	terms map[string]int // index term -> its place among a hit's
+	bits  []uint8        // hit by hit, term by term
+}
+
+// of returns the columns of hit i, by index term (0 for a term it lacks).
+func (c columns) of(i int) func(term string) uint8 {
+	n := len(c.terms)
+	return func(term string) uint8 {
+		if t, ok := c.terms[term]; ok {
+			return c.bits[i*n+t]
+		}
+		return 0
 	}
-	if len(terms) == 0 {
-		return out, nil
+}
+
+// hitColumns reads, for each hit, the columns holding each of terms
+// (index terms) from their postings, each list entered where the hits are.
+func hitColumns(ctx context.Context, src SectionSource, hits []Hit, terms []string) (columns, error) {
+	c := columns{terms: make(map[string]int, len(terms))}
+	for _, t := range terms {
+		if _, ok := c.terms[t]; !ok {
+			c.terms[t] = len(c.terms)
+		}
+	}
+	c.bits = make([]uint8, len(hits)*len(c.terms))
+	if len(c.terms) == 0 {
+		return c, nil
 	}
 	layouts, err := src.Layouts(ctx)
 	if err != nil {
-		return nil, err
+		return c, err
 	}
 	// Each hit's place in its document; a document's hits by ordinal.
 	type place struct{ hit, ord int }
@@ -179,7 +200,7 @@ func hitColumns(ctx context.Context, src SectionSource, hits []Hit, terms []stri
 	}
 	lists, err := src.Postings(ctx, terms)
 	if err != nil {
-		return nil, err
+		return c, err
 	}
 	for doc, places := range byDoc {
 		slices.SortFunc(places, func(a, b place) int { return a.ord - b.ord })
@@ -192,16 +213,15 @@ func hitColumns(ctx context.Context, src SectionSource, hits []Hit, terms []stri
 			if !ok {
 				continue
 			}
-			cols, err := l.ColumnsAt(ords)
+			got, err := l.ColumnsAt(ords)
 			if err != nil {
-				return nil, fmt.Errorf("document %d: %w", doc, err)
+				return c, fmt.Errorf("document %d: %w", doc, err)
 			}
-			for i, c := range cols {
-				if c != 0 {
-					out[places[i].hit][term] = c
-				}
+			t := c.terms[term]
+			for i, bits := range got {
+				c.bits[places[i].hit*len(c.terms)+t] = bits
 			}
 		}
 	}
-	return out, nil
+	return c, nil
 }

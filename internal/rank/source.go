@@ -50,9 +50,9 @@ type SectionSource interface {
 	// filter), the sections it keeps as ascending ordinals by document;
 	// nil when it keeps its documents whole.
 	Within(ctx context.Context) (map[int64][]int, error)
-	// Titles returns the sections whose title holds every one of terms
-	// (index terms) — the first limit of each document, in document
-	// order — with their titles.
+	// Titles returns the sections of the scope (a path filter included)
+	// whose title holds every one of terms (index terms) — the first
+	// limit of each document, in document order — with their titles.
 	Titles(ctx context.Context, terms []string, limit int) ([]Title, error)
 	// Substrings returns the sections holding any of needles (lower case,
 	// three runes or more) as written in their title, path or text, case

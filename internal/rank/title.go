@@ -75,25 +75,28 @@ func titleMatches(ctx context.Context, src SectionSource, a Query, limit int) ([
 // "Method sets" is "method set"). "" when nothing is left.
 func TitleKey(s string) string {
 	toks := tokenize.Tokenize(s)
-	words := make([]Token, len(toks))
-	for i, t := range toks {
-		words[i] = Token{Folded: t.Folded}
-	}
-	return titleKey(words)
-}
-
-// titleKey is TitleKey of the text whose tokens are toks (their stems
-// worked out here when missing).
-func titleKey(toks []Token) string {
-	for len(toks) > 0 && (isNumber(toks[0].Folded) || toks[0].Folded == "the" || toks[0].Folded == "a" || toks[0].Folded == "an") {
-		toks = toks[1:]
-	}
-	words := make([]string, len(toks))
-	for i, t := range toks {
-		words[i] = t.Stem
-		if words[i] == "" {
-			words[i] = tokenize.Stem(t.Folded)
+	words := make([]string, 0, len(toks))
+	for _, t := range toks {
+		if len(words) > 0 || !leading(t.Folded) {
+			words = append(words, tokenize.Stem(t.Folded))
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// titleKey is TitleKey of a query, whose tokens Analyze folded and stemmed.
+func titleKey(toks []Token) string {
+	words := make([]string, 0, len(toks))
+	for _, t := range toks {
+		if len(words) > 0 || !leading(t.Folded) {
+			words = append(words, t.Stem)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// leading reports whether a word at the start of a title is left out of
+// its key: a section number or an article.
+func leading(folded string) bool {
+	return isNumber(folded) || folded == "the" || folded == "a" || folded == "an"
 }

@@ -549,10 +549,15 @@ func exactScore(lists []List, heads []*impactHead, short []shortList, q Query, d
 // lookup finds the section of ordinal ord in l, the whole list h is the
 // head of, from the last mark before it.
 func (h *impactHead) lookup(l List, dec *freqDecoder, ord int) (float64, bool, error) {
-	c, ok := h.marks.from(l, ord)
-	if !ok {
+	// marks.from, written out: the heads look sections up in their inner
+	// loop.
+	m := &h.marks
+	if len(m.ords) == 0 {
 		return 0, false, nil // an empty list
 	}
+	i, _ := slices.BinarySearch(m.ords, int32(ord)) // the first mark not before ord
+	i = max(i-1, 0)
+	c := cursor{ord: int(m.ords[i]), rest: l.Postings[m.offsets[i]:]}
 	body := dec.weights[bodyColumn]
 	for len(c.rest) > 0 && c.ord < ord {
 		if !dec.wholeBody || !c.stepBody(body) {
