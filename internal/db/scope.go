@@ -104,7 +104,7 @@ func (s *Scoped) Titles(ctx context.Context, terms []string, limit int) ([]rank.
 	titled := make([]map[int64][]int, len(terms))
 	for i, t := range terms {
 		var err error
-		if titled[i], err = s.titleOrdinals(ctx, t); err != nil {
+		if titled[i], err = s.Holding(ctx, t, titleField); err != nil {
 			return nil, err
 		}
 	}
@@ -163,11 +163,13 @@ func (s *Scoped) Titles(ctx context.Context, terms []string, limit int) ([]rank.
 	return out, nil
 }
 
-// titleOrdinals are the sections of each snapshot of the scope whose
-// title holds term, from its postings' title column; kept for the store's
-// generation, since a common word's list is long to decode.
-func (s *Scoped) titleOrdinals(ctx context.Context, term string) (map[int64][]int, error) {
-	key := ordinalKey(s.set, "title", term)
+// Holding returns the sections of each snapshot of the scope whose fields
+// of mask (a bit a field, in rank.SectionFields' order) hold term (an index
+// term), as ascending ordinals by snapshot (rank.SectionSource), from its
+// postings; kept for the store's generation, since a common word's list is
+// long to decode.
+func (s *Scoped) Holding(ctx context.Context, term string, mask uint8) (map[int64][]int, error) {
+	key := ordinalKey(s.set, "fields"+strconv.Itoa(int(mask)), term)
 	if ords, ok := s.gen.ordinalsOf(key); ok {
 		return ords, nil
 	}
@@ -177,7 +179,7 @@ func (s *Scoped) titleOrdinals(ctx context.Context, term string) (map[int64][]in
 	}
 	ords := map[int64][]int{}
 	for id, l := range lists[term] {
-		os, err := wordindex.InColumn(l, titleColumn)
+		os, err := wordindex.InColumns(l, mask)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot %d: %w", id, err)
 		}
@@ -189,8 +191,8 @@ func (s *Scoped) titleOrdinals(ctx context.Context, term string) (map[int64][]in
 	return ords, nil
 }
 
-// titleColumn is the title's column in the word index (rank.SectionFields).
-const titleColumn = 0
+// titleField is the title's bit in the fields of Holding.
+const titleField = 1 << 0
 
 // intersectSorted is the values both ascending lists hold: the first
 // limit of them, or all when limit is negative.

@@ -168,7 +168,7 @@ var storeUses = map[string][]string{
 	},
 	"internal/rank/wordindex": {
 		"Builder", "NewBuilder", "Term", "Columns", "SkipEvery", "Skips",
-		"List", "Impacts", "ImpactFrom", "Snapshot", "DecodeLayout", "InColumn",
+		"List", "Impacts", "ImpactFrom", "Snapshot", "DecodeLayout", "InColumns",
 	},
 }
 

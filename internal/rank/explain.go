@@ -55,8 +55,9 @@ func column(f Field) uint8 {
 // "typo:W" for each correction W its text holds, in the order of the terms
 // that mark it (as the highlighter of internal/search finds them), then
 // "also:N" for each other phrasing that found it. The title and typo
-// labels are read from the postings of spec sections; other sources say
-// only which phrasings found a hit.
+// labels are read from the postings of spec sections (the sections holding
+// a term in some fields, which the store keeps for its generation); other
+// sources say only which phrasings found a hit.
 func explain(ctx context.Context, src Source, res *Result) error {
 	sections, ok := src.(SectionSource)
 	if !ok || len(res.Hits) == 0 {
@@ -98,24 +99,38 @@ func explain(ctx context.Context, src Source, res *Result) error {
 		}
 		fixed[st] = c.To
 	}
-	cols, err := hitColumns(ctx, sections, res.Hits, needed)
+	places, err := hitPlaces(ctx, sections, res.Hits)
 	if err != nil {
 		return err
 	}
-	titleOrPath, body := column(FieldTitle)|column(FieldPath), column(FieldBody)
+	// The sections holding each index term in a title or path, and each
+	// correction in a text: read once for all the hits.
+	titled, texts := map[string]map[int64][]int{}, map[string]map[int64][]int{}
+	for _, t := range needed {
+		if _, ok := titled[t]; !ok {
+			if titled[t], err = sections.Holding(ctx, t, column(FieldTitle)|column(FieldPath)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, st := range fixedStems {
+		if texts[st], err = sections.Holding(ctx, st, column(FieldBody)); err != nil {
+			return err
+		}
+	}
 	for i := range res.Hits {
 		h := &res.Hits[i]
-		cols := cols.of(i)
+		at := places[i]
 		var labels []string
 		if slices.ContainsFunc(toks, func(lt labelToken) bool {
-			return slices.ContainsFunc(lt.index, func(t string) bool { return cols(t)&titleOrPath != 0 })
+			return slices.ContainsFunc(lt.index, func(t string) bool { return at.in(titled[t]) })
 		}) {
 			labels = append(labels, LabelTitle)
 		}
 		labels = append(labels, h.Matched...)
 		var typos []string
 		addTypo := func(stem string) {
-			if w := fixed[stem]; w != "" && cols(stem)&body != 0 && !slices.Contains(typos, w) {
+			if w := fixed[stem]; w != "" && at.in(texts[stem]) && !slices.Contains(typos, w) {
 				typos = append(typos, w)
 			}
 		}
@@ -152,76 +167,34 @@ func addAlso(hits []Hit) {
 	}
 }
 
-// columns are the columns holding each index term in each hit (a bit a
-// column), as hitColumns read them.
-type columns struct {
-	terms map[string]int // index term -> its place among a hit's
-	bits  []uint8        // hit by hit, term by term
+// place is a hit's document and ordinal there; doc is 0 for a hit no
+// document of the scope holds.
+type place struct {
+	doc int64
+	ord int
 }
 
-// of returns the columns of hit i, by index term (0 for a term it lacks).
-func (c columns) of(i int) func(term string) uint8 {
-	n := len(c.terms)
-	return func(term string) uint8 {
-		if t, ok := c.terms[term]; ok {
-			return c.bits[i*n+t]
-		}
-		return 0
-	}
+// in reports whether the hit is among held (ascending ordinals by
+// document).
+func (p place) in(held map[int64][]int) bool {
+	_, ok := slices.BinarySearch(held[p.doc], p.ord)
+	return ok && p.doc != 0
 }
 
-// hitColumns reads, for each hit, the columns holding each of terms
-// (index terms) from their postings, each list entered where the hits are.
-func hitColumns(ctx context.Context, src SectionSource, hits []Hit, terms []string) (columns, error) {
-	c := columns{terms: make(map[string]int, len(terms))}
-	for _, t := range terms {
-		if _, ok := c.terms[t]; !ok {
-			c.terms[t] = len(c.terms)
-		}
-	}
-	c.bits = make([]uint8, len(hits)*len(c.terms))
-	if len(c.terms) == 0 {
-		return c, nil
-	}
+// hitPlaces finds each hit's document and ordinal in the scope's layouts.
+func hitPlaces(ctx context.Context, src SectionSource, hits []Hit) ([]place, error) {
 	layouts, err := src.Layouts(ctx)
 	if err != nil {
-		return c, err
+		return nil, err
 	}
-	// Each hit's place in its document; a document's hits by ordinal.
-	type place struct{ hit, ord int }
-	byDoc := map[int64][]place{}
+	out := make([]place, len(hits))
 	for i, h := range hits {
 		for doc, snap := range layouts {
 			if o, ok := slices.BinarySearch(snap.IDs, h.ID); ok {
-				byDoc[doc] = append(byDoc[doc], place{i, o})
+				out[i] = place{doc, o}
 				break
 			}
 		}
 	}
-	lists, err := src.Postings(ctx, terms)
-	if err != nil {
-		return c, err
-	}
-	for doc, places := range byDoc {
-		slices.SortFunc(places, func(a, b place) int { return a.ord - b.ord })
-		ords := make([]int, len(places))
-		for i, p := range places {
-			ords[i] = p.ord
-		}
-		for term, byDocList := range lists {
-			l, ok := byDocList[doc]
-			if !ok {
-				continue
-			}
-			got, err := l.ColumnsAt(ords)
-			if err != nil {
-				return c, fmt.Errorf("document %d: %w", doc, err)
-			}
-			t := c.terms[term]
-			for i, bits := range got {
-				c.bits[places[i].hit*len(c.terms)+t] = bits
-			}
-		}
-	}
-	return c, nil
+	return out, nil
 }

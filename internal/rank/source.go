@@ -50,6 +50,10 @@ type SectionSource interface {
 	// filter), the sections it keeps as ascending ordinals by document;
 	// nil when it keeps its documents whole.
 	Within(ctx context.Context) (map[int64][]int, error)
+	// Holding returns the sections whose fields of mask (a bit a field,
+	// in SectionFields' order) hold term (an index term), as ascending
+	// ordinals by document.
+	Holding(ctx context.Context, term string, mask uint8) (map[int64][]int, error)
 	// Titles returns the sections of the scope (a path filter included)
 	// whose title holds every one of terms (index terms) — the first
 	// limit of each document, in document order — with their titles.

@@ -44,14 +44,9 @@ const (
 // list's own 2 or so: the memo that keeps the list (maxMemoBytes) keeps
 // the head with it.
 //
-// Impacts also keeps the list's marks (every markEvery postings), which
-// depend on the list alone: a head's lookups and the columns the engine
-// reads for the hits it explains (List.ColumnsAt) enter the list there.
-//
 // The zero value is ready; safe for concurrent use.
 type Impacts struct {
-	head  atomic.Pointer[impactHead]
-	marks atomic.Pointer[marks]
+	head atomic.Pointer[impactHead]
 	// minHead and firstTier override the constants when above zero
 	// (tests).
 	minHead, firstTier int
@@ -75,64 +70,17 @@ type impactHead struct {
 	// false when the head holds the whole list.
 	restValue float64
 	rest      bool
-	marks     marks
-	firstTier int
+	// marks lead into the whole list every markEvery postings, for
+	// looking a section up in it: the byte offset of a posting and the
+	// ordinal of the one before it (as Term.Skips, finer).
+	markOffsets []uint32
+	markOrds    []int32
+	firstTier   int
 }
 
-// marks lead into a whole list every markEvery postings, for looking a
-// section up in it: the byte offset of a posting and the ordinal of the one
-// before it (as Term.Skips, finer).
-type marks struct {
-	offsets []uint32
-	ords    []int32
-}
-
-// markEvery is how many postings lie between two marks: a lookup decodes
-// fewer than that.
+// markEvery is how many postings lie between two of a head's marks: a
+// lookup decodes fewer than that.
 const markEvery = 64
-
-// add marks the posting at byte offset of the list, after the one of
-// ordinal before (-1 for the first).
-func (m *marks) add(offset int, before int) {
-	m.offsets = append(m.offsets, uint32(offset))
-	m.ords = append(m.ords, int32(before))
-}
-
-// from returns a cursor on l at the last mark before ord, or at the
-// list's start when none is; ok is false for an empty list.
-func (m *marks) from(l List, ord int) (cursor, bool) {
-	if len(m.ords) == 0 {
-		return cursor{}, false
-	}
-	i, _ := slices.BinarySearch(m.ords, int32(ord)) // the first mark not before ord
-	i = max(i-1, 0)
-	return cursor{ord: int(m.ords[i]), rest: l.Postings[m.offsets[i]:]}, true
-}
-
-// marksOf returns the marks of l, the list im belongs to: its head's, or
-// worked out in one pass over it the first time they are asked for.
-func (im *Impacts) marksOf(l List) (*marks, error) {
-	if m := im.marks.Load(); m != nil {
-		return m, nil
-	}
-	if len(l.Postings) > math.MaxUint32 {
-		return nil, errCorrupt
-	}
-	m := new(marks)
-	ord, rest := -1, l.Postings
-	for n := 0; len(rest) > 0; n++ {
-		if n%markEvery == 0 {
-			m.add(len(l.Postings)-len(rest), ord)
-		}
-		delta, _, r, ok := stepColumns(rest)
-		if !ok {
-			return nil, errCorrupt
-		}
-		ord, rest = ord+delta, r
-	}
-	im.marks.CompareAndSwap(nil, m)
-	return im.marks.Load(), nil
-}
 
 // headFor returns l's head for the weights of dec and the length norms of
 // norms (worked out for avgLen), building it when l has none for them.
@@ -146,7 +94,6 @@ func (im *Impacts) headFor(l List, dec *freqDecoder, avgLen float64, norms []flo
 	}
 	h.firstTier = cmp.Or(im.firstTier, firstTier)
 	im.head.Store(h)
-	im.marks.CompareAndSwap(nil, &h.marks)
 	return h, nil
 }
 
@@ -165,7 +112,8 @@ func buildHead(l List, dec *freqDecoder, avgLen float64, norms []float64, least 
 	c := cursor{ord: -1, rest: l.Postings}
 	for len(c.rest) > 0 {
 		if len(ords)%markEvery == 0 {
-			h.marks.add(len(l.Postings)-len(c.rest), c.ord)
+			h.markOffsets = append(h.markOffsets, uint32(len(l.Postings)-len(c.rest)))
+			h.markOrds = append(h.markOrds, int32(c.ord))
 		}
 		if err := c.stepAny(dec); err != nil {
 			return nil, err
@@ -549,15 +497,12 @@ func exactScore(lists []List, heads []*impactHead, short []shortList, q Query, d
 // lookup finds the section of ordinal ord in l, the whole list h is the
 // head of, from the last mark before it.
 func (h *impactHead) lookup(l List, dec *freqDecoder, ord int) (float64, bool, error) {
-	// marks.from, written out: the heads look sections up in their inner
-	// loop.
-	m := &h.marks
-	if len(m.ords) == 0 {
+	if len(h.markOrds) == 0 {
 		return 0, false, nil // an empty list
 	}
-	i, _ := slices.BinarySearch(m.ords, int32(ord)) // the first mark not before ord
-	i = max(i-1, 0)
-	c := cursor{ord: int(m.ords[i]), rest: l.Postings[m.offsets[i]:]}
+	m, _ := slices.BinarySearch(h.markOrds, int32(ord)) // the first mark not before ord
+	m = max(m-1, 0)
+	c := cursor{ord: int(h.markOrds[m]), rest: l.Postings[h.markOffsets[m]:]}
 	body := dec.weights[bodyColumn]
 	for len(c.rest) > 0 && c.ord < ord {
 		if !dec.wholeBody || !c.stepBody(body) {

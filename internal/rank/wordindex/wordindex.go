@@ -906,60 +906,19 @@ func PhraseList(tokens []List, ordinals []int) (List, error) {
 	return List{Postings: out, Skips: skips}, err
 }
 
-// InColumn lists, ascending, the ordinals of the sections whose column col
-// holds l's term.
-func InColumn(l List, col int) ([]int, error) {
+// InColumns lists, ascending, the ordinals of the sections holding l's
+// term in any of the columns of mask (a bit a column: 1<<c for column c).
+func InColumns(l List, mask uint8) ([]int, error) {
 	var out []int
 	ord, data := -1, l.Postings
 	for len(data) > 0 {
-		delta, mask, rest, ok := stepColumns(data)
+		delta, cols, rest, ok := stepColumns(data)
 		if !ok {
 			return nil, errCorrupt
 		}
 		ord, data = ord+delta, rest
-		if mask&(1<<col) != 0 {
+		if cols&mask != 0 {
 			out = append(out, ord)
-		}
-	}
-	return out, nil
-}
-
-// ColumnsAt returns, for each of ords (ascending ordinals of l's
-// snapshot), the columns of that section holding l's term, a bit a column
-// (1<<c for column c), 0 when it lacks the term. It enters a long list at
-// its marks (Impacts, worked out at the first look), any other at its
-// skips, so a few sections cost a few short reads, not the list.
-func (l List) ColumnsAt(ords []int) ([]uint8, error) {
-	out := make([]uint8, len(ords))
-	var m *marks
-	if l.Impacts != nil {
-		var err error
-		if m, err = l.Impacts.marksOf(l); err != nil {
-			return nil, err
-		}
-	}
-	c := cursor{ord: -1, rest: l.Postings}
-	var mask uint8
-	for i, ord := range ords {
-		// Jump ahead when a mark or a skip lies between here and ord.
-		if m != nil {
-			if at, ok := m.from(l, ord); ok && at.ord > c.ord {
-				c, mask = at, 0
-			}
-		} else if at, err := seek(l, ord); err != nil {
-			return nil, err
-		} else if at.ord > c.ord {
-			c, mask = at, 0
-		}
-		for len(c.rest) > 0 && c.ord < ord {
-			delta, cols, rest, ok := stepColumns(c.rest)
-			if !ok {
-				return nil, errCorrupt
-			}
-			c.ord, c.rest, mask = c.ord+delta, rest, cols
-		}
-		if c.ord == ord {
-			out[i] = mask
 		}
 	}
 	return out, nil

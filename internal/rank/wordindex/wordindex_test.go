@@ -322,62 +322,42 @@ func BenchmarkRank(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(postings), "ns/posting")
 }
 
-// TestColumnsAt: the columns of a section read through marks or skips are
-// the ones a read of the whole list finds, for lists short and long, with
-// and without a place for marks, and for sections holding the term or not.
-func TestColumnsAt(t *testing.T) {
+// TestInColumns: the sections holding a term in some columns are the
+// ones each posting names, for every mask of columns.
+func TestInColumns(t *testing.T) {
 	r := rand.New(rand.NewPCG(47, 2))
 	b := NewBuilder()
-	const sections = 9000
-	for range sections {
+	const sections = 3000
+	want := map[uint8][]int{} // columns of "word" in a section -> its ordinals
+	for o := range sections {
 		var cols [Columns]string
+		var mask uint8
 		for c := range Columns {
-			if r.IntN(3) == 0 {
-				cols[c] += "common "
-			}
-			if r.IntN(50) == 0 {
-				cols[c] += "rare "
+			if r.IntN(4) == 0 {
+				cols[c] = "word"
+				mask |= 1 << c
 			}
 		}
 		b.Add(cols)
+		want[mask] = append(want[mask], o)
 	}
+	var l List
 	for _, term := range b.Terms() {
-		// What reading the whole list says of every section.
-		want := make([]uint8, sections)
-		for c := range Columns {
-			ords, err := InColumn(List{Postings: term.Postings}, c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range ords {
-				want[o] |= 1 << c
-			}
-		}
-		for _, withMarks := range []bool{false, true} {
-			l := List{Postings: term.Postings, Skips: term.Skips, DF: term.DF}
-			if withMarks {
-				l.Impacts = new(Impacts)
-			}
-			for range 50 {
-				var ords []int
-				for o := range sections {
-					if r.IntN(400) == 0 {
-						ords = append(ords, o)
-					}
-				}
-				got, err := l.ColumnsAt(ords)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i, o := range ords {
-					if got[i] != want[o] {
-						t.Fatalf("%q (marks %v): section %d has columns %04b, want %04b", term.Text, withMarks, o, got[i], want[o])
-					}
-				}
-			}
+		if term.Text == "word" {
+			l = List{Postings: term.Postings, Skips: term.Skips, DF: term.DF}
 		}
 	}
-	if len(b.Terms()) < 2 {
-		t.Fatal("too few terms")
+	for mask := uint8(1); mask < 1<<Columns; mask++ {
+		var ords []int
+		for held, os := range want {
+			if held&mask != 0 {
+				ords = append(ords, os...)
+			}
+		}
+		slices.Sort(ords)
+		got, err := InColumns(l, mask)
+		if err != nil || !slices.Equal(got, ords) {
+			t.Fatalf("mask %04b: %d sections, want %d (%v)", mask, len(got), len(ords), err)
+		}
 	}
 }
