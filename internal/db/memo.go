@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"sync"
 
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/rank/wordindex"
 )
 
@@ -42,8 +43,11 @@ type generation struct {
 	// FTS5 query) and those whose title holds a term (a decoded list),
 	// as ordinals by snapshot. Keys are ordinalKey's.
 	ordinals map[string]map[int64][]int
-	rows     map[int64]SectionRow
-	bytes    int
+	// holding are the sections holding a term in some fields, as a set
+	// by snapshot (Scoped.Holding). Keys are ordinalKey's.
+	holding map[string]map[int64]rank.Bits
+	rows    map[int64]SectionRow
+	bytes   int
 }
 
 // memoKey names a word or term within a scope.
@@ -153,6 +157,18 @@ func (g *generation) ordinalsOf(key string) (map[int64][]int, bool) {
 	return kept(g, &g.ordinals, key)
 }
 
+func (g *generation) heldBy(key string) (map[int64]rank.Bits, bool) {
+	return kept(g, &g.holding, key)
+}
+
+func (g *generation) keepHeld(key string, held map[int64]rank.Bits) {
+	size := len(key)
+	for _, b := range held {
+		size += 8*len(b) + 32
+	}
+	keep(g, &g.holding, key, held, size)
+}
+
 func (g *generation) keepOrdinals(key string, ords map[int64][]int) {
 	size := len(key)
 	for _, os := range ords {
@@ -175,6 +191,7 @@ func (g *generation) make(size int) {
 		g.counts = map[string]int{}
 		g.postings = map[string]map[int64]wordindex.List{}
 		g.ordinals = map[string]map[int64][]int{}
+		g.holding = map[string]map[int64]rank.Bits{}
 		g.rows = map[int64]SectionRow{}
 		g.bytes = 0
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
@@ -101,7 +102,7 @@ func (s *Scoped) Titles(ctx context.Context, terms []string, limit int) ([]rank.
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	titled := make([]map[int64][]int, len(terms))
+	titled := make([]map[int64]rank.Bits, len(terms))
 	for i, t := range terms {
 		var err error
 		if titled[i], err = s.Holding(ctx, t, titleField); err != nil {
@@ -112,39 +113,42 @@ func (s *Scoped) Titles(ctx context.Context, terms []string, limit int) ([]rank.
 	if err != nil {
 		return nil, err
 	}
-	// A path filter is one more list every candidate must be in.
+	// A path filter is one more set every candidate must be in.
 	within, err := s.Within(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if within != nil {
-		titled = append([]map[int64][]int{within}, titled...)
-	}
 	var ids []int64
 	for id, snap := range layouts {
-		var common []int
-		for i := range titled {
-			ords, ok := titled[i][id]
-			if !ok {
-				common = nil
-				break
-			}
-			switch {
-			case i == 0:
-				common = ords
-			case i == len(titled)-1:
-				// Only the first limit are kept: a title word of a hundred
-				// thousand sections need not be read past them.
-				common = intersectSorted(common, ords, limit)
-			default:
-				common = intersectSorted(common, ords, -1)
-			}
-			if len(common) == 0 {
-				break
+		sets := make([]rank.Bits, 0, len(titled)+1)
+		for _, t := range titled {
+			if b, ok := t[id]; ok {
+				sets = append(sets, b)
 			}
 		}
-		for _, o := range common[:min(len(common), limit)] {
-			ids = append(ids, snap.IDs[o])
+		if len(sets) < len(titled) {
+			continue
+		}
+		if within != nil {
+			w := rank.NewBits(len(snap.IDs))
+			for _, o := range within[id] {
+				w.Add(o)
+			}
+			sets = append(sets, w)
+		}
+		// The sections in every set, in document order; only the first
+		// limit are kept: a title word of a hundred thousand sections
+		// need not be read past them.
+		found := 0
+		for w := 0; w < (len(snap.IDs)+63)/64 && found < limit; w++ {
+			x := ^uint64(0)
+			for _, b := range sets {
+				x &= b[w]
+			}
+			for ; x != 0 && found < limit; x &= x - 1 {
+				ids = append(ids, snap.IDs[w*64+bits.TrailingZeros64(x)])
+				found++
+			}
 		}
 	}
 	if len(ids) == 0 {
@@ -165,52 +169,42 @@ func (s *Scoped) Titles(ctx context.Context, terms []string, limit int) ([]rank.
 
 // Holding returns the sections of each snapshot of the scope whose fields
 // of mask (a bit a field, in rank.SectionFields' order) hold term (an index
-// term), as ascending ordinals by snapshot (rank.SectionSource), from its
-// postings; kept for the store's generation, since a common word's list is
-// long to decode.
-func (s *Scoped) Holding(ctx context.Context, term string, mask uint8) (map[int64][]int, error) {
+// term), as a set by snapshot (rank.SectionSource), from its postings; kept
+// for the store's generation, since a common word's list is long to decode.
+func (s *Scoped) Holding(ctx context.Context, term string, mask uint8) (map[int64]rank.Bits, error) {
 	key := ordinalKey(s.set, "fields"+strconv.Itoa(int(mask)), term)
-	if ords, ok := s.gen.ordinalsOf(key); ok {
-		return ords, nil
+	if held, ok := s.gen.heldBy(key); ok {
+		return held, nil
+	}
+	layouts, err := s.Layouts(ctx)
+	if err != nil {
+		return nil, err
 	}
 	lists, err := s.Postings(ctx, []string{term})
 	if err != nil {
 		return nil, err
 	}
-	ords := map[int64][]int{}
+	held := map[int64]rank.Bits{}
 	for id, l := range lists[term] {
-		os, err := wordindex.InColumns(l, mask)
+		ords, err := wordindex.InColumns(l, mask)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot %d: %w", id, err)
 		}
-		if len(os) > 0 {
-			ords[id] = os
+		if len(ords) == 0 {
+			continue
 		}
+		b := rank.NewBits(len(layouts[id].IDs))
+		for _, o := range ords {
+			b.Add(o)
+		}
+		held[id] = b
 	}
-	s.gen.keepOrdinals(key, ords)
-	return ords, nil
+	s.gen.keepHeld(key, held)
+	return held, nil
 }
 
 // titleField is the title's bit in the fields of Holding.
 const titleField = 1 << 0
-
-// intersectSorted is the values both ascending lists hold: the first
-// limit of them, or all when limit is negative.
-func intersectSorted(a, b []int, limit int) []int {
-	var out []int
-	for i, j := 0, 0; i < len(a) && j < len(b) && len(out) != limit; {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			out = append(out, a[i])
-			i, j = i+1, j+1
-		}
-	}
-	return out
-}
 
 // Shapes returns the sections whose shape (text/shape) holds any of
 // needles, each of three runes or more, with how often (in the text's

@@ -163,7 +163,7 @@ var importedOnlyBy = map[string][]string{
 var storeUses = map[string][]string{
 	"internal/rank": {
 		"Field", "FieldTitle", "FieldBody", "FieldFileName", "SectionFields",
-		"Posting", "WordCounts", "Vocabulary", "NewVocabulary", "Title", "Occurrences", "Term",
+		"Posting", "WordCounts", "Vocabulary", "NewVocabulary", "Title", "Occurrences", "Term", "Bits", "NewBits",
 		"TitleKey", "Name", "Nearest",
 	},
 	"internal/rank/wordindex": {

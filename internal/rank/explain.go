@@ -105,7 +105,7 @@ func explain(ctx context.Context, src Source, res *Result) error {
 	}
 	// The sections holding each index term in a title or path, and each
 	// correction in a text: read once for all the hits.
-	titled, texts := map[string]map[int64][]int{}, map[string]map[int64][]int{}
+	titled, texts := map[string]map[int64]Bits{}, map[string]map[int64]Bits{}
 	for _, t := range needed {
 		if _, ok := titled[t]; !ok {
 			if titled[t], err = sections.Holding(ctx, t, column(FieldTitle)|column(FieldPath)); err != nil {
@@ -174,12 +174,8 @@ type place struct {
 	ord int
 }
 
-// in reports whether the hit is among held (ascending ordinals by
-// document).
-func (p place) in(held map[int64][]int) bool {
-	_, ok := slices.BinarySearch(held[p.doc], p.ord)
-	return ok && p.doc != 0
-}
+// in reports whether the hit is among held.
+func (p place) in(held map[int64]Bits) bool { return p.doc != 0 && held[p.doc].Has(p.ord) }
 
 // hitPlaces finds each hit's document and ordinal in the scope's layouts.
 func hitPlaces(ctx context.Context, src SectionSource, hits []Hit) ([]place, error) {
@@ -190,7 +186,7 @@ func hitPlaces(ctx context.Context, src SectionSource, hits []Hit) ([]place, err
 	out := make([]place, len(hits))
 	for i, h := range hits {
 		for doc, snap := range layouts {
-			if o, ok := slices.BinarySearch(snap.IDs, h.ID); ok {
+			if o, ok := snap.Ordinal(h.ID); ok {
 				out[i] = place{doc, o}
 				break
 			}

@@ -51,9 +51,9 @@ type SectionSource interface {
 	// nil when it keeps its documents whole.
 	Within(ctx context.Context) (map[int64][]int, error)
 	// Holding returns the sections whose fields of mask (a bit a field,
-	// in SectionFields' order) hold term (an index term), as ascending
-	// ordinals by document.
-	Holding(ctx context.Context, term string, mask uint8) (map[int64][]int, error)
+	// in SectionFields' order) hold term (an index term), by document; a
+	// document none of whose sections does has no entry.
+	Holding(ctx context.Context, term string, mask uint8) (map[int64]Bits, error)
 	// Titles returns the sections of the scope (a path filter included)
 	// whose title holds every one of terms (index terms) — the first
 	// limit of each document, in document order — with their titles.
@@ -102,6 +102,20 @@ type WordCounts struct {
 	DF       map[string]int
 	Sections int
 }
+
+// Bits is a set of a document's sections, a bit an ordinal: one read says
+// whether a section is in it, where a search through a list of ordinals
+// reads a cache line a step.
+type Bits []uint64
+
+// NewBits is an empty set for a document of n sections.
+func NewBits(n int) Bits { return make(Bits, (n+63)/64) }
+
+// Add puts the section of ordinal ord in b.
+func (b Bits) Add(ord int) { b[ord>>6] |= 1 << (ord & 63) }
+
+// Has reports whether b holds the section of ordinal ord.
+func (b Bits) Has(ord int) bool { return ord>>6 < len(b) && b[ord>>6]&(1<<(ord&63)) != 0 }
 
 // Title is a section's title, by row id.
 type Title struct {

@@ -77,10 +77,11 @@ func (e *Engine) rankWords(ctx context.Context, src SectionSource, terms []Term,
 			if len(kept) == 0 {
 				continue
 			}
-			q.Within = make([]uint64, (len(snap.IDs)+63)/64)
+			within := NewBits(len(snap.IDs))
 			for _, o := range kept {
-				q.Within[o/64] |= 1 << (o % 64)
+				within.Add(o)
 			}
+			q.Within = within
 		}
 		perTerm := make([]wordindex.List, len(terms))
 		any := false
