@@ -101,7 +101,7 @@ func TestManualCommands(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nowhere")
 	const lag = "database-failover/promote-the-replica/verify-replication-lag"
 	runCases(t, env, []cliCase{
-		{name: "list", args: []string{"manual", "list"}, out: []string{"insurance-ja\nkasai-hoken\nops-en\nops-handbook\n"}},
+		{name: "list", args: []string{"manual", "list"}, out: []string{"insurance-ja\nkasai-hoken\nnodejs-en\nops-en\nops-handbook\n"}},
 		{name: "list json", args: []string{"manual", "list", "--json"}, out: []string{`"manuals": [`, `"kasai-hoken"`}},
 		{name: "ls", args: []string{"manual", "ls", "ops-en"}, out: []string{"runbooks/db/failover.md\n", "alerts/thresholds.json\n"}},
 		{name: "ls Japanese names", args: []string{"manual", "ls", "kasai-hoken"}, out: []string{"約款/普通保険約款.md\n", "設定/支払基準.json\n"}},
@@ -127,7 +127,7 @@ func TestManualCommands(t *testing.T) {
 		{name: "find nothing", args: []string{"manual", "find", "zzqqxxyy"}, err: []string{`nothing in the manuals matches "zzqqxxyy"`}},
 
 		{name: "unknown manual names the manuals there", args: []string{"manual", "ls", "nope"}, code: 1,
-			err: []string{`langspec: not_found: no manual "nope"; hint: manual ids: insurance-ja, kasai-hoken, ops-en, ops-handbook`}},
+			err: []string{`langspec: not_found: no manual "nope"; hint: manual ids: insurance-ja, kasai-hoken, nodejs-en, ops-en, ops-handbook`}},
 		{name: "unknown manual in find", args: []string{"manual", "find", "lag", "--manual", "nope"}, code: 1,
 			err: []string{`not_found: no manual "nope"`, "manual ids: insurance-ja, kasai-hoken"}},
 		{name: "a path out of the manual", args: []string{"manual", "read", "ops-en", "../kasai-hoken/用語集.md"}, code: 1,
@@ -216,7 +216,7 @@ func TestSearchPointsAtManuals(t *testing.T) {
 	if code, _, errOut := run(t, withManuals, "ingest", "manuals"); code != 0 {
 		t.Fatalf("ingest manuals: %s", errOut)
 	}
-	const pointer = "search reads the specifications only; to search the manuals (insurance-ja, kasai-hoken, ops-en, ops-handbook), run: langspec manual find 給与"
+	const pointer = "search reads the specifications only; to search the manuals (insurance-ja, kasai-hoken, nodejs-en, ops-en, ops-handbook), run: langspec manual find 給与"
 	runCases(t, withManuals, []cliCase{
 		{name: "after ingest manuals", args: []string{"search", "給与"}, err: []string{`no sections match "給与"`, pointer}},
 		// The index in the database is enough: a later shell without MANUALS_ROOT.
