@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
+	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/tools"
 )
 
@@ -104,8 +106,18 @@ func newCmdManualList(base *manualBase, runF func(context.Context, *manualListOp
 			return runManualList(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.jsonOut, "json", false, `print JSON: {"manuals": [...]}`)
+	cmd.Flags().BoolVar(&opts.jsonOut, "json", false, `print JSON: {"root": …, "manuals": [...], "other_roots": [{"root": …, "manuals": [...]}]}`)
 	return cmd
+}
+
+// manualListing is `manual list --json`: manual_list's answer, with the
+// folder it lists and the other folders whose manuals the database holds
+// (a manual is its folder and its id: several projects' manuals live in
+// one database side by side).
+type manualListing struct {
+	Root       string           `json:"root"`
+	Manuals    []string         `json:"manuals"`
+	OtherRoots []db.IndexedRoot `json:"other_roots,omitempty"`
 }
 
 func runManualList(ctx context.Context, opts *manualListOptions) error {
@@ -118,15 +130,30 @@ func runManualList(ctx context.Context, opts *manualListOptions) error {
 	if err != nil {
 		return err
 	}
+	listing := manualListing{Root: find.RootKey(dir), Manuals: out.Manuals}
+	roots, err := a.IndexedRoots(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range roots {
+		if r.Root != listing.Root {
+			listing.OtherRoots = append(listing.OtherRoots, r)
+		}
+	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.f.io.Out, listing)
 	}
 	if len(out.Manuals) == 0 {
 		fmt.Fprintf(opts.f.io.ErrOut, "langspec: %s\n", noManuals(dir).Error())
-		return nil
 	}
 	for _, id := range out.Manuals {
 		fmt.Fprintln(opts.f.io.Out, id)
+	}
+	if len(out.Manuals) > 0 {
+		fmt.Fprintf(opts.f.io.ErrOut, "langspec: the manuals of %s\n", listing.Root)
+	}
+	for _, r := range listing.OtherRoots {
+		fmt.Fprintf(opts.f.io.ErrOut, "langspec: the database also holds the manuals of %s: %s\n", r.Root, strings.Join(r.Manuals, ", "))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"errors"
 	"os"
 	"path/filepath"
@@ -96,14 +97,34 @@ func (a *App) notStored(ctx context.Context, err error, language string) error {
 	return ingest.NotStored(err, language, a.opts.Config.Sources, &env)
 }
 
-// IndexedManuals are the manuals the store has an index of (ingest
-// manuals, or a server's refresh), sorted; none when it has none.
+// IndexedRoots are the manuals folders the store holds manuals of, with
+// their manual ids.
+func (a *App) IndexedRoots(ctx context.Context) ([]db.IndexedRoot, error) {
+	store, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.IndexedRoots(ctx)
+}
+
+// IndexedManuals are the ids of the manuals the store has an index of
+// (ingest manuals, or a server's refresh), of every manuals folder, each
+// once, sorted; none when it has none.
 func (a *App) IndexedManuals(ctx context.Context) ([]string, error) {
 	store, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return store.IndexedManuals(ctx)
+	roots, err := store.IndexedRoots(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range roots {
+		ids = append(ids, r.Manuals...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
 }
 
 // Section reads one section, as get_section does.

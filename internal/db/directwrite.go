@@ -103,10 +103,9 @@ func storeEmpty(ctx context.Context, q interface {
 }
 
 // storeIsEmpty asks whether the store holds nothing anyone could read or
-// has written: no document, no manual, no token, no secret, no trace.
+// has written: no document, no manual, no token, no secret.
 const storeIsEmpty = `SELECT NOT EXISTS (SELECT 1 FROM snapshots) AND NOT EXISTS (SELECT 1 FROM manual_files)
-	AND NOT EXISTS (SELECT 1 FROM manual_traces) AND NOT EXISTS (SELECT 1 FROM api_tokens)
-	AND NOT EXISTS (SELECT 1 FROM secrets)`
+	AND NOT EXISTS (SELECT 1 FROM api_tokens) AND NOT EXISTS (SELECT 1 FROM secrets)`
 
 // leaveWAL asks for the file alone and for a rollback journal, and returns
 // the journal mode SQLite settled on. synchronous goes to FULL: NORMAL is
