@@ -2,10 +2,10 @@ package app
 
 import (
 	"context"
-	"slices"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"

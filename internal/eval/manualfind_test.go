@@ -210,7 +210,7 @@ func TestFirstRank(t *testing.T) {
 		want     int
 	}{
 		{[]string{"a.md#x"}, 1},
-		{[]string{"b.md#top"}, 2},    // a subsection of the entry
+		{[]string{"b.md#top"}, 2},     // a subsection of the entry
 		{[]string{"c.md", "b.md"}, 2}, // the first of several entries found
 		{[]string{"b.md#to"}, 0},      // not a prefix of a node id's parts
 		{[]string{"d.md"}, 0},
