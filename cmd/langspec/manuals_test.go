@@ -58,7 +58,7 @@ func TestEvalManualFind(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"recall", "staged     all             1   1.000", "bm25-terms", "bm25 "} {
+	for _, want := range []string{"recall", "hit@5", "mrr@10", "staged     all             1  1.000  1.000   1.000   1.000", "bm25-terms", "bm25 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

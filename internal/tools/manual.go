@@ -58,7 +58,7 @@ type ManualListOut struct {
 
 // ManualLsIn names a manual.
 type ManualLsIn struct {
-	ManualID string `json:"manual_id" jsonschema:"manual id from manual_list"`
+	ManualID string `json:"manual_id" jsonschema:"manual id from manual_list, or a ref a manual tool printed"`
 }
 
 // ManualLsOut lists a manual's files.
@@ -70,8 +70,8 @@ type ManualLsOut struct {
 
 // ManualTocIn names a manual file.
 type ManualTocIn struct {
-	ManualID string `json:"manual_id" jsonschema:"manual id from manual_list"`
-	Path     string `json:"path" jsonschema:"file from manual_ls"`
+	ManualID string `json:"manual_id" jsonschema:"manual id from manual_list, or a ref (manual_id/path#node_id) a manual tool printed"`
+	Path     string `json:"path,omitempty" jsonschema:"file from manual_ls; may be left out when manual_id is a ref"`
 }
 
 // ManualTocOut is a file's table of contents.
@@ -82,10 +82,10 @@ type ManualTocOut struct {
 
 // ManualReadIn reads sections or a file, within limits.
 type ManualReadIn struct {
-	ManualID    string   `json:"manual_id" jsonschema:"manual id from manual_list"`
-	Path        string   `json:"path" jsonschema:"file from manual_ls"`
-	Scope       string   `json:"scope" jsonschema:"snippet, section, sections or file (see the description)"`
-	NodeID      string   `json:"node_id,omitempty" jsonschema:"scope snippet or section: node from manual_toc or manual_hits"`
+	ManualID    string   `json:"manual_id" jsonschema:"manual id from manual_list, or a ref (manual_id/path#node_id) as manual_find and manual_hits print it"`
+	Path        string   `json:"path,omitempty" jsonschema:"file from manual_ls; may be left out when manual_id is a ref"`
+	Scope       string   `json:"scope,omitempty" jsonschema:"snippet, section, sections or file (default: section when a node is named, else file)"`
+	NodeID      string   `json:"node_id,omitempty" jsonschema:"scope snippet or section: node from manual_toc or manual_hits (a ref too)"`
 	Query       string   `json:"query,omitempty" jsonschema:"scope snippet: words to show lines for (default: the trace's terms)"`
 	TraceID     string   `json:"trace_id,omitempty" jsonschema:"the manual_find trace it follows (tunes thresholds)"`
 	NodeIDs     []string `json:"node_ids,omitempty" jsonschema:"for scope sections: the nodes from manual_toc"`
@@ -115,7 +115,7 @@ type ManualReadOut struct {
 
 // ManualExceptsIn asks for exception lines.
 type ManualExceptsIn struct {
-	ManualID string   `json:"manual_id" jsonschema:"manual id from manual_list"`
+	ManualID string   `json:"manual_id" jsonschema:"manual id from manual_list, or a ref a manual tool printed"`
 	Paths    []string `json:"paths,omitempty" jsonschema:"files to scan; omit for every file of the manual"`
 	Query    string   `json:"query,omitempty" jsonschema:"only top-level sections about this"`
 	MaxHits  int      `json:"max_hits,omitempty" jsonschema:"most lines to return"`
@@ -138,27 +138,27 @@ func manualToolset() []Tool {
 			Description: "List the .md and .json files of one manual, at any depth.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
-			nonEmpty(s, "manual_id", maxNameChars)
+			nonEmpty(s, "manual_id", maxRefChars)
 		}, (*manualTools).ls, func(o ManualLsOut) string { return strings.Join(o.Files, "\n") }),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_toc", Title: "A manual file's table of contents",
 			Description: "A manual file's headings as nodes (node_id, title, level, parent_id, lines; a section's lines include its subsections). A JSON file is one node.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
-			nonEmpty(s, "manual_id", maxNameChars)
-			nonEmpty(s, "path", maxVaultPathChars)
+			nonEmpty(s, "manual_id", maxRefChars)
+			maxLen(s, "path", maxVaultPathChars)
 		}, (*manualTools).toc, renderToc),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_read", Title: "Read manual sections",
 			Description: "Read a manual by scope: snippet (lines of node_id matching query or the trace's terms), section (node_id with its subsections), sections (up to 20 node_ids) or file. Capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading manual_find's finds.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
-			nonEmpty(s, "manual_id", maxNameChars)
-			nonEmpty(s, "path", maxVaultPathChars)
+			nonEmpty(s, "manual_id", maxRefChars)
+			maxLen(s, "path", maxVaultPathChars)
 			s.Properties["scope"].Enum = []any{scopeSnippet, scopeSection, scopeSections, scopeFile}
-			maxLen(s, "node_id", maxPathChars)
+			maxLen(s, "node_id", maxRefChars)
 			maxLen(s, "query", 1000)
-			maxLen(s, "trace_id", 64)
+			maxLen(s, "trace_id", find.MaxTraceIDChars)
 			s.Properties["node_ids"].MaxItems = jsonschema.Ptr(maxMaxSections)
 			intRange(s, "max_sections", 1, maxMaxSections, defaultMaxSections)
 			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
@@ -168,7 +168,7 @@ func manualToolset() []Tool {
 			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, …) with their node_id: conditions a topic search misses. With query, only sections about it.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
-			nonEmpty(s, "manual_id", maxNameChars)
+			nonEmpty(s, "manual_id", maxRefChars)
 			maxLen(s, "query", 1000)
 			s.Properties["paths"].MaxItems = jsonschema.Ptr(1000)
 			s.Properties["paths"].Items = &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(maxVaultPathChars)}
@@ -181,6 +181,14 @@ func manualToolset() []Tool {
 func bindManual(d *Deps) *manualTools { return &manualTools{lib: d.Manuals, finder: d.Finder} }
 
 func (mt *manualTools) excepts(ctx context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
+	r, err := mt.lib.ResolveRef("", in.ManualID, "", "")
+	if err != nil {
+		return manual.ExceptionResult{ManualID: in.ManualID}, err
+	}
+	in.ManualID = r.ManualID
+	if r.Path != "" && len(in.Paths) == 0 {
+		in.Paths = []string{r.Path}
+	}
 	maxHits := in.MaxHits
 	if maxHits == 0 {
 		maxHits = defaultSearchHits
@@ -215,6 +223,11 @@ func (mt *manualTools) list(context.Context, ManualListIn) (ManualListOut, error
 }
 
 func (mt *manualTools) ls(ctx context.Context, in ManualLsIn) (ManualLsOut, error) {
+	r, err := mt.lib.ResolveRef("", in.ManualID, "", "")
+	if err != nil {
+		return ManualLsOut{ManualID: in.ManualID, Files: []string{}}, err
+	}
+	in.ManualID = r.ManualID
 	files, warnings, err := mt.lib.Listing(ctx, in.ManualID)
 	if files == nil {
 		files = []string{}
@@ -223,6 +236,11 @@ func (mt *manualTools) ls(ctx context.Context, in ManualLsIn) (ManualLsOut, erro
 }
 
 func (mt *manualTools) toc(_ context.Context, in ManualTocIn) (ManualTocOut, error) {
+	r, err := mt.resolve(in.ManualID, in.Path, "")
+	if err != nil {
+		return ManualTocOut{ManualID: in.ManualID, Nodes: []manualfile.Node{}}, err
+	}
+	in.ManualID, in.Path = r.ManualID, r.Path
 	manualID, _, err := mt.lib.Resolve(in.ManualID, in.Path)
 	if err != nil {
 		return ManualTocOut{ManualID: in.ManualID, Nodes: []manualfile.Node{}}, err
@@ -243,8 +261,43 @@ func (mt *manualTools) read(ctx context.Context, in ManualReadIn) (ManualReadOut
 	return out, err
 }
 
+// resolve reads a section named in any form a manual tool prints
+// (manual.Library.ResolveRef); the file must be named. Errors:
+// invalid_argument.
+func (mt *manualTools) resolve(manualID, path, nodeID string) (manual.Ref, error) {
+	r, err := mt.lib.ResolveRef("", manualID, path, nodeID)
+	if err == nil && r.Path == "" {
+		err = apperr.New(apperr.InvalidArgument, "give path (a file from manual_ls), or a ref manual_id/path#node_id as manual_id", "no file named")
+	}
+	return r, err
+}
+
 func (mt *manualTools) readParts(ctx context.Context, in ManualReadIn) (ManualReadOut, error) {
 	out := ManualReadOut{ManualID: in.ManualID, Path: in.Path, Scope: in.Scope, Parts: []ManualPart{}, Omitted: []string{}}
+	r, err := mt.resolve(in.ManualID, in.Path, in.NodeID)
+	if err != nil {
+		return out, err
+	}
+	in.ManualID, in.Path, in.NodeID = r.ManualID, r.Path, r.NodeID
+	for i, id := range in.NodeIDs {
+		// A node of the same file may come as a ref too.
+		n, err := mt.lib.ResolveRef("", r.ManualID, r.Path, id)
+		if err != nil {
+			return out, err
+		}
+		in.NodeIDs[i] = n.NodeID
+	}
+	if in.Scope == "" {
+		switch {
+		case in.NodeID != "":
+			in.Scope = scopeSection
+		case len(in.NodeIDs) > 0:
+			in.Scope = scopeSections
+		default:
+			in.Scope = scopeFile
+		}
+	}
+	out.Scope = in.Scope
 	// Names in either Unicode form; the answer shows them as on disk.
 	manualID, path, err := mt.lib.Resolve(in.ManualID, in.Path)
 	if err != nil {

@@ -49,7 +49,7 @@ func (c ManualCalls) Read(ctx context.Context, in ManualReadIn) (ManualReadOut, 
 
 // Find is manual_find.
 func (c ManualCalls) Find(ctx context.Context, in ManualFindIn) (find.Summary, error) {
-	return c.ft.find(ctx, in)
+	return c.ft.finder.Find(ctx, findRequest(in))
 }
 
 // Hits is manual_hits. The snippets are in the candidates only with

@@ -23,6 +23,7 @@ import (
 const (
 	maxNameChars     = 200 // language, doc, version and section ids
 	maxPathChars     = 1000
+	maxRefChars      = 2200 // a manual ref: a manual id, a path and a node id
 	maxFocusAreas    = 20
 	defaultPageChars = 8000
 	// defaultSnippets is one window per hit, not the CLI's two: ten hits
