@@ -110,12 +110,34 @@ func CheckTraceID(id string) error {
 // and each one's id and file hashes (manualSnapshot.key). A search over
 // the same generation finds the same candidates.
 func (s *search) generation() string {
+	snaps := make([]*manualSnapshot, len(s.segs))
+	for i, g := range s.segs {
+		snaps[i] = g.snap
+	}
+	return generationOf(s.f.Index.manuals.Root(), snaps)
+}
+
+func generationOf(root string, snaps []*manualSnapshot) string {
 	h := sha256.New()
-	h.Write([]byte(s.f.Index.manuals.Root()))
-	for _, g := range s.segs {
-		h.Write([]byte("\x00" + g.snap.manual + "\x00" + g.snap.key))
+	h.Write([]byte(root))
+	for _, snap := range snaps {
+		h.Write([]byte("\x00" + snap.manual + "\x00" + snap.key))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:8])
+}
+
+// currentGeneration is the generation of the manuals named as they are on
+// disk now (each refreshed).
+func (f *Finder) currentGeneration(ctx context.Context, manualIDs []string) (string, error) {
+	snaps := make([]*manualSnapshot, len(manualIDs))
+	for i, id := range manualIDs {
+		snap, err := f.Index.snapshot(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		snaps[i] = snap
+	}
+	return generationOf(f.Index.manuals.Root(), snaps), nil
 }
 
 // tracePayload is what a trace keeps in memory.
@@ -128,6 +150,8 @@ type tracePayload struct {
 	Candidates []Candidate         `json:"candidates"`
 	Unscanned  []Unscanned         `json:"unscanned"`
 	Summary    Summary             `json:"summary"`
+	// Searched are the manuals of the generation, in its order.
+	Searched []string `json:"searched"`
 }
 
 // store fills the trace id and token estimates, keeps the trace and records
@@ -153,8 +177,13 @@ func (f *Finder) store(ctx context.Context, req Request, s *search, sum *Summary
 	if req.ManualID != "" {
 		ids = []string{req.ManualID}
 	}
+	searched := make([]string, len(s.segs))
+	for i, g := range s.segs {
+		searched[i] = g.snap.manual
+	}
 	payload, err := json.Marshal(tracePayload{Query: s.req.Query, ManualIDs: ids, Intent: string(s.plan.Intent),
-		Terms: s.plan.Terms, Expansions: sum.expansions, Candidates: sum.candidateList, Unscanned: sum.unscannedList, Summary: *sum})
+		Terms: s.plan.Terms, Expansions: sum.expansions, Candidates: sum.candidateList, Unscanned: sum.unscannedList, Summary: *sum,
+		Searched: searched})
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "", "encode trace")
 	}
@@ -216,8 +245,7 @@ func (f *Finder) loadTrace(ctx context.Context, id string) (tracePayload, error)
 			return p, ferr
 		}
 		if sum.TraceID != id {
-			return p, apperr.New(apperr.NotFound, "run manual_find again to get a trace of the manuals as they are",
-				"the manuals this trace searched have changed since (or this server holds other manuals): its candidates are gone")
+			return p, errChanged()
 		}
 		payload, err = f.traces().get(id, f.now())
 	}
@@ -227,5 +255,20 @@ func (f *Finder) loadTrace(ctx context.Context, id string) (tracePayload, error)
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return p, apperr.Wrap(err, apperr.Internal, "run manual_find again", "trace %s cannot be read", apperr.Quote(cutRunes(id, 64)))
 	}
+	// Kept here, but of manuals that may have changed since: it stands
+	// only while they are the ones it searched, as on any other server.
+	gen, err := f.currentGeneration(ctx, p.Searched)
+	if err != nil {
+		return p, err
+	}
+	if gen != spec.Generation {
+		return p, errChanged()
+	}
 	return p, nil
+}
+
+// errChanged is what a trace of manuals that changed since answers.
+func errChanged() error {
+	return apperr.New(apperr.NotFound, "run manual_find again to get a trace of the manuals as they are",
+		"the manuals this trace searched have changed since (or this server holds other manuals): its candidates are gone")
 }
