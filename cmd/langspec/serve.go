@@ -57,8 +57,10 @@ the file.
 
 Toolsets choose the tool families listed: spec (always there), manual
 (MANUALS_ROOT), vault (VAULT_ROOT) and bridge (manuals into the vault). By
-default spec, manual when the manuals folder exists, vault when a vault is
-configured or its folder exists, and bridge when both are on.
+default spec, manual when the manuals folder exists, vault only when you name
+one (--vault-root or VAULT_ROOT, --workspace-root or WORKSPACE_ROOT: a vault/
+folder that merely exists where the server starts gives the model no writing
+tool), and bridge when both are on.
 
 A client that sends a progress token hears notifications/progress during
 batch and manual re-indexing; a client that sets a log level
@@ -121,7 +123,7 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 		"with --http: sessions each subject may hold at once; a new one closes the subject's oldest idle one")
 	cmd.Flags().StringVar(&opts.toolsets, "toolsets", f.getenv("LANGSPEC_TOOLSETS"),
 		"tool families to serve, comma-separated: "+strings.Join(mcpserver.ToolsetNames(), ", ")+" or "+mcpserver.ToolsetAll+
-			" (env LANGSPEC_TOOLSETS; default spec, plus manual, vault and bridge when their folders are there)")
+			" (env LANGSPEC_TOOLSETS; default spec, plus manual when its folder is there, vault when one is named, bridge with both)")
 	return cmd
 }
 
