@@ -98,6 +98,12 @@ func TestCLI(t *testing.T) {
 			err: []string{"corrupt_database: " + corrupt + " is not a usable langspec database"}},
 		{name: "LANGSPEC_DB", env: map[string]string{"HOME": home, "LANGSPEC_DB": corrupt}, args: []string{"list"}, code: 1,
 			err: []string{"corrupt_database"}},
+		// A database named in a folder that does not exist is a typo, not a
+		// new database: only the default place is made.
+		{name: "--db in a missing folder", args: []string{"search", "defer", "--db", "/nonexistent/dir/x.db"}, code: 2,
+			err: []string{"--db /nonexistent/dir/x.db: the folder /nonexistent/dir does not exist", "mkdir -p /nonexistent/dir"}},
+		{name: "LANGSPEC_DB in a missing folder", env: map[string]string{"HOME": home, "LANGSPEC_DB": "/nonexistent/dir/x.db"}, args: []string{"list"}, code: 2,
+			err: []string{"LANGSPEC_DB /nonexistent/dir/x.db: the folder /nonexistent/dir does not exist"}},
 	}
 	runCasesThen(t, env, tests, func(t *testing.T, tt cliCase, out, errOut string) {
 		if strings.Contains(out, "\x1b[") {
@@ -193,6 +199,9 @@ func TestDefaultDBPath(t *testing.T) {
 func TestRelativeDB(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name string
 		env  map[string]string

@@ -24,6 +24,7 @@ type factory struct {
 	io         *ioStreams
 	getenv     func(string) string
 	dbPath     string // from --db, LANGSPEC_DB, or the XDG default
+	dbNamedBy  string // "--db" or "LANGSPEC_DB" when one named dbPath; "" for the default
 	configFlag string // --config; see config.Path for the fallbacks
 	now        func() time.Time
 	getter     func() ingest.Getter             // the network, through the fetcher and its HTTP cache
@@ -49,7 +50,7 @@ func (f *factory) newAppWithStore(ws app.Workspace, log *slog.Logger, readOnly b
 	if err != nil {
 		return nil, err
 	}
-	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
+	return app.New(app.Options{DBPath: f.dbPath, DBNamedBy: f.dbNamedBy, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
 		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, ReadPool: readPool, Env: f.env, Notes: f.notes(cfg)}), nil
 }
 
@@ -76,7 +77,7 @@ func (f *factory) specApp() *app.App {
 	if err != nil {
 		f.logger.Warn("config not read: its context notes are left out", "err", err)
 	}
-	return app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Env: f.env, Notes: f.notes(cfg)})
+	return app.New(app.Options{DBPath: f.dbPath, DBNamedBy: f.dbNamedBy, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Env: f.env, Notes: f.notes(cfg)})
 }
 
 // tellSeeding says once, on stderr, what a first run creates and where:
@@ -164,6 +165,12 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 		// --version prints what `langspec version` prints.
 		Version: readVersion().String(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case cmd.Flags().Changed("db"):
+				f.dbNamedBy = "--db"
+			case f.dbPath != "":
+				f.dbNamedBy = "LANGSPEC_DB"
+			}
 			if f.dbPath == "" {
 				p, err := defaultDBPath(f.getenv)
 				if err != nil {

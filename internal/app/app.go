@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -40,7 +41,12 @@ import (
 
 // Options say where the parts live.
 type Options struct {
-	DBPath    string
+	DBPath string
+	// DBNamedBy is the flag or variable that named DBPath ("--db",
+	// "LANGSPEC_DB"), "" for the default place. Only the default place is
+	// made when it is missing: a database named in a folder that does not
+	// exist is a typo to report, not a new database to make in silence.
+	DBNamedBy string
 	Workspace Workspace
 	Config    config.Config
 	Logger    *slog.Logger     // nil discards
@@ -141,6 +147,12 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 		open = db.OpenReadOnly
 	}
 	_, statErr := os.Stat(a.opts.DBPath)
+	if dir := filepath.Dir(a.opts.DBPath); a.opts.DBNamedBy != "" && errors.Is(statErr, fs.ErrNotExist) {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, apperr.New(apperr.InvalidArgument, "check the path, or make the folder first (mkdir -p "+dir+"); only the default database is made where it is missing",
+				"%s %s: the folder %s does not exist", a.opts.DBNamedBy, a.opts.DBPath, dir)
+		}
+	}
 	store, err := open(ctx, a.opts.DBPath)
 	if err != nil {
 		return nil, err
