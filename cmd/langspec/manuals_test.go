@@ -78,7 +78,7 @@ func TestEvalManualFind(t *testing.T) {
 		err  string
 	}{
 		{"no gold", []string{"eval", "manual-find"}, 2, "--gold FILE.jsonl is required"},
-		{"missing gold", []string{"eval", "manual-find", "--gold", "/nonexistent.jsonl"}, 1, "not_found: cannot open gold file"},
+		{"missing gold", []string{"eval", "manual-find", "--gold", "/nonexistent.jsonl"}, 1, "cannot open gold file"},
 		{"bad gold line", []string{"eval", "manual-find", "--gold", bad}, 2, "bad.jsonl line 1: missing query, manual_id, expected_paths"},
 		{"bad mode", []string{"eval", "manual-find", "--gold", gold, "--mode", "magic"}, 2, `--mode "magic" is not a mode`},
 	}

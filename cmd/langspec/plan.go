@@ -34,7 +34,7 @@ right after the introductory sections.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.req.Language, "lang", "", "language (default: the only one stored)")
+	fl.StringVar(&opts.req.Language, "lang", "", "language (default: the only one stored, else go)")
 	fl.StringVar(&opts.req.Doc, "doc", "", "document within the language")
 	fl.StringVar(&opts.req.Version, "version", "", "version (default: the latest complete one)")
 	fl.IntVar(&opts.req.Weeks, "weeks", plan.DefaultWeeks, fmt.Sprintf("number of weeks (1-%d)", plan.MaxWeeks))

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
@@ -127,15 +129,19 @@ func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string)
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(io.ErrOut, "langspec: "+oneLine(err))
+	msg, hint := humanError(err)
+	fmt.Fprintln(io.ErrOut, "langspec: "+msg)
+	if hint != "" {
+		fmt.Fprintln(io.ErrOut, "hint: "+hint)
+	}
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintln(io.ErrOut, "Run 'langspec --help' for usage.")
+		fmt.Fprintf(io.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return 2
 	case apperr.CodeOf(err) == apperr.InvalidArgument:
 		return 2
@@ -145,12 +151,22 @@ func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string)
 	return 1
 }
 
-func oneLine(err error) string {
-	if e, ok := errors.AsType[*apperr.Error](err); ok {
-		return e.Error()
+// humanError is err as a person at a terminal reads it: what went wrong,
+// and what to do next, each in a line. The code (not_found, …) and the
+// argument names of the MCP tools are what a model reads in the same
+// error; here they become words.
+func humanError(err error) (msg, hint string) {
+	e, ok := errors.AsType[*apperr.Error](err)
+	if !ok {
+		return humanWords.Replace(err.Error()), ""
 	}
-	return err.Error()
+	return humanWords.Replace(e.Message), humanWords.Replace(e.Hint)
 }
+
+// humanWords are the MCP argument names that errors shared with the tools
+// name, in words. (Field names of files a person writes, such as a gold
+// file's manual_id, stay: they are what the person types.)
+var humanWords = strings.NewReplacer("section_id", "section id", "node_ids", "node ids", "node_id", "node id")
 
 func newCmdRoot(f *factory) *cobra.Command {
 	root := &cobra.Command{
@@ -165,6 +181,9 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 		// --version prints what `langspec version` prints.
 		Version: readVersion().String(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := flagsAfterDash(cmd, args); err != nil {
+				return err
+			}
 			switch {
 			case cmd.Flags().Changed("db"):
 				f.dbNamedBy = "--db"
@@ -212,6 +231,55 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 		newCmdManual(f),
 	)
 	return root
+}
+
+// flagsAfterDash refuses a flag of the command written after "--": it
+// would be taken as a query word in silence ("manual find -- "-r flag" -n
+// 2" searching for "-n" and "2"). A word after "--" that starts with "-"
+// and is no flag of the command is what "--" is for.
+func flagsAfterDash(cmd *cobra.Command, args []string) error {
+	dash := cmd.ArgsLenAtDash()
+	if dash < 0 {
+		return nil
+	}
+	var flags, words []string
+	after := args[dash:]
+	for i := 0; i < len(after); i++ {
+		a := after[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var f *pflag.Flag
+		switch {
+		case strings.HasPrefix(a, "--") && name != "":
+			f = cmd.Flags().Lookup(name)
+		case strings.HasPrefix(a, "-") && len(name) == 1:
+			f = cmd.Flags().ShorthandLookup(name)
+		}
+		if f == nil {
+			words = append(words, a)
+			continue
+		}
+		flags = append(flags, a)
+		if !hasValue && f.NoOptDefVal == "" && i+1 < len(after) {
+			i++
+			flags = append(flags, after[i])
+		}
+	}
+	if len(flags) == 0 {
+		return nil
+	}
+	quote := func(ws []string) []string {
+		out := make([]string, len(ws))
+		for i, w := range ws {
+			out[i] = w
+			if strings.ContainsAny(w, " \t\"'*?$") {
+				out[i] = strconv.Quote(w)
+			}
+		}
+		return out
+	}
+	line := append(append([]string{cmd.CommandPath()}, quote(flags)...), quote(args[:dash])...)
+	line = append(append(line, "--"), quote(words)...)
+	return usageErrorf("%s after -- would be searched for as words; put the flags before --: %s", strings.Join(flags, " "), strings.Join(line, " "))
 }
 
 // defaultDBPath follows the XDG base directory spec: $XDG_DATA_HOME, else

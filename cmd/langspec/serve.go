@@ -93,6 +93,10 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if opts.maxSessions < 1 {
 				return usageErrorf("--max-sessions %d: give at least 1", opts.maxSessions)
 			}
+			if opts.http != "" && strings.Trim(opts.http, "0123456789") == "" {
+				return usageErrorf("--http %s is a port alone; give host:port, such as 127.0.0.1:%s (this machine only) or 0.0.0.0:%s (every interface, with tokens)",
+					opts.http, opts.http, opts.http)
+			}
 			if opts.rate <= 0 {
 				return usageErrorf("--rate %g: give a positive number of requests a second", opts.rate)
 			}

@@ -49,7 +49,7 @@ func TestTokenCommands(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"token", "create", "alice"}, 1, "already_exists"},
+		{[]string{"token", "create", "alice"}, 1, "exists already"},
 		{[]string{"token", "create", "../bob"}, 2, "not a token name"},
 		{[]string{"token", "create", "bob", "--tools", "rm_rf"}, 2, `"rm_rf" is not a tool`},
 		{[]string{"token", "revoke", "zed"}, 1, `no token named "zed"`},

@@ -127,7 +127,7 @@ func TestServeToolsetErrors(t *testing.T) {
 		want  []string
 	}{
 		{name: "unknown name", flags: []string{"--toolsets", "spec,vaults"},
-			want: []string{`unknown toolset "vaults"`, "toolsets are spec, manual, vault, bridge or all", "Run 'langspec --help'"}},
+			want: []string{`unknown toolset "vaults"`, "toolsets are spec, manual, vault, bridge or all", "Run 'langspec serve --help'"}},
 		{name: "unknown name from env", env: []string{"LANGSPEC_TOOLSETS=meta"}, want: []string{`unknown toolset "meta"`}},
 		{name: "vault not configured", flags: []string{"--toolsets", "spec,vault"},
 			want: []string{"toolset vault: no vault is named", "pass --vault-root DIR (env VAULT_ROOT)"}},

@@ -3,6 +3,8 @@ package ingest
 import (
 	"errors"
 	"fmt"
+	"github.com/langspec/langspec/internal/text/tokenize"
+	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
@@ -27,6 +29,14 @@ func NotStored(err error, language string, sources []SourceSpec, env *Env) error
 		}
 	}
 	if src == nil {
+		// A language langspec knows of, misspelt: say which.
+		if near := nearestLanguage(language, all); near != "" {
+			hint := fmt.Sprintf("did you mean %s? (not stored yet: langspec ingest %s adds it); %s", near, near, e.Hint)
+			if strings.Contains(e.Hint, ": "+near) || strings.Contains(e.Hint, ", "+near) { // the stored languages' list names it
+				hint = fmt.Sprintf("did you mean %s? %s", near, e.Hint)
+			}
+			return apperr.Wrap(err, apperr.NotFound, hint, "unknown language %q", language)
+		}
 		return err
 	}
 	step := fmt.Sprintf("run langspec ingest %s to add %s", language, src.DisplayName)
@@ -51,4 +61,16 @@ func localCopy(src SourceSpec, env Env) string {
 		}
 	}
 	return ""
+}
+
+// nearestLanguage is the language of sources one or two edits from
+// language, "" when none is that near (half the name at most).
+func nearestLanguage(language string, sources []SourceSpec) string {
+	best, bestD := "", 3
+	for _, s := range sources {
+		if d := tokenize.EditDistance(language, s.Language); d < bestD && d <= max(1, len(s.Language)/2) {
+			best, bestD = s.Language, d
+		}
+	}
+	return best
 }
