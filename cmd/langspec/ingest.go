@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/ingest"
 )
@@ -26,7 +27,8 @@ type ingestOptions struct {
 	version   string // --version-label: the version to store it as
 	toolchain string // --toolchain: the rustup toolchain whose Reference to read
 	jsonOut   bool
-	keep      int // after a successful ingest, keep this many versions per doc; 0 keeps all
+	keep      int  // after a successful ingest, keep this many versions per doc; 0 keeps all
+	isDefault bool // --default: search this version when none is named, pre-release or not
 	// maxMemory is --max-memory as given; memory is it in bytes, and
 	// memorySet says the flag was given (it then overrides GOMEMLIMIT).
 	maxMemory string
@@ -96,6 +98,7 @@ where it would be read from. For python, --from may name a whole Sphinx build
 	fl.StringVar(&opts.version, "version-label", "", "store it as this version, for a copy that does not state its own (an older toolchain's docs)")
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
+	fl.BoolVar(&opts.isDefault, "default", false, "search this version when none is named, even a pre-release (a nightly is never the default unasked)")
 	fl.StringVar(&opts.maxMemory, "max-memory", defaultIngestMemory,
 		"the memory the ingest may take, such as 512MiB or 2GiB: the heap is kept under three quarters of it, SQLite gathers a big document's index in a quarter, and its texts and postings wait in files beside the database")
 	cmd.AddCommand(newCmdIngestManuals(f, nil))
@@ -218,6 +221,14 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 		}
 	} else {
 		printReport(opts.f, rep)
+	}
+	if opts.isDefault && len(rep.Failed) == 0 {
+		if err := a.SetDefaultVersion(ctx, rep.Language, rep.Doc, rep.Version); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.ErrOut, "langspec: %s/%s %s is now searched when no version is named\n", rep.Language, rep.Doc, rep.Version)
+	} else if db.IsPrerelease(rep.Version) && len(rep.Failed) == 0 {
+		fmt.Fprintf(io.ErrOut, "langspec: %s is a pre-release: searched when named (--version %s); the newest release stays the default unless you ingest with --default\n", rep.Version, rep.Version)
 	}
 	if opts.keep > 0 && len(rep.Failed) == 0 {
 		removed, err := a.Prune(ctx, rep.Language, rep.Doc, opts.keep)

@@ -61,9 +61,9 @@ func TestCLI(t *testing.T) {
 			out: []string{"Reading plan: go spec go1.26, 3 weeks", "Week 3", "* moved forward"}},
 		{name: "plan bad weeks", args: []string{"plan", "--weeks", "13"}, code: 2, err: []string{"13 weeks is out of range"}},
 		{name: "plan unknown focus", args: []string{"plan", "--focus", "Monads"}, code: 2, err: []string{`focus area "Monads"`}},
-		{name: "list", args: []string{"list"}, out: []string{"LANGUAGE", "go1.26 (latest)", "165"}},
-		{name: "versions", args: []string{"versions", "go"}, out: []string{"go1.26 (latest)"}},
-		{name: "versions json", args: []string{"versions", "--json"}, out: []string{`"version": "go1.26"`, `"latest": true`}},
+		{name: "list", args: []string{"list"}, out: []string{"LANGUAGE", "go1.26 (default)", "165"}},
+		{name: "versions", args: []string{"versions", "go"}, out: []string{"go1.26 (default)"}},
+		{name: "versions json", args: []string{"versions", "--json"}, out: []string{`"version": "go1.26"`, `"default": true`}},
 		{name: "sources", args: []string{"sources"}, out: []string{"go/spec", "rust/reference", "java/jls", "excerpts", "go1.26"}},
 		{name: "sources from config", args: []string{"--config", goodConfig, "sources", "--json"}, out: []string{`"url": "https://mirror.example/spec"`}},
 		{name: "bad config", args: []string{"--config", badConfig, "sources"}, code: 2,
@@ -230,5 +230,64 @@ func TestRelativeDB(t *testing.T) {
 				t.Errorf("database not at %s: %v", tt.file, err)
 			}
 		})
+	}
+}
+
+// A pre-release is searched when named, and the default only when ingested
+// with --default: ingesting a nightly beside the stable Reference must not
+// make every Rust search read the nightly (issue 50 item 9). versions says
+// which is the default.
+func TestPrereleaseIsNotTheDefaultUnasked(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir}
+	dbPath := filepath.Join(dir, "l.db")
+	print, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "mdbook", "print", "print.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The nightly's copy holds a word the stable one lacks.
+	nightly := filepath.Join(dir, "nightly", "print.html")
+	if err := os.MkdirAll(filepath.Dir(nightly), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nightly, bytes.Replace(print, []byte("</main>"), []byte("<p>Zwieback nightly feature.</p></main>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toc, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "mdbook", "print", "toc.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(nightly), "toc.html"), toc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ingest := func(from, label string, extra ...string) string {
+		t.Helper()
+		code, _, errOut := run(t, env, append([]string{"--db", dbPath, "ingest", "rust", "--from", from, "--version-label", label}, extra...)...)
+		if code != 0 {
+			t.Fatalf("ingest %s: %s", label, errOut)
+		}
+		return errOut
+	}
+	ingest(filepath.Join("..", "..", "fixtures", "mdbook", "print"), "1.95.0")
+	if said := ingest(filepath.Dir(nightly), "1.97.0-nightly"); !strings.Contains(said, "1.97.0-nightly is a pre-release") {
+		t.Errorf("ingesting a nightly says nothing of the default: %q", said)
+	}
+	versions := func() string {
+		t.Helper()
+		_, out, _ := run(t, env, "--db", dbPath, "versions", "rust")
+		return out
+	}
+	if out := versions(); !strings.Contains(out, "1.95.0 (default)") || !strings.Contains(out, "1.97.0-nightly (pre-release)") {
+		t.Errorf("versions after a nightly:\n%s", out)
+	}
+	if _, out, _ := run(t, env, "--db", dbPath, "search", "zwieback", "--lang", "rust"); strings.Contains(out, "1.97.0-nightly") {
+		t.Errorf("a search without a version read the nightly:\n%s", out)
+	}
+	if _, out, _ := run(t, env, "--db", dbPath, "search", "zwieback", "--lang", "rust", "--version", "1.97.0-nightly"); !strings.Contains(out, "1.97.0-nightly") {
+		t.Errorf("a search naming the nightly:\n%s", out)
+	}
+	ingest(filepath.Dir(nightly), "1.97.0-nightly", "--default")
+	if out := versions(); !strings.Contains(out, "1.97.0-nightly (default)") || strings.Contains(out, "1.95.0 (default)") {
+		t.Errorf("versions after --default:\n%s", out)
 	}
 }

@@ -27,9 +27,11 @@ func newCmdVersions(f *factory, runF func(context.Context, *versionsOptions) err
 		Aliases: []string{"list"},
 		Short:   "List stored versions, newest first",
 		Long: `Versions lists the stored versions of each document, newest first, with
-when and where each was read and how many sections it has. "latest" marks
-the version searched when none is named; "incomplete" marks a version with
-pages that could not be read, which is never searched by default.`,
+when and where each was read and how many sections it has. "default" marks
+the version searched when none is named: the newest complete release, or the
+version ingested with --default; "pre-release" marks a nightly or beta, the
+default only when asked; "incomplete" marks a version with pages that could
+not be read, which is never searched by default.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("versions takes at most one LANGUAGE (got %d arguments)", len(args))
@@ -75,10 +77,13 @@ func printVersions(f *factory, vs []app.Version) error {
 	fmt.Fprintln(tw, "LANGUAGE\tDOC\tVERSION\tSECTIONS\tFETCHED\tSOURCE")
 	for _, v := range vs {
 		ver := v.Version
-		if v.Latest {
-			ver += " (latest)"
-		} else if !v.Complete {
+		switch {
+		case v.Default:
+			ver += " (default)"
+		case !v.Complete:
 			ver += " (incomplete)"
+		case v.Prerelease:
+			ver += " (pre-release)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", v.Language, v.Doc, ver, v.SectionCount,
 			v.FetchedAt.Local().Format(time.DateTime), sourceLabel(v.SourceURL))

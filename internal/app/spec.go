@@ -97,6 +97,16 @@ func (a *App) notStored(ctx context.Context, err error, language string) error {
 	return ingest.NotStored(err, language, a.opts.Config.Sources, &env)
 }
 
+// SetDefaultVersion makes version the one a document is searched at when
+// none is named (db.DB.SetDefaultVersion).
+func (a *App) SetDefaultVersion(ctx context.Context, language, doc, version string) error {
+	store, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	return store.SetDefaultVersion(ctx, language, doc, version)
+}
+
 // IndexedRoots are the manuals folders the store holds manuals of, with
 // their manual ids.
 func (a *App) IndexedRoots(ctx context.Context) ([]db.IndexedRoot, error) {
@@ -260,7 +270,7 @@ func (a *App) Sources(ctx context.Context, env ingest.Env) ([]SourceStatus, erro
 		row := SourceStatus{SourceSpec: src}
 		row.ReadFrom, _ = ingest.Candidates(src, "", env) // none found is shown as such
 		for _, v := range vs {
-			if v.Language == src.Language && v.Doc == src.Doc && v.Latest {
+			if v.Language == src.Language && v.Doc == src.Doc && v.Default {
 				row.Stored = v.Version
 			}
 		}

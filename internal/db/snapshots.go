@@ -660,7 +660,8 @@ type VersionInfo struct {
 	FetchedAt    time.Time `json:"fetched_at" jsonschema:"when it was ingested (RFC 3339)"`
 	SectionCount int       `json:"section_count" jsonschema:"number of sections stored"`
 	Complete     bool      `json:"complete" jsonschema:"false when some pages failed; an incomplete version is never searched by default"`
-	Latest       bool      `json:"latest" jsonschema:"true for the version searched when none is named"`
+	Prerelease   bool      `json:"prerelease,omitempty" jsonschema:"a pre-release (1.97.0-nightly, 2.0.0-beta.1): the default only when ingested with --default"`
+	Default      bool      `json:"default" jsonschema:"true for the version searched when none is named"`
 
 	snapshotID int64
 }
@@ -728,21 +729,26 @@ func (d *DB) versionsIn(ctx context.Context, g *generation, language string) ([]
 // document's latest marked.
 func (d *DB) readVersions(ctx context.Context) ([]VersionInfo, error) {
 	rows, err := d.query(ctx, `SELECT s.id, d.language, d.doc, d.display_name, s.version, s.source_url,
-			s.fetched_at, s.section_count, s.complete
+			s.fetched_at, s.section_count, s.complete, coalesce(d.default_version, '')
 		FROM snapshots s JOIN documents d ON d.id = s.document_id`)
 	if err != nil {
 		return nil, d.classify(err, "read versions from")
 	}
 	defer rows.Close()
 	var out []VersionInfo
+	pinned := map[[2]string]string{} // document -> the version ingested with --default
 	for rows.Next() {
 		var v VersionInfo
-		var fetched string
+		var fetched, pin string
 		if err := rows.Scan(&v.snapshotID, &v.Language, &v.Doc, &v.DisplayName, &v.Version, &v.SourceURL,
-			&fetched, &v.SectionCount, &v.Complete); err != nil {
+			&fetched, &v.SectionCount, &v.Complete, &pin); err != nil {
 			return nil, d.classify(err, "read versions from")
 		}
 		v.FetchedAt, _ = time.Parse(time.RFC3339, fetched)
+		v.Prerelease = IsPrerelease(v.Version)
+		if pin != "" {
+			pinned[[2]string{v.Language, v.Doc}] = pin
+		}
 		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
@@ -757,7 +763,7 @@ func (d *DB) readVersions(ctx context.Context) ([]VersionInfo, error) {
 		}
 		return -compareVersions(a, b) // newest first
 	})
-	markLatest(out)
+	markDefault(out, pinned)
 	return out, nil
 }
 
@@ -770,16 +776,73 @@ func compareVersions(a, b VersionInfo) int {
 	return a.FetchedAt.Compare(b.FetchedAt)
 }
 
-// markLatest flags, in a list sorted by Versions, the first complete version of
-// each document: an incomplete one is never current.
-func markLatest(vs []VersionInfo) {
-	seen := map[[2]string]bool{}
-	for i := range vs {
-		key := [2]string{vs[i].Language, vs[i].Doc}
-		if vs[i].Complete && !seen[key] {
-			vs[i].Latest, seen[key] = true, true
+// markDefault flags, in a list sorted by Versions, the version of each
+// document searched when none is named: the one pinned (ingested with
+// --default) while it is complete, else the newest complete release, else
+// (only pre-releases stored) the newest complete pre-release. An incomplete
+// version is never the default.
+func markDefault(vs []VersionInfo, pinned map[[2]string]string) {
+	chosen := map[[2]string]int{}
+	for i, v := range vs {
+		if !v.Complete {
+			continue
+		}
+		key := [2]string{v.Language, v.Doc}
+		j, seen := chosen[key]
+		switch {
+		case pinned[key] != "" && v.Version == pinned[key]:
+			chosen[key] = i
+		case !seen:
+			chosen[key] = i
+		case vs[j].Prerelease && !v.Prerelease && vs[j].Version != pinned[key]:
+			chosen[key] = i // the newest release before a newer pre-release
 		}
 	}
+	for _, i := range chosen {
+		vs[i].Default = true
+	}
+}
+
+// IsPrerelease says whether a version label names a pre-release: a
+// semantic-version pre-release part (1.97.0-nightly, 2.0.0-beta.1,
+// 3.14.0rc1) or the words nightly, beta, alpha, rc, dev, preview, draft.
+func IsPrerelease(version string) bool {
+	v := strings.ToLower(version)
+	for _, w := range []string{"nightly", "beta", "alpha", "preview", "draft", "dev", "snapshot"} {
+		if strings.Contains(v, w) {
+			return true
+		}
+	}
+	// rc1, -rc.2: a release candidate after a number.
+	for i := 1; i+1 < len(v); i++ {
+		if v[i] == 'r' && v[i+1] == 'c' && (v[i-1] >= '0' && v[i-1] <= '9' || v[i-1] == '-' || v[i-1] == '.') {
+			return true
+		}
+	}
+	return false
+}
+
+// SetDefaultVersion makes version the one a document is searched at when
+// none is named ("" returns it to the rule: the newest release). Errors:
+// not_found when the document has no such complete version.
+func (d *DB) SetDefaultVersion(ctx context.Context, language, doc, version string) error {
+	if version != "" {
+		vs, err := d.readVersions(ctx)
+		if err != nil {
+			return err
+		}
+		if !slices.ContainsFunc(vs, func(v VersionInfo) bool {
+			return v.Language == language && v.Doc == doc && v.Version == version && v.Complete
+		}) {
+			return apperr.New(apperr.NotFound, "langspec versions lists the stored versions", "no complete version %s of %s/%s", apperr.Quote(version), language, doc)
+		}
+	}
+	var pin any
+	if version != "" {
+		pin = version
+	}
+	_, err := d.sql.ExecContext(ctx, `UPDATE documents SET default_version = ? WHERE language = ? AND doc = ?`, pin, language, doc)
+	return d.classify(err, "set the default version in")
 }
 
 // CompareVersionStrings compares version strings so that runs of digits
@@ -826,7 +889,7 @@ func sign(n int) int {
 }
 
 // Scope selects what a read looks at. Empty fields mean "any"; an empty
-// Version means each document's latest complete version.
+// Version means each document's default version (markDefault).
 type Scope struct {
 	Language string
 	Doc      string
@@ -851,7 +914,7 @@ func pickSnapshots(all []VersionInfo, sc Scope) ([]VersionInfo, error) {
 			continue
 		}
 		ofLanguage = append(ofLanguage, v)
-		if v.Complete && (sc.Version == "" && v.Latest || sc.Version != "" && v.Version == sc.Version) {
+		if v.Complete && (sc.Version == "" && v.Default || sc.Version != "" && v.Version == sc.Version) {
 			picked = append(picked, v)
 		}
 	}

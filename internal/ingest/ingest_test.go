@@ -222,7 +222,7 @@ func TestChaptersOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 2 || vs[0].Version != "se22" || vs[0].Complete || vs[0].Latest || vs[1].Version != "se21" || !vs[1].Latest {
+	if len(vs) != 2 || vs[0].Version != "se22" || vs[0].Complete || vs[0].Default || vs[1].Version != "se21" || !vs[1].Default {
 		t.Errorf("versions after a partial fetch: %+v", vs)
 	}
 	if _, err := store.Section(ctx, db.Scope{Language: "java"}, "jls-4.1"); err != nil {

@@ -322,10 +322,12 @@ func renderVersions(out ListVersionsOut) string {
 	for _, v := range out.Versions {
 		state := ""
 		switch {
-		case v.Latest:
-			state = " (latest)"
+		case v.Default:
+			state = " (default)"
 		case !v.Complete:
 			state = " (incomplete)"
+		case v.Prerelease:
+			state = " (pre-release)"
 		}
 		fmt.Fprintf(&b, "%s/%s %s%s: %d sections, fetched %s from %s\n", v.Language, v.Doc, v.Version, state,
 			v.SectionCount, v.FetchedAt.UTC().Format(time.RFC3339), v.SourceURL)

@@ -337,11 +337,11 @@ func TestListLanguagesAndVersions(t *testing.T) {
 	var vs ListVersionsOut
 	res = call(t, cs, "list_versions", map[string]any{"language": "go"})
 	decode(t, res, &vs)
-	if len(vs.Versions) != 1 || vs.Versions[0].Version != "go1.26" || !vs.Versions[0].Latest ||
+	if len(vs.Versions) != 1 || vs.Versions[0].Version != "go1.26" || !vs.Versions[0].Default ||
 		vs.Versions[0].SourceURL != "embedded:gospec/go_spec.html" || !vs.Versions[0].FetchedAt.Equal(testNow) {
 		t.Errorf("versions %+v", vs.Versions)
 	}
-	if !strings.Contains(text(res), "go/spec go1.26 (latest): 165 sections, fetched 2026-11-22T09:00:00Z") {
+	if !strings.Contains(text(res), "go/spec go1.26 (default): 165 sections, fetched 2026-11-22T09:00:00Z") {
 		t.Errorf("text:\n%s", text(res))
 	}
 }

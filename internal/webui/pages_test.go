@@ -192,7 +192,7 @@ func pageData() map[string][]any {
 		},
 		"sources": {
 			sourcesPage{page: admin, DBPath: "x.db", Versions: []db.VersionInfo{{Language: "go", Doc: "spec", DisplayName: "The Go spec", Version: "go1.26",
-				Latest: true, Complete: true, SectionCount: 165, FetchedAt: at}, {Language: "go", Doc: "spec", Version: "go1.25", FetchedAt: at},
+				Default: true, Complete: true, SectionCount: 165, FetchedAt: at}, {Language: "go", Doc: "spec", Version: "go1.25", FetchedAt: at},
 				{Language: "go", Doc: "spec", Version: "go1.24", Complete: true, FetchedAt: at}},
 				Sources: []ingest.SourceSpec{{Language: "go", Doc: "spec", DisplayName: "The Go spec"}}, CanIngest: true},
 			sourcesPage{page: withError, DBPath: "x.db", ReadOnly: true},
