@@ -87,9 +87,9 @@ type lineage struct {
 // sectionLine is the history of one section as the walk goes.
 type sectionLine struct {
 	since, sinceID, removed string
-	title, url               string
-	dated                    map[string]*lineage // by movedKey of the sentence as it stands
-	gone                     []removedRule
+	title, url              string
+	dated                   map[string]*lineage // by movedKey of the sentence as it stands
+	gone                    []removedRule
 }
 
 type removedRule struct {
