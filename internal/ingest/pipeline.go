@@ -42,19 +42,19 @@ type Options struct {
 
 // Report is what an ingest did, for the summary line.
 type Report struct {
-	Language  string           `json:"language"`
-	Doc       string           `json:"doc"`
-	Version   string           `json:"version"`
-	Status    db.PublishStatus `json:"status"`
-	Source    string           `json:"source"` // where it was read from
-	Pages     PageStats        `json:"pages"`
-	Sections  SectionStats     `json:"sections"`
-	Failed    []FailedPage     `json:"failed_pages,omitempty"`
-	Elapsed   time.Duration    `json:"elapsed_ns"`
+	Language string           `json:"language"`
+	Doc      string           `json:"doc"`
+	Version  string           `json:"version"`
+	Status   db.PublishStatus `json:"status"`
+	Source   string           `json:"source"` // where it was read from
+	Pages    PageStats        `json:"pages"`
+	Sections SectionStats     `json:"sections"`
+	Failed   []FailedPage     `json:"failed_pages,omitempty"`
+	Elapsed  time.Duration    `json:"elapsed_ns"`
 	// Notices say what the ingest chose for the user: the date as the
 	// version of a document that states none.
-	Notices   []string         `json:"notices,omitempty"`
-	Attempted []string         `json:"attempted,omitempty"` // locations tried before the one used
+	Notices   []string `json:"notices,omitempty"`
+	Attempted []string `json:"attempted,omitempty"` // locations tried before the one used
 	// Semantic is what the ingest did for the optional semantic channel;
 	// nil when it is not configured.
 	Semantic *SemanticReport `json:"semantic,omitempty"`
