@@ -104,7 +104,13 @@ func codeAndComment(s string) (code, comment string) {
 // classifySentence is the class of one sentence added or removed (other
 // is "" then) or reworded (both sides given).
 func classifySentence(oldS, newS string) string {
-	code := (oldS == "" || looksLikeCode(oldS)) && (newS == "" || looksLikeCode(newS))
+	if strings.TrimSpace(versionRefRE.ReplaceAllString(oldS+" "+newS, "")) == "" {
+		return ClassEditorial // a version link alone
+	}
+	// A reworded line is code when either side is: a comment added to a
+	// line of an example ("+x" → "+x // x") turns it into code only then.
+	code := (oldS == "" || looksLikeCode(oldS) || newS != "" && looksLikeCode(newS)) &&
+		(newS == "" || looksLikeCode(newS) || oldS != "" && looksLikeCode(oldS))
 	if code {
 		if oldS != "" && newS != "" {
 			oc, _ := codeAndComment(oldS)
@@ -116,6 +122,9 @@ func classifySentence(oldS, newS string) string {
 			return ClassEditorial // a comment line added or removed
 		}
 		return ClassExample
+	}
+	if ebnfRE.MatchString(strings.TrimSpace(oldS)) || ebnfRE.MatchString(strings.TrimSpace(newS)) {
+		return ClassRule // grammar: its punctuation is the syntax
 	}
 	if oldS == "" || newS == "" {
 		s := oldS + newS
@@ -172,6 +181,9 @@ func editorialWords(removed, added []string) bool {
 	if strings.EqualFold(strings.Join(removed, ""), strings.Join(added, "")) {
 		return true
 	}
+	if len(removed) == 2 && len(added) == 2 && isTLD(removed[1]) && isTLD(added[1]) {
+		return true // a link's host: golang.org → go.dev
+	}
 	if len(removed) != len(added) {
 		return false
 	}
@@ -208,6 +220,15 @@ func isTypo(a, b string) bool {
 	}
 	if d == 2 && min(len(ra), len(rb)) >= 8 && !strings.HasPrefix(a, b) && !strings.HasPrefix(b, a) &&
 		!strings.HasSuffix(a, b) && !strings.HasSuffix(b, a) {
+		return true
+	}
+	return false
+}
+
+// isTLD: the last label of a host name as the specs write links.
+func isTLD(s string) bool {
+	switch strings.ToLower(s) {
+	case "org", "com", "dev", "net", "io":
 		return true
 	}
 	return false
