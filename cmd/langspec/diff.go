@@ -101,15 +101,16 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	// page; the hints name the flags instead of the tool's arguments.
 	text := tools.RenderDiff(ans)
 	again := diffCommand(opts.req, ans)
+	oneSection := diffCommand(specdiff.Request{Doc: opts.req.Doc}, ans) // --section and --query go apart
 	text = moreSentencesRE.ReplaceAllStringFunc(text, func(m string) string {
 		sub := moreSentencesRE.FindStringSubmatch(m)
-		return "(" + sub[1] + " more: " + again + " --section " + shellQuote(sub[2]) + ")"
+		return "(" + sub[1] + " more: " + oneSection + " --section " + shellQuote(sub[2]) + ")"
 	})
 	if ans.Next > 0 {
 		text = strings.Replace(text, fmt.Sprintf("more with offset=%d]", ans.Next), fmt.Sprintf("more: %s --offset %d]", again+classFlag(opts.req), ans.Next), 1)
 	}
 	text = strings.Replace(text, "(class=editorial lists them)", "(--class editorial lists them)", 1)
-	text = strings.Replace(text, "pass its section_id for them all.", "see them all with "+again+" --section ID.", 1)
+	text = strings.Replace(text, "pass its section_id for them all.", "see them all with "+oneSection+" --section ID.", 1)
 	fmt.Fprint(out, text)
 	return nil
 }

@@ -1,6 +1,7 @@
 package specdiff
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -175,6 +176,20 @@ func Since(ctx context.Context, store *db.DB, req SinceRequest) (SinceAnswer, er
 		for _, h := range res.Hits {
 			targets = append(targets, h.SectionID)
 		}
+		// A section removed is in no newest hit: the best hit of each
+		// older version that is gone by now is added ("core types").
+		for i := len(chain) - 2; i >= 0; i-- {
+			v := chain[i]
+			old, err := search.Search(ctx, store, search.Request{Query: req.Query, Language: req.Language, Doc: v.Doc, Version: v.Version, Limit: 1})
+			if err != nil {
+				return SinceAnswer{}, err
+			}
+			for _, h := range old.Hits {
+				if l := removedLines[h.SectionID]; l != nil && lines[h.SectionID] == nil && !slices.Contains(targets, h.SectionID) {
+					targets = append(targets, h.SectionID)
+				}
+			}
+		}
 		if len(targets) == 0 {
 			return SinceAnswer{}, apperr.New(apperr.NotFound, "try other or fewer words, or name a section",
 				"no section of %s matches %q", newest.Version, req.Query)
@@ -220,11 +235,24 @@ func Since(ctx context.Context, store *db.DB, req SinceRequest) (SinceAnswer, er
 			rules = append(rules, SinceRule{Since: g.lin.since, Changed: g.lin.changed, Removed: g.removed, Class: g.lin.class, Text: g.text, URL: g.lin.url})
 		}
 		if len(rules) > perSection {
-			// A query's answer keeps the newest: what a reader is least
-			// likely to know already.
-			slices.SortStableFunc(rules, func(a, b SinceRule) int {
-				return db.CompareVersionStrings(b.latest(), a.latest())
+			// A query's answer keeps the rules about its words, then the
+			// newest: what a reader is least likely to know already.
+			score := relevance(rules, queryWords(req.Query))
+			order := make([]int, len(rules))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortStableFunc(order, func(a, b int) int {
+				if c := cmp.Compare(score[b], score[a]); c != 0 {
+					return c
+				}
+				return db.CompareVersionStrings(rules[b].latest(), rules[a].latest())
 			})
+			sorted := make([]SinceRule, len(rules))
+			for i, k := range order {
+				sorted[i] = rules[k]
+			}
+			rules = sorted
 			s.MoreRules = len(rules) - perSection
 			rules = rules[:perSection]
 		}
@@ -236,6 +264,47 @@ func Since(ctx context.Context, store *db.DB, req SinceRequest) (SinceAnswer, er
 	}
 	ans.Context = req.Notes.Cover([]contextnote.Target{{Language: req.Language, Doc: ans.Doc}})
 	return ans, nil
+}
+
+// queryWords are a query's words as since looks for them in sentences:
+// lower case, without their last two letters past the fifth (a crude
+// stem: "integer" and "integers" meet, "stringdata" is not "string"),
+// words of three letters or fewer left out.
+func queryWords(q string) []string {
+	var out []string
+	for _, w := range lettersOnly(strings.ToLower(q)) {
+		if len(w) > 3 {
+			out = append(out, w[:max(min(len(w), 5), len(w)-2)])
+		}
+	}
+	return out
+}
+
+// relevance scores each rule by the query words it holds, a word held by
+// fewer of the rules counting more ("integer" over "range" in the
+// section about range clauses).
+func relevance(rules []SinceRule, words []string) []float64 {
+	holds := make([][]bool, len(rules))
+	df := make([]int, len(words))
+	for i, r := range rules {
+		text := strings.ToLower(r.Text)
+		holds[i] = make([]bool, len(words))
+		for k, w := range words {
+			if strings.Contains(text, w) {
+				holds[i][k] = true
+				df[k]++
+			}
+		}
+	}
+	score := make([]float64, len(rules))
+	for i := range rules {
+		for k := range words {
+			if holds[i][k] {
+				score[i] += 1 / float64(df[k])
+			}
+		}
+	}
+	return score
 }
 
 // latest is the last version that did something to the rule.
