@@ -150,7 +150,6 @@ type Answer struct {
 	To        VersionRef            `json:"to" jsonschema:"the newer version"`
 	Steps     []Step                `json:"steps,omitempty" jsonschema:"when versions are stored between from and to: each release's changes, oldest first"`
 	Scope     string                `json:"scope" jsonschema:"what was compared: the document, one section, or the sections a query finds"`
-	Class     string                `json:"class,omitempty" jsonschema:"the only class listed, when one was asked for"`
 	Unchanged bool                  `json:"unchanged" jsonschema:"true when nothing in scope changed"`
 	Summary   Summary               `json:"summary" jsonschema:"counts in scope, overall and by chapter"`
 	Items     []PageItem            `json:"items" jsonschema:"this page of the sections that differ: rules first, then examples, moved text, editorial edits"`
@@ -184,12 +183,15 @@ func Run(ctx context.Context, store *db.DB, req Request) (Answer, error) {
 			return Answer{}, err
 		}
 	}
-	ans := Answer{Language: req.Language, Doc: to.Doc, Scope: "document", Class: req.Class, Items: []PageItem{},
+	ans := Answer{Language: req.Language, Doc: to.Doc, Scope: "document", Items: []PageItem{},
 		From: VersionRef{Version: from.Version, Source: from.SourceURL, Sections: len(digests[0].Sections)},
 		To:   VersionRef{Version: to.Version, Source: to.SourceURL, Sections: len(digests[len(chain)-1].Sections)}}
 	keep, err := narrow(ctx, store, req, chain, &ans)
 	if err != nil {
 		return Answer{}, err
+	}
+	if req.Class != "" {
+		ans.Scope += ", " + req.Class + " changes only"
 	}
 	var items []Item
 	var releases []string

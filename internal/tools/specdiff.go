@@ -22,13 +22,13 @@ type SpecDiffIn struct {
 	Language  string `json:"language" jsonschema:"language id"`
 	Doc       string `json:"doc,omitempty" jsonschema:"when the language has several"`
 	From      string `json:"from,omitempty" jsonschema:"older version; default: the one before to"`
-	To        string `json:"to,omitempty" jsonschema:"newer version; default: the newest"`
-	SectionID string `json:"section_id,omitempty" jsonschema:"one section (id or title): all its changed sentences"`
-	Query     string `json:"query,omitempty" jsonschema:"only sections these words find, e.g. loop variables"`
+	To        string `json:"to,omitempty" jsonschema:"newer version; default: newest"`
+	SectionID string `json:"section_id,omitempty" jsonschema:"one section (id or title), all its sentences"`
+	Query     string `json:"query,omitempty" jsonschema:"only sections these words find"`
 	Class     string `json:"class,omitempty" jsonschema:"only this class"`
-	Since     bool   `json:"since,omitempty" jsonschema:"date each rule of section_id or query: the release it came in, over every stored version"`
+	Since     bool   `json:"since,omitempty" jsonschema:"when each rule of section_id or query came in"`
 	Offset    int    `json:"offset,omitempty" jsonschema:"pass next_offset"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"sections per page; default: what fits 8 KB"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"sections per page; default: 8 KB's worth"`
 }
 
 // SpecDiffOut is a diff, or in since mode the dates.
@@ -41,8 +41,8 @@ func specDiffTool() Tool {
 	return newTool(CategorySpec, bindSpec, mcp.Tool{
 		Name:  "spec_diff",
 		Title: "What changed between versions",
-		Description: "What changed in a specification between stored versions, rule changes first, each with the release that made it; " +
-			"sentences marked [-old-]{+new+}. since: when each rule of a section came in.",
+		Description: "What changed in a specification between stored versions, rule changes first, with the release that made each; " +
+			"sentences marked [-old-]{+new+}.",
 		Annotations: readOnly(),
 	}, func(s *jsonschema.Schema) {
 		nonEmpty(s, "language", maxNameChars)
@@ -101,11 +101,7 @@ func RenderDiff(a specdiff.Answer) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/%s %s → %s, %s: ", a.Language, a.Doc, a.From.Version, a.To.Version, a.Scope)
 	if a.Unchanged {
-		if a.Class != "" {
-			fmt.Fprintf(&b, "no %s change.\n", a.Class)
-		} else {
-			b.WriteString("nothing changed.\n")
-		}
+		b.WriteString("nothing changed.\n")
 		for _, n := range a.Notices {
 			fmt.Fprintf(&b, "(%s)\n", n)
 		}
@@ -127,7 +123,7 @@ func RenderDiff(a specdiff.Answer) string {
 		}
 		b.WriteString("\n")
 	}
-	if ed := editorialByChapter(s.Chapters); ed != "" && a.Class == "" {
+	if ed := editorialByChapter(s.Chapters); ed != "" && !strings.HasSuffix(a.Scope, " changes only") {
 		fmt.Fprintf(&b, "Editorial only, by chapter: %s (class=editorial lists them).\n", ed)
 	}
 	several := len(a.Steps) > 0
