@@ -42,8 +42,10 @@ func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) 
 		Use:   "ingest LANGUAGE [--from PATH|URL]",
 		Short: "Read a specification into the database",
 		Long: `Ingest reads a specification, splits it into sections and stores it as a
-version: the one the document states, else the toolchain's, else today's date
-(--version-label names it, for a copy that does not say).
+version: --version-label's, else the one the document states, else the
+toolchain's. A document that states none is refused, naming --version-label
+(an old Go spec says "Version of Aug 2, 2023", not go1.21), except a living
+handbook (Markdown pages), which is stored under today's date, and says so.
 Ingesting the same content again changes nothing. A version with pages that
 could not be read is stored as incomplete and never searched by default: the
 previous complete version stays current.
@@ -272,5 +274,8 @@ func printReport(f *factory, rep ingest.Report) {
 	}
 	for _, fp := range rep.Failed {
 		fmt.Fprintf(f.io.ErrOut, "langspec: failed page %s: %s\n", fp.Page, fp.Error)
+	}
+	for _, n := range rep.Notices {
+		fmt.Fprintf(f.io.ErrOut, "langspec: %s\n", n)
 	}
 }

@@ -83,6 +83,20 @@ func (a *App) Diff(ctx context.Context, req specdiff.Request) (specdiff.Answer, 
 	return ans, a.notStored(ctx, err, req.Language)
 }
 
+// Since is the CLI's since: the same specdiff.Since spec_diff's since
+// mode runs.
+func (a *App) Since(ctx context.Context, req specdiff.SinceRequest) (specdiff.SinceAnswer, error) {
+	store, err := a.seeded(ctx)
+	if err != nil {
+		return specdiff.SinceAnswer{}, err
+	}
+	if req.Notes == nil {
+		req.Notes = a.noteSet()
+	}
+	ans, err := specdiff.Since(ctx, store, req)
+	return ans, a.notStored(ctx, err, req.Language)
+}
+
 // notStored is ingest.NotStored over the configured sources and the local
 // toolchains: an error for a language with nothing stored names the ingest
 // that adds it, and the local copy it would read.

@@ -322,7 +322,7 @@ func (r *reader) diff(ctx context.Context, t target) (*mcp.ResourceContents, err
 		return nil, err
 	}
 	uri := Scheme + escape(ans.Language, false) + "/" + escape(ans.Doc, false) + "/diff/" + escape(ans.From.Version, false) + "/" + escape(ans.To.Version, false)
-	return &mcp.ResourceContents{URI: uri, MIMEType: mimeMarkdown, Text: tools.RenderSpecDiff(ans)}, nil
+	return &mcp.ResourceContents{URI: uri, MIMEType: mimeMarkdown, Text: tools.RenderDiff(ans)}, nil
 }
 
 func (r *reader) manualFile(t target) (*mcp.ResourceContents, error) {

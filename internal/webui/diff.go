@@ -151,7 +151,7 @@ func (u *UI) diff(w http.ResponseWriter, r *http.Request, s *session) {
 	for i, it := range ans.Items {
 		item := diffItem{PageItem: it, N: ans.Offset + i + 1}
 		if it.MoreSentences > 0 {
-			item.Whole = p.href(it.ID(), "", 0)
+			item.Whole = p.href(it.SectionID, "", 0)
 		}
 		p.Items = append(p.Items, item)
 	}

@@ -127,12 +127,13 @@ func pageData() map[string][]any {
 	older := &specdiff.Ref{SectionID: "Sets_of_methods", Title: "Sets of methods", Path: "Sets of methods", URL: "https://go.dev/ref/spec#Sets_of_methods", Version: "go1.25"}
 	newer := &specdiff.Ref{SectionID: "Method_sets", Title: "Method sets", Path: "Method sets", URL: "https://go.dev/ref/spec#Method_sets", Version: "go1.26"}
 	items := []diffItem{
-		{N: 1, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindChanged, Old: older, New: older, Chapter: "Blocks", Similarity: .9, TextChanged: true,
-			Sentences: []specdiff.SentenceChange{{Kind: specdiff.KindChanged, Old: "In addition", New: "Besides", Marked: "[-In addition to-]{+Besides+} the"},
-				{Kind: specdiff.KindRemoved, Old: "gone <b>"}, {Kind: specdiff.KindAdded, New: "new & here"}}}, MoreSentences: 2}, Whole: "/ui/diff?doc=go%2Fspec&section=Blocks"},
-		{N: 2, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindRenamed, Old: older, New: newer, Chapter: "Method_sets", Similarity: 1, TextChanged: true, Truncated: true}}},
-		{N: 3, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindAdded, New: newer, Chapter: "Statements"}}},
-		{N: 4, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindRemoved, Old: older, Chapter: "Statements"}}},
+		{N: 1, PageItem: specdiff.PageItem{Kind: specdiff.KindChanged, Class: specdiff.ClassRule, SectionID: older.SectionID, Title: older.Title, URL: older.URL, Similarity: .9,
+			Sentences: []specdiff.Sentence{{Kind: specdiff.KindChanged, Class: specdiff.ClassRule, Text: "[-In addition to-]{+Besides+} the"},
+				{Kind: specdiff.KindRemoved, Class: specdiff.ClassRule, Text: "gone <b>"}, {Kind: specdiff.KindAdded, Class: specdiff.ClassRule, Text: "new & here"}}, MoreSentences: 2}, Whole: "/ui/diff?doc=go%2Fspec&section=Blocks"},
+		{N: 2, PageItem: specdiff.PageItem{Kind: specdiff.KindRenamed, Class: specdiff.ClassEditorial, SectionID: newer.SectionID, Title: newer.Title, URL: newer.URL,
+			Old: &specdiff.Place{SectionID: older.SectionID, Title: older.Title, URL: older.URL}, Similarity: 0.999, Truncated: true}},
+		{N: 3, PageItem: specdiff.PageItem{Kind: specdiff.KindAdded, Class: specdiff.ClassRule, SectionID: newer.SectionID, Title: newer.Title, URL: newer.URL}},
+		{N: 4, PageItem: specdiff.PageItem{Kind: specdiff.KindRemoved, Class: specdiff.ClassRule, SectionID: older.SectionID, Title: older.Title, URL: older.URL}},
 	}
 	changed := &specdiff.Answer{Language: "go", Doc: "spec", From: specdiff.VersionRef{Version: "go1.25", Source: "go_spec_go1.25.html", Sections: 165},
 		To: specdiff.VersionRef{Version: "go1.26", Source: "embedded:go_spec.html", Sections: 165}, Scope: "document", Total: 24, Offset: 20,
