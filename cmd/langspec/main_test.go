@@ -23,6 +23,13 @@ func run(t *testing.T, env map[string]string, args ...string) (code int, stdout,
 	return code, out.String(), errOut.String()
 }
 
+// homeOf is the environment of a command run beside the database at
+// dbPath: HOME its folder, as the team servers of the tests have it, so
+// that both find the same state file (tokens, secrets) there.
+func homeOf(dbPath string) map[string]string {
+	return map[string]string{"HOME": filepath.Dir(dbPath)}
+}
+
 // End to end: a fresh data directory, nothing ingested, no network.
 func TestCLI(t *testing.T) {
 	home := t.TempDir()

@@ -27,6 +27,7 @@ type factory struct {
 	getenv     func(string) string
 	dbPath     string // from --db, LANGSPEC_DB, or the XDG default
 	dbNamedBy  string // "--db" or "LANGSPEC_DB" when one named dbPath; "" for the default
+	statePath  string // --state or LANGSPEC_STATE: tokens and secrets; "" for app.DefaultStatePath
 	configFlag string // --config; see config.Path for the fallbacks
 	now        func() time.Time
 	getter     func() ingest.Getter             // the network, through the fetcher and its HTTP cache
@@ -52,7 +53,7 @@ func (f *factory) newAppWithStore(ws app.Workspace, log *slog.Logger, readOnly b
 	if err != nil {
 		return nil, err
 	}
-	return app.New(app.Options{DBPath: f.dbPath, DBNamedBy: f.dbNamedBy, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
+	return app.New(app.Options{DBPath: f.dbPath, DBNamedBy: f.dbNamedBy, StatePath: f.statePath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
 		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, ReadPool: readPool, Env: f.env, Notes: f.notes(cfg)}), nil
 }
 
@@ -79,7 +80,8 @@ func (f *factory) specApp() *app.App {
 	if err != nil {
 		f.logger.Warn("config not read: its context notes are left out", "err", err)
 	}
-	return app.New(app.Options{DBPath: f.dbPath, DBNamedBy: f.dbNamedBy, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Env: f.env, Notes: f.notes(cfg)})
+	return app.New(app.Options{DBPath: f.dbPath, DBNamedBy: f.dbNamedBy, StatePath: f.statePath, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding,
+		Getenv: f.getenv, Env: f.env, Notes: f.notes(cfg)})
 }
 
 // tellSeeding says once, on stderr, what a first run creates and where:
@@ -202,6 +204,8 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 	}
 	root.PersistentFlags().StringVar(&f.dbPath, "db", f.getenv("LANGSPEC_DB"),
 		"database file (env LANGSPEC_DB; default $XDG_DATA_HOME/langspec/langspec.db)")
+	root.PersistentFlags().StringVar(&f.statePath, "state", f.getenv("LANGSPEC_STATE"),
+		"state file: the team server's tokens and secrets, apart from the index (env LANGSPEC_STATE; default $XDG_STATE_HOME/langspec/state.db)")
 	root.PersistentFlags().StringVar(&f.configFlag, "config", "",
 		"config file (env LANGSPEC_CONFIG; default $XDG_CONFIG_HOME/langspec/langspec.json, optional)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })

@@ -130,7 +130,7 @@ func newCmdSecretList(f *factory) *cobra.Command {
 		CreatedAt string `json:"created_at"`
 		UpdatedAt string `json:"updated_at"`
 	}
-	return newListCmd(f, "List secrets: names, subjects and dates, never values", (*db.DB).Secrets,
+	return newListCmd(f, "List secrets: names, subjects and dates, never values", (*db.State).Secrets,
 		[]string{"NAME", "SUBJECT", "CREATED", "UPDATED"},
 		func(s db.SealedSecret) []string {
 			sub := s.Subject

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/mcpserver"
 	"github.com/langspec/langspec/internal/tools"
@@ -193,7 +195,12 @@ func runServe(ctx context.Context, opts *serveOptions) error {
 		}
 	}
 	if opts.http != "" {
-		ui := uiParts{sources: ingest.Merge(ingest.Presets(), cfg.Sources), subjects: cfg.Auth.Subjects}
+		state, err := a.State(ctx)
+		if err != nil {
+			return err
+		}
+		ui := uiParts{sources: ingest.Merge(ingest.Presets(), cfg.Sources), subjects: cfg.Auth.Subjects,
+			state: func(ctx context.Context) *db.State { s, _ := a.State(ctx); return cmp.Or(s, state) }}
 		if !opts.readOnly {
 			// The page may ingest into the served database.
 			ui.ingest = func(ctx context.Context, language, doc string, progress func(string, bool)) (ingest.Report, error) {

@@ -37,7 +37,8 @@ const shutdownGrace = 10 * time.Second
 // database file: when a newer index replaces it, new requests go to the
 // new one (mcpserver.Watch).
 func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcpserver.Options, ws app.Workspace, ac config.Auth, ui uiParts, log *slog.Logger) error {
-	hasTokens, err := deps.Store.HasTokens(ctx)
+	state := ui.state(ctx)
+	hasTokens, err := state.HasTokens(ctx)
 	if err != nil {
 		return err
 	}
@@ -56,7 +57,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 	}
 	h := mcpserver.HTTPOptions{AllowedOrigins: append(slices.Clone(opts.allowOrigins), ac.AllowedOrigins...),
 		RatePerSecond: rate, RateBurst: int(2 * opts.rate), SessionIdle: opts.sessionIdle, SessionsPerSubject: opts.maxSessions,
-		Sources: ui.sources, Ingest: ui.ingest, Subjects: map[string]webui.SubjectInfo{}, Tokens: tokenRules(nil, ac, opts.f.now)}
+		Sources: ui.sources, Ingest: ui.ingest, Subjects: map[string]webui.SubjectInfo{}, Tokens: tokenRules(nil, ac, opts.f.now), State: ui.state}
 	for sub, s := range ui.subjects {
 		h.Subjects[sub] = webui.SubjectInfo{Tools: s.Tools, Admin: s.Admin}
 	}
@@ -69,7 +70,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 			h.AuthorizationServers = []string{j.Issuer}
 		}
 		if ac.JWT != nil {
-			if err := teamauth.CheckNames(ctx, deps.Store, slices.Collect(maps.Keys(ac.Subjects))); err != nil {
+			if err := teamauth.CheckNames(ctx, state, slices.Collect(maps.Keys(ac.Subjects))); err != nil {
 				return err
 			}
 			for _, sub := range slices.Sorted(maps.Keys(ac.Subjects)) {
@@ -78,14 +79,15 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 					return usageError{apperr.New(apperr.InvalidArgument, ae.Hint, "auth.subjects.%s.%s", sub, ae.Message)}
 				}
 			}
-			if orphans, err := teamauth.OrphanSecretSubjects(ctx, deps.Store); err == nil && len(orphans) > 0 {
+			if orphans, err := teamauth.OrphanSecretSubjects(ctx, state); err == nil && len(orphans) > 0 {
 				log.Warn("secrets are stored for subjects that no token has; a JWT subject's own secrets are kept under its issuer now: set them again with --subject jwt:SUB",
 					"subjects", strings.Join(orphans, ","))
 			}
 		}
-		// Tokens are read from the index that answers each request.
-		storeOf := teamauth.StoreOf(mcpserver.StoreOf)
-		h.Verifier = teamauth.Either(storeOf, teamauth.Verifier(storeOf), jwtv)
+		// Tokens are read from the state file on every request: a
+		// replica follows its copy (db.StateFile), so a revocation reaches
+		// it without a new index.
+		h.Verifier = teamauth.Either(ui.state, teamauth.Verifier(ui.state), jwtv)
 		h.VaultRoot = ws.Vault // each subject in a folder of its own
 	}
 	if opts.readOnly {
@@ -128,6 +130,7 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 
 // uiParts are what the management page needs from the app.
 type uiParts struct {
+	state    teamauth.StateOf // the state file as it is now
 	sources  []ingest.SourceSpec
 	subjects map[string]config.AuthSubject
 	ingest   func(ctx context.Context, language, doc string, progress func(string, bool)) (ingest.Report, error)

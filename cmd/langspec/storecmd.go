@@ -14,7 +14,7 @@ import (
 // newListCmd is a "list" command over what the store keeps of tokens or
 // secrets: a table, or with --json one object a row. cells and asJSON say
 // what a row shows; neither ever holds a token or a secret's value.
-func newListCmd[T any](f *factory, short string, read func(*db.DB, context.Context) ([]T, error),
+func newListCmd[T any](f *factory, short string, read func(*db.State, context.Context) ([]T, error),
 	header []string, cells func(T) []string, asJSON func(T) any) *cobra.Command {
 	var jsonOut bool
 	cmd := &cobra.Command{

@@ -79,7 +79,7 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 
 // tokenRules is the one rule for making tokens (teamauth.Tokens), as the
 // command line and the management page both apply it.
-func tokenRules(store *db.DB, ac config.Auth, now func() time.Time) teamauth.Tokens {
+func tokenRules(store *db.State, ac config.Auth, now func() time.Time) teamauth.Tokens {
 	var known []string
 	for _, t := range append(tools.Inventory(), tools.Meta()...) {
 		known = append(known, t.Def.Name)
@@ -95,7 +95,7 @@ func newCmdTokenList(f *factory) *cobra.Command {
 		CreatedAt string   `json:"created_at"`
 		RevokedAt string   `json:"revoked_at,omitempty"`
 	}
-	return newListCmd(f, "List the tokens: names, tools and dates, never the tokens", (*db.DB).Tokens,
+	return newListCmd(f, "List the tokens: names, tools and dates, never the tokens", (*db.State).Tokens,
 		[]string{"NAME", "TOOLS", "ADMIN", "CREATED", "REVOKED"},
 		func(t db.APIToken) []string {
 			toolsText, adminText, revoked := "all", "", ""
@@ -139,13 +139,14 @@ func newCmdTokenRevoke(f *factory) *cobra.Command {
 	}
 }
 
-// tokenStore opens the database the tokens live in.
-func tokenStore(ctx context.Context, f *factory) (*db.DB, func(), error) {
+// tokenStore opens the state file the tokens and secrets live in (beside
+// the index, never in it).
+func tokenStore(ctx context.Context, f *factory) (*db.State, func(), error) {
 	a := f.specApp()
-	store, err := a.Store(ctx)
+	state, err := a.State(ctx)
 	if err != nil {
 		a.Close()
 		return nil, nil, err
 	}
-	return store, func() { a.Close() }, nil
+	return state, func() { a.Close() }, nil
 }

@@ -230,7 +230,7 @@ func TestManagementPageInBrowser(t *testing.T) {
 		t.Errorf("a reader on the tokens page: %d %q", tokensResp.Status, readerTokens)
 	}
 	// The revoked token no longer opens anything.
-	if code, _, _ := run(t, nil, "--db", dbPath, "token", "list", "--json"); code != 0 {
+	if code, _, _ := run(t, homeOf(dbPath), "--db", dbPath, "token", "list", "--json"); code != 0 {
 		t.Error("token list failed")
 	}
 	cs, err := s.connect(t, strings.TrimSpace(newToken))

@@ -65,6 +65,9 @@ type Options struct {
 	// of a language that is not stored (ingest.NotStored); nil looks only
 	// where no toolchain is needed.
 	Env func(context.Context) ingest.Env
+	// StatePath is the state file (tokens, secrets: db.State); "" is
+	// DefaultStatePath.
+	StatePath string
 	// ReadOnly opens the database read-only (db.OpenReadOnly): it must
 	// exist, and nothing is written to it, not even the built-in Go spec.
 	ReadOnly bool
@@ -82,6 +85,7 @@ type App struct {
 	opts    Options
 	log     *slog.Logger
 	store   *db.DB
+	state   *db.StateFile
 	vault   *vault.Vault
 	manuals *manual.Library
 	index   *find.Index
@@ -167,6 +171,65 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 	a.created = errors.Is(statErr, fs.ErrNotExist)
 	a.onClose(store.Close)
 	return store, nil
+}
+
+// DefaultStatePath is where the state file lives unless told otherwise:
+// $XDG_STATE_HOME/langspec/state.db, else ~/.local/state/langspec/state.db;
+// "" without either.
+func DefaultStatePath(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "langspec", "state.db")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "state", "langspec", "state.db")
+	}
+	return ""
+}
+
+// State is the state file as it is now: tokens and secrets, apart from
+// the index (db.State). Opened once, followed when it is replaced (a
+// replica's shipped copy: db.StateFile). On its first open beside an
+// index made by an older langspec, the tokens and secrets that index held
+// move into it (db.State.Adopt). Errors: invalid_argument when no place
+// for it is known; those of db.OpenState.
+func (a *App) State(ctx context.Context) (*db.State, error) {
+	if a.state != nil {
+		return a.state.Current(ctx), nil
+	}
+	path := a.opts.StatePath
+	if path == "" {
+		getenv := a.opts.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		path = DefaultStatePath(getenv)
+	}
+	if path == "" {
+		return nil, apperr.New(apperr.InvalidArgument, "pass --state PATH, or set LANGSPEC_STATE, XDG_STATE_HOME or HOME",
+			"no place for the state file (tokens and secrets)")
+	}
+	f, err := db.FollowState(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	a.state = f
+	a.onClose(f.Close)
+	state := f.Current(ctx)
+	if _, err := os.Stat(a.opts.DBPath); a.opts.DBPath != "" && err == nil {
+		index, err := a.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := state.Adopt(ctx, index)
+		if err != nil {
+			return nil, err
+		}
+		if rep.Tokens+rep.Secrets > 0 {
+			a.log.Info("moved the tokens and secrets of the index into the state file", "tokens", rep.Tokens, "secrets", rep.Secrets,
+				"index", index.Path(), "state", state.Path())
+		}
+	}
+	return state, nil
 }
 
 // SeededStore is Store, with the Go specification built into langspec
@@ -343,12 +406,12 @@ func (a *App) secretLookup() func(name, subject string) (string, bool, error) {
 				loadErr = err
 				return
 			}
-			d, err := a.Store(ctx)
+			st, err := a.State(ctx)
 			if err != nil {
 				loadErr = err
 				return
 			}
-			store = &secrets.Store{DB: d, Key: key}
+			store = &secrets.Store{DB: st, Key: key}
 		})
 		if loadErr != nil || store == nil {
 			return "", false, loadErr
@@ -374,11 +437,11 @@ func (o oauthTokens) store(create bool) (*secrets.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := o.a.Store(context.Background())
+	st, err := o.a.State(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	return &secrets.Store{DB: d, Key: key, Now: o.a.opts.Now}, nil
+	return &secrets.Store{DB: st, Key: key, Now: o.a.opts.Now}, nil
 }
 
 func (o oauthTokens) LoadToken(server, subject string) (*oauth2.Token, error) {
@@ -402,11 +465,11 @@ func (o oauthTokens) LoadToken(server, subject string) (*oauth2.Token, error) {
 
 // DeleteToken forgets the tokens of server for subject (upstream logout).
 func (o oauthTokens) DeleteToken(server, subject string) error {
-	d, err := o.a.Store(context.Background())
+	st, err := o.a.State(context.Background())
 	if err != nil {
 		return err
 	}
-	return d.DeleteSecret(context.Background(), OAuthTokenSecret(server), subject)
+	return st.DeleteSecret(context.Background(), OAuthTokenSecret(server), subject)
 }
 
 func (o oauthTokens) SaveToken(server, subject string, t *oauth2.Token) error {

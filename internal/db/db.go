@@ -533,3 +533,9 @@ func (d *DB) IntegrityCheck(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Ping checks that the database answers: the team server's health.
+func (d *DB) Ping(ctx context.Context) error {
+	var one int
+	return d.classify(d.sql.QueryRowContext(ctx, `SELECT 1`).Scan(&one), "ping the database")
+}

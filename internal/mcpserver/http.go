@@ -73,6 +73,9 @@ type HTTPOptions struct {
 	Ingest   func(ctx context.Context, language, doc string, progress func(page string, failed bool)) (ingest.Report, error)
 	Subjects map[string]webui.SubjectInfo
 	Tokens   teamauth.Tokens
+	// State is where tokens and secrets are read (the state file, apart
+	// from the index); nil on a server without tokens.
+	State teamauth.StateOf
 }
 
 // Defaults of HTTPOptions.
@@ -134,7 +137,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	h.RateBurst = cmpOr(h.RateBurst, DefaultRateBurst)
 	h.SessionIdle = cmpOr(h.SessionIdle, DefaultSessionIdle)
 	h.SessionsPerSubject = cmpOr(h.SessionsPerSubject, DefaultSessionsPerSubject)
-	vaults := &subjectVaults{ctx: ctx, root: h.VaultRoot, log: d.Logger, open: map[string]*vault.Vault{}}
+	vaults := &subjectVaults{ctx: ctx, root: h.VaultRoot, log: d.Logger, state: h.State, open: map[string]*vault.Vault{}}
 	met := newMetrics()
 	gens := &generations{}
 	var closeFirst func() error
@@ -192,7 +195,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	}
 	mcpHandler = requireToken(mcpHandler)
 
-	ui, err := webui.New(webui.Options{StoreOf: StoreOf,
+	ui, err := webui.New(webui.Options{StoreOf: StoreOf, StateOf: h.State,
 		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger, BaseURL: h.BaseURL,
 		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects, Tokens: h.Tokens, Notes: d.Notes, Limiter: lim})
 	if err != nil {

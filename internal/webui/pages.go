@@ -154,7 +154,7 @@ func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
 			tools = strings.Split(list, ",")
 		}
 		rules := u.o.Tokens
-		rules.Store = u.o.StoreOf(r.Context())
+		rules.Store = u.o.StateOf(r.Context())
 		token, err := rules.Create(r.Context(), name, tools, r.PostFormValue("admin") != "")
 		if err == nil {
 			// Shown once, on this answer to the form; never again.
@@ -168,7 +168,7 @@ func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
 	if p.Error != "" {
 		status = http.StatusBadRequest
 	}
-	list, err := u.o.StoreOf(r.Context()).Tokens(r.Context())
+	list, err := u.o.StateOf(r.Context()).Tokens(r.Context())
 	if err != nil && p.Error == "" {
 		p.Error, status = err.Error(), http.StatusInternalServerError
 	}
@@ -178,10 +178,10 @@ func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
 
 func (u *UI) revoke(w http.ResponseWriter, r *http.Request, s *session) {
 	name := r.PostFormValue("name")
-	if err := u.o.StoreOf(r.Context()).RevokeToken(r.Context(), name, u.o.Now()); err != nil {
+	if err := u.o.StateOf(r.Context()).RevokeToken(r.Context(), name, u.o.Now()); err != nil {
 		p := tokensPage{page: newPage("Tokens", s)}
 		p.Error = err.Error()
-		p.Tokens, _ = u.o.StoreOf(r.Context()).Tokens(r.Context())
+		p.Tokens, _ = u.o.StateOf(r.Context()).Tokens(r.Context())
 		u.renderStatus(w, http.StatusBadRequest, "tokens", p)
 		return
 	}
@@ -220,7 +220,7 @@ func (u *UI) upstreamsData(r *http.Request, s *session) upstreamsPage {
 				Tools: st.Tools, OAuth: u.o.Upstreams.UsesOAuth(st.Name)})
 		}
 	}
-	secrets, err := u.o.StoreOf(r.Context()).Secrets(r.Context())
+	secrets, err := u.o.StateOf(r.Context()).Secrets(r.Context())
 	if err != nil {
 		p.Error = err.Error()
 	}

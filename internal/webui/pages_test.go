@@ -413,7 +413,7 @@ func TestSectionHTMLKeepsEveryCharacter(t *testing.T) {
 	if lists < 10 || code < 50 {
 		t.Errorf("%d lists and %d code blocks in the Go specification: the blocks were not found", lists, code)
 	}
-	h := string(sectionHTML(mustSection(t, store, "Struct_types")))
+	h := string(sectionHTML(mustSection(t, store.DB, "Struct_types")))
 	for _, w := range []string{"<ul>\n<li>If S contains an embedded field T,", "<pre><code>StructType    = &quot;struct&quot;", "\n\n// A struct with 6 fields.\nstruct {\n\tx, y int\n"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("Struct_types lacks %q:\n%s", w, h)
@@ -550,7 +550,7 @@ func TestNonAdminPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	tokens, _ := store.Tokens(ctx)
+	tokens, _ := store.state.Tokens(ctx)
 	if resp.StatusCode != http.StatusForbidden || slices.ContainsFunc(tokens, func(t db.APIToken) bool { return t.Name == "mine" }) {
 		t.Errorf("a plain token posting the tokens form: %d; tokens %v", resp.StatusCode, tokens)
 	}
@@ -661,7 +661,7 @@ func TestSessionRoleIsReadOnEveryRequest(t *testing.T) {
 		t.Errorf("promoted again: %d, want 200", code)
 	}
 	// Revoked, the session ends (TestSessionEndsWithItsToken for admins).
-	store.RevokeToken(context.Background(), "alice", time.Now())
+	store.state.RevokeToken(context.Background(), "alice", time.Now())
 	if code := status(reader, "/ui/"); code != http.StatusUnauthorized {
 		t.Errorf("a revoked non-admin's session: %d, want 401", code)
 	}

@@ -151,7 +151,7 @@ func TestWordDiffHTMLReadsEscape(t *testing.T) {
 // each error the user can make is the page's error, never a 500.
 func TestComparePage(t *testing.T) {
 	srv, store, _, plain := newTestUI(t)
-	publishDemo(t, store)
+	publishDemo(t, store.DB)
 
 	body := open(t, srv, plain, "/ui/compare", http.StatusOK)
 	mustContain(t, "the form", body, `<input type="search" id="concept" name="concept" value=""`,
@@ -203,10 +203,10 @@ func TestComparePage(t *testing.T) {
 }
 
 // newDiffUI is newTestUI with go1.25 stored beside go1.26.
-func newDiffUI(t *testing.T, set func(*Options)) (srv *httptest.Server, store *db.DB, admin, plain string) {
+func newDiffUI(t *testing.T, set func(*Options)) (srv *httptest.Server, store uiStore, admin, plain string) {
 	t.Helper()
 	srv, store, admin, plain = newTestUIWith(t, set)
-	ingestOlderGoSpec(t, store)
+	ingestOlderGoSpec(t, store.DB)
 	return srv, store, admin, plain
 }
 
@@ -436,7 +436,7 @@ func notesOptions(o *Options) {
 // leaves the pages working, without notes.
 func TestNotesOnPages(t *testing.T) {
 	srv, store, admin, plain := newDiffUI(t, notesOptions)
-	publishDemo(t, store)
+	publishDemo(t, store.DB)
 	escaped := `Our services build with go1.26 &lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;`
 	notesOf := func(what, body string) string {
 		t.Helper()

@@ -50,6 +50,9 @@ type Options struct {
 	// StoreOf is the database a request reads: the team server's current
 	// one, which a read-only replica replaces under it.
 	StoreOf func(context.Context) *db.DB
+	// StateOf is the state file tokens and secrets are read from and
+	// written to (db.State), apart from the index.
+	StateOf func(context.Context) *db.State
 	// Verifier checks a token (bearer header or login form); nil serves
 	// the page without a login, as an admin (a loopback server without
 	// auth).
