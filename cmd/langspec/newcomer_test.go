@@ -379,21 +379,43 @@ func TestVersionFromBuildInfo(t *testing.T) {
 	tests := []struct {
 		name string
 		bi   *debug.BuildInfo
+		s    stamp
 		want versionInfo
 		line string
 	}{
-		{"no build info", nil, versionInfo{Version: "dev", Go: readVersion().Go}, "langspec dev (" + readVersion().Go + ")"},
-		{"a release", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.0"}},
+		{"no build info", nil, stamp{}, versionInfo{Version: "dev", Go: readVersion().Go}, "langspec dev (" + readVersion().Go + ")"},
+		{"a release", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.0"}}, stamp{},
 			versionInfo{Version: "v1.4.0", Go: "go1.26.0"}, "langspec v1.4.0 (go1.26.0)"},
 		{"a checkout with changes", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
 			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "c6783ae1abc1d074bc495406207268d5c11b6330"},
-			{Key: "vcs.time", Value: "2026-11-27T12:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
+			{Key: "vcs.time", Value: "2026-11-27T12:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}, stamp{},
 			versionInfo{Version: "(devel)", Go: "go1.26.0", Revision: "c6783ae1abc1d074bc495406207268d5c11b6330", Time: "2026-11-27T12:00:00Z", Modified: true},
 			"langspec (devel) (c6783ae1abc1+modified, 2026-11-27T12:00:00Z, go1.26.0)"},
+		// go install github.com/langspec/langspec/cmd/langspec@COMMIT or
+		// @latest before a tag: the pseudo-version names the commit and its date.
+		{"a pseudo-version", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20261127120000-c6783ae1abc1"}}, stamp{},
+			versionInfo{Version: "v0.0.0-20261127120000-c6783ae1abc1", Go: "go1.26.0", Revision: "c6783ae1abc1", Time: "2026-11-27T12:00:00Z"},
+			"langspec v0.0.0-20261127120000-c6783ae1abc1 (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
+		{"a pseudo-version after a tag", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.1-0.20261127120000-c6783ae1abc1+incompatible"}}, stamp{},
+			versionInfo{Version: "v1.4.1-0.20261127120000-c6783ae1abc1+incompatible", Go: "go1.26.0", Revision: "c6783ae1abc1", Time: "2026-11-27T12:00:00Z"},
+			"langspec v1.4.1-0.20261127120000-c6783ae1abc1+incompatible (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
+		{"a pre-release tag is no pseudo-version", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.5.0-rc.1"}}, stamp{},
+			versionInfo{Version: "v1.5.0-rc.1", Go: "go1.26.0"}, "langspec v1.5.0-rc.1 (go1.26.0)"},
+		// A release archive: goreleaser stamps all three with -ldflags -X,
+		// over a build that recorded no VCS information (-buildvcs=false).
+		{"a release archive", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
+			stamp{version: "1.4.0", commit: "c6783ae1abc1d074bc495406207268d5c11b6330", date: "2026-11-27T12:00:00Z"},
+			versionInfo{Version: "1.4.0", Go: "go1.26.0", Revision: "c6783ae1abc1d074bc495406207268d5c11b6330", Time: "2026-11-27T12:00:00Z"},
+			"langspec 1.4.0 (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
+		{"a stamp wins over the checkout", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0000000000000000000000000000000000000000"}, {Key: "vcs.time", Value: "2020-01-01T00:00:00Z"}}},
+			stamp{version: "v1.4.0", commit: "c6783ae1abc1d074bc495406207268d5c11b6330", date: "2026-11-27T12:00:00Z"},
+			versionInfo{Version: "v1.4.0", Go: "go1.26.0", Revision: "c6783ae1abc1d074bc495406207268d5c11b6330", Time: "2026-11-27T12:00:00Z"},
+			"langspec v1.4.0 (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := versionFrom(tt.bi)
+			got := versionFrom(tt.bi, tt.s)
 			if got != tt.want || got.String() != tt.line {
 				t.Errorf("got %+v %q\nwant %+v %q", got, got.String(), tt.want, tt.line)
 			}

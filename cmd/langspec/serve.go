@@ -238,14 +238,9 @@ func readCloser(r io.Reader) io.ReadCloser {
 	return io.NopCloser(r)
 }
 
-// buildVersion is the module version the binary was built from ("(devel)"
-// for a local build).
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+// buildVersion is the version the server gives its clients: the one
+// `langspec version` prints.
+func buildVersion() string { return readVersion().Version }
 
 // serveGCPercent is the garbage collector target while serving. The live
 // heap of a server is a few megabytes, and each tool call allocates about a

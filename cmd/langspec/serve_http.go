@@ -45,8 +45,8 @@ func serveHTTP(ctx context.Context, opts *serveOptions, deps tools.Deps, mo mcps
 	authOn := hasTokens || ac.JWT != nil
 	if !authOn && !opts.insecureNoAuth && !isLoopback(opts.http) {
 		return usageError{apperr.New(apperr.InvalidArgument,
-			"create a token first (langspec token create NAME), bind a loopback address such as 127.0.0.1:8080, or pass --insecure-no-auth",
-			"refusing to serve %s without auth: no token exists", opts.http)}
+			"create a token first (langspec token create NAME; a replica reads the writer's state file: --state PATH), bind a loopback address such as 127.0.0.1:8080, or pass --insecure-no-auth",
+			"refusing to serve %s without auth: no token exists in the state file %s", opts.http, state.Path())}
 	}
 	rate := opts.rate
 	if !authOn && isLoopback(opts.http) && !opts.rateGiven {

@@ -190,3 +190,23 @@ func hashHex(token string) string {
 	sum := sha256.Sum256([]byte(token))
 	return hex.EncodeToString(sum[:])
 }
+
+// A replica writes nothing, not even a state file it was not given: with
+// no file at --state it starts holding no token (and so, on a public
+// address, refuses to serve, naming the file), and the folder stays as it
+// was.
+func TestReplicaWithoutAStateFileWritesNone(t *testing.T) {
+	dbPath := seededDB(t)
+	missing := filepath.Join(t.TempDir(), "shipped", "state.db")
+	code, _, errOut := run(t, homeOf(dbPath), "--db", dbPath, "serve", "--read-only", "--http", "0.0.0.0:0", "--state", missing)
+	if code != 2 || !strings.Contains(errOut, "no token exists in the state file "+missing) || !strings.Contains(errOut, "--state PATH") {
+		t.Errorf("a public replica with no state file: %d %s", code, errOut)
+	}
+	r := startTeamServer(t, dbPath, "--read-only", "--state", missing)
+	if resp, body := mcpPost(t, r, "", "", initializeBody); resp.StatusCode != http.StatusOK {
+		t.Errorf("a loopback replica with no state file: %d %s", resp.StatusCode, body)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Errorf("the replica made %s (%v)", filepath.Dir(missing), err)
+	}
+}

@@ -208,14 +208,14 @@ func (a *App) State(ctx context.Context) (*db.State, error) {
 		return nil, apperr.New(apperr.InvalidArgument, "pass --state PATH, or set LANGSPEC_STATE, XDG_STATE_HOME or HOME",
 			"no place for the state file (tokens and secrets)")
 	}
-	f, err := db.FollowState(ctx, path)
+	f, err := db.FollowState(ctx, path, a.opts.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
 	a.state = f
 	a.onClose(f.Close)
 	state := f.Current(ctx)
-	if _, err := os.Stat(a.opts.DBPath); a.opts.DBPath != "" && err == nil {
+	if _, err := os.Stat(a.opts.DBPath); a.opts.DBPath != "" && err == nil && !a.opts.ReadOnly {
 		index, err := a.Store(ctx)
 		if err != nil {
 			return nil, err

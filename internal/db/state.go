@@ -36,11 +36,28 @@ type State struct {
 // read-only (a replica's copy). Errors: apperr.CorruptDatabase when the
 // file is not a state file, apperr.Unavailable when it cannot be opened.
 func OpenState(ctx context.Context, path string) (*State, error) {
+	return openState(ctx, path, false)
+}
+
+// OpenStateReadOnly opens the existing state file at path read-only, as a
+// replica does: nothing is made or written, not even its folder. Errors:
+// apperr.NotFound when there is no file; those of OpenState.
+func OpenStateReadOnly(ctx context.Context, path string) (*State, error) {
+	return openState(ctx, path, true)
+}
+
+func openState(ctx context.Context, path string, readOnly bool) (*State, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, apperr.Wrap(err, apperr.Unavailable, "pass --state with an absolute path", "cannot resolve state path %s", path)
 	}
-	readOnly := !writable(abs)
+	if readOnly {
+		if _, err := os.Stat(abs); err != nil {
+			return nil, apperr.Wrap(err, apperr.NotFound, "copy the writer's state file there, or pass --state with the file the writer keeps",
+				"no state file at %s", abs)
+		}
+	}
+	readOnly = readOnly || !writable(abs)
 	if !readOnly {
 		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
 			return nil, apperr.Wrap(err, apperr.Unavailable, "pass --state with a writable location", "cannot create the state folder %s", filepath.Dir(abs))
@@ -295,7 +312,8 @@ func readLegacyTokens(ctx context.Context, index *DB) ([]legacyToken, error) {
 // the file at most every followEvery, and a file that is another one now is
 // opened in its place.
 type StateFile struct {
-	path string
+	path     string
+	readOnly bool
 
 	mu      sync.Mutex
 	cur     *State
@@ -308,14 +326,47 @@ type StateFile struct {
 // revocation shipped by replacing the file waits before it takes effect.
 const followEvery = time.Second
 
-// FollowState opens the state file at path and follows it.
-func FollowState(ctx context.Context, path string) (*StateFile, error) {
-	s, err := OpenState(ctx, path)
+// FollowState opens the state file at path and follows it. A read-only
+// follower (a replica) writes nothing: when there is no file yet it holds
+// no token until one is shipped there, and opens it at its next look.
+func FollowState(ctx context.Context, path string, readOnly bool) (*StateFile, error) {
+	f := &StateFile{path: path, readOnly: readOnly, now: time.Now}
+	var err error
+	if readOnly {
+		f.cur, err = OpenStateReadOnly(ctx, path)
+		if apperr.CodeOf(err) == apperr.NotFound {
+			f.cur, err = emptyState(ctx, path)
+		}
+	} else {
+		f.cur, err = OpenState(ctx, path)
+	}
 	if err != nil {
 		return nil, err
 	}
-	info, _ := os.Stat(s.path)
-	return &StateFile{path: s.path, cur: s, info: info, now: time.Now}, nil
+	f.path = f.cur.path
+	f.info, _ = os.Stat(f.path)
+	return f, nil
+}
+
+// emptyState is a state with no token and no secret, in memory, that a
+// replica serves while no state file has been shipped to path.
+func emptyState(ctx context.Context, path string) (*State, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", "file::memory:")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1) // one connection: each would be a memory database of its own
+	s := &State{sql: db, path: abs}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, s.classify(err, "open")
+	}
+	s.readOnly = true
+	return s, nil
 }
 
 // Current is the state as the file holds it now.
@@ -331,7 +382,11 @@ func (f *StateFile) Current(ctx context.Context) *State {
 	if err != nil || f.info != nil && os.SameFile(info, f.info) {
 		return f.cur
 	}
-	next, err := OpenState(ctx, f.path)
+	open := OpenState
+	if f.readOnly {
+		open = OpenStateReadOnly
+	}
+	next, err := open(ctx, f.path)
 	if err != nil {
 		return f.cur // a copy half written: the old one serves until the next look
 	}
