@@ -267,6 +267,21 @@ func TestTeamServerAuth(t *testing.T) {
 			t.Errorf("%s without an authorization server: %d, want 404", path, resp.StatusCode)
 		}
 	}
+	// The server's address in a browser leads to the page; a wrong path
+	// names the right ones (issue 50 item 3).
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if resp, err := noFollow.Get(s.url + "/"); err != nil || resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/ui/" {
+		t.Errorf("GET /: %v %v, want 303 to /ui/", resp, err)
+	}
+	if resp, err := http.Get(s.url + "/mpc"); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "MCP is at /mcp") || !strings.Contains(string(body), "/ui/") {
+			t.Errorf("GET /mpc: %d %q", resp.StatusCode, body)
+		}
+	}
 
 	as, err := s.connect(t, alice)
 	if err != nil {

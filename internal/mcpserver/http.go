@@ -219,6 +219,12 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"status":"ok"}`)
 	}))))
+	// A person who opens the server's address in a browser gets the page;
+	// any other path, a 404 that names the ones there are.
+	mux.Handle("GET /{$}", guard(lim.plain(http.RedirectHandler(PathUI, http.StatusSeeOther))))
+	mux.Handle("/", guard(lim.plain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "404 not found: this is a langspec team server; MCP is at "+PathMCP+", the management page at "+PathUI+", health at "+PathHealth, http.StatusNotFound)
+	}))))
 	if len(h.AuthorizationServers) > 0 {
 		metadata := auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource:               h.BaseURL + PathMCP,
@@ -238,8 +244,8 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 }
 
 // StoreOf is the index that answers a request of the team server: the
-// generation current when it arrived. Tokens are read from it, so a
-// replica that switches to a newer index switches its tokens with it.
+// generation current when it arrived. Tokens are not in it: they are read
+// from the state file (HTTPOptions.State), which a replica follows apart.
 func StoreOf(ctx context.Context) *db.DB {
 	g, _ := ctx.Value(generationKey{}).(*generation)
 	if g == nil {
