@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/specdiff"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 type diffOptions struct {
@@ -99,7 +98,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	}
 	// The text is spec_diff's, so the terminal and a model read the same
 	// page; the hints name the flags instead of the tool's arguments.
-	text := tools.RenderDiff(ans)
+	text := specdiff.Text(ans)
 	again := diffCommand(opts.req, ans)
 	oneSection := diffCommand(specdiff.Request{Doc: opts.req.Doc}, ans) // --section and --query go apart
 	text = moreSentencesRE.ReplaceAllStringFunc(text, func(m string) string {
@@ -115,7 +114,7 @@ func runDiff(ctx context.Context, opts *diffOptions) error {
 	return nil
 }
 
-// moreSentencesRE finds RenderDiff's hint for the sentences left out of an
+// moreSentencesRE finds specdiff.Text's hint for the sentences left out of an
 // item.
 var moreSentencesRE = regexp.MustCompile(`\((\d+) more: pass section_id (\S+)\)`)
 

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/specdiff"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 type sinceOptions struct {
@@ -62,7 +61,7 @@ func runSince(ctx context.Context, opts *sinceOptions) error {
 		return writeJSON(opts.f.io.Out, ans)
 	}
 	// spec_diff's since text, with the flag in the hint.
-	text := tools.RenderSince(ans)
+	text := specdiff.SinceText(ans)
 	text = moreSentencesRE.ReplaceAllStringFunc(text, func(m string) string {
 		sub := moreSentencesRE.FindStringSubmatch(m)
 		return fmt.Sprintf("(%s more: langspec since %s --section %s)", sub[1], shellQuote(ans.Language), shellQuote(sub[2]))

@@ -35,6 +35,7 @@ import (
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/secrets"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
 )
@@ -92,6 +93,8 @@ type App struct {
 	finder  *find.Finder
 	closers []func() error
 
+	spec *spec.Service
+
 	semanticOnce sync.Once
 	semantic     *embed.Channel
 
@@ -111,17 +114,6 @@ func New(opts Options) *App {
 
 // Notes are the context notes the app was given; nil: none.
 func (a *App) Notes() *contextnote.Source { return a.opts.Notes }
-
-// noteSet is the notes in force now; unreadable notes are logged and
-// left out, as the tools do.
-func (a *App) noteSet() *contextnote.Set {
-	set, err := a.opts.Notes.Set()
-	if err != nil {
-		a.log.Warn("context notes not read; answering without them", "err", err)
-		return nil
-	}
-	return set
-}
 
 // Config is the configuration the app was built with.
 func (a *App) Config() config.Config { return a.opts.Config }
@@ -340,7 +332,7 @@ func (a *App) RefreshManualsInBackground(ctx context.Context) error {
 // ToolDeps opens what the tools need: the seeded store, the vault, the
 // manuals and their finder, and the languages stored now.
 func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return tools.Deps{}, err
 	}
@@ -356,11 +348,11 @@ func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
 	if err != nil {
 		return tools.Deps{}, err
 	}
-	langs, err := search.LanguageIDs(ctx, store)
+	langs, err := svc.LanguageIDs(ctx)
 	if err != nil {
 		return tools.Deps{}, err
 	}
-	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log, Semantic: a.Semantic(), Notes: a.opts.Notes}, nil
+	return tools.Deps{Store: svc.Store(), Spec: svc, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log, Notes: a.opts.Notes}, nil
 }
 
 // Semantic is the semantic channel when langspec.json configures an

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/specdiff"
 )
 
@@ -37,78 +37,57 @@ const (
 	PolicyExcerptOnly = db.ExcerptOnly
 )
 
-// Search is the CLI's search: the same search.Search that search_spec runs,
-// over the seeded store.
-func (a *App) Search(ctx context.Context, req search.Request) (search.Result, error) {
+// Spec is the specification use cases over the seeded store, made once:
+// the same internal/spec the tools and the page call, with the semantic
+// channel when langspec.json configures one, the context notes, and the
+// configured sources and local toolchains for the not-stored hint.
+func (a *App) Spec(ctx context.Context) (*spec.Service, error) {
+	if a.spec != nil {
+		return a.spec, nil
+	}
 	store, err := a.seeded(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.spec = spec.New(spec.Options{Store: store, Semantic: a.Semantic(), Notes: a.opts.Notes, Log: a.log,
+		Known: ingest.Known{Sources: a.opts.Config.Sources, Env: a.opts.Env}})
+	return a.spec, nil
+}
+
+// Search is `langspec search`: spec.Service.Search, search_spec's call.
+func (a *App) Search(ctx context.Context, req search.Request) (search.Result, error) {
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return search.Result{}, err
 	}
-	if req.Semantic == nil && !req.Lexical {
-		req.Semantic = a.Semantic()
-	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	res, err := search.Search(ctx, store, req)
-	return res, a.notStored(ctx, err, req.Language)
+	return svc.Search(ctx, req)
 }
 
-// Compare is the CLI's compare: the same search.Compare the compare tool
-// runs, over the seeded store.
+// Compare is `langspec compare`: spec.Service.Compare, the compare tool's.
 func (a *App) Compare(ctx context.Context, req search.CompareRequest) (search.CompareResult, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return search.CompareResult{}, err
 	}
-	if req.Semantic == nil && !req.Lexical {
-		req.Semantic = a.Semantic()
-	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	return search.Compare(ctx, store, req)
+	return svc.Compare(ctx, req)
 }
 
-// Diff is the CLI's diff: the same specdiff.Run the spec_diff tool runs.
+// Diff is `langspec diff`: spec.Service.Diff, spec_diff's.
 func (a *App) Diff(ctx context.Context, req specdiff.Request) (specdiff.Answer, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return specdiff.Answer{}, err
 	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	ans, err := specdiff.Run(ctx, store, req)
-	return ans, a.notStored(ctx, err, req.Language)
+	return svc.Diff(ctx, req)
 }
 
-// Since is the CLI's since: the same specdiff.Since spec_diff's since
-// mode runs.
+// Since is `langspec since`: spec.Service.Since, spec_diff's since mode.
 func (a *App) Since(ctx context.Context, req specdiff.SinceRequest) (specdiff.SinceAnswer, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return specdiff.SinceAnswer{}, err
 	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	ans, err := specdiff.Since(ctx, store, req)
-	return ans, a.notStored(ctx, err, req.Language)
-}
-
-// notStored is ingest.NotStored over the configured sources and the local
-// toolchains: an error for a language with nothing stored names the ingest
-// that adds it, and the local copy it would read.
-func (a *App) notStored(ctx context.Context, err error, language string) error {
-	if err == nil {
-		return nil
-	}
-	env := ingest.Env{}
-	if a.opts.Env != nil && errors.Is(err, db.ErrUnknownLanguage) {
-		env = a.opts.Env(ctx)
-	}
-	return ingest.NotStored(err, language, a.opts.Config.Sources, &env)
+	return svc.Since(ctx, req)
 }
 
 // SetDefaultVersion makes version the one a document is searched at when
@@ -151,38 +130,31 @@ func (a *App) IndexedManuals(ctx context.Context) ([]string, error) {
 	return slices.Compact(ids), nil
 }
 
-// Section reads one section, as get_section does.
+// Section is `langspec section`: spec.Service.Section, get_section's.
 func (a *App) Section(ctx context.Context, req search.SectionRequest) (search.SectionResult, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return search.SectionResult{}, err
 	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	res, err := search.Section(ctx, store, req)
-	return res, a.notStored(ctx, err, req.Language)
+	return svc.Section(ctx, req)
 }
 
-// Plan builds a reading plan, as build_learning_plan does.
+// Plan is `langspec plan`: spec.Service.Plan, build_learning_plan's.
 func (a *App) Plan(ctx context.Context, req plan.Request) (plan.Plan, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return plan.Plan{}, err
 	}
-	p, err := plan.Build(ctx, store, req)
-	return p, a.notStored(ctx, err, req.Language)
+	return svc.Plan(ctx, req)
 }
 
-// Versions lists the stored versions of a language ("" for all), each
-// document's newest first.
+// Versions is `langspec versions`: spec.Service.Versions, list_versions'.
 func (a *App) Versions(ctx context.Context, language string) ([]Version, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := store.Versions(ctx, language)
-	return vs, a.notStored(ctx, err, language)
+	return svc.Versions(ctx, language)
 }
 
 // Prune keeps the newest keep versions of a language's documents (one

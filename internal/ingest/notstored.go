@@ -1,14 +1,43 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"github.com/langspec/langspec/internal/text/tokenize"
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
+
+// Known is what langspec knows of the sources it can ingest beyond its
+// built-in presets: those the configuration declares, and how to find the
+// local toolchains that hold copies. Every front end names the next step
+// for a language with nothing stored through Known.NotStored, so that the
+// command line, the tools, the page and the resources give one hint for
+// one mistake.
+type Known struct {
+	Sources []SourceSpec // langspec.json's "sources"; the presets are always known
+	// Env finds the local toolchains, for the hint that names a local copy
+	// (DetectEnv); nil looks only where no toolchain is needed (Debian's
+	// python3-doc folder).
+	Env func(context.Context) Env
+}
+
+// NotStored is NotStored over k's sources and local copies. The
+// toolchains are asked only for a language that is not stored, so an
+// answer that is not that error costs nothing.
+func (k Known) NotStored(ctx context.Context, err error, language string) error {
+	if err == nil {
+		return nil
+	}
+	env := Env{}
+	if k.Env != nil && errors.Is(err, db.ErrUnknownLanguage) {
+		env = k.Env(ctx)
+	}
+	return NotStored(err, language, k.Sources, &env)
+}
 
 // NotStored adds the next step to the store's error for a language with
 // nothing stored (db.ErrUnknownLanguage) when langspec has a source for it

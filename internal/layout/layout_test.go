@@ -26,7 +26,7 @@ var layers = [][]string{
 	{"internal/ingest"},
 	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream", "internal/catalog/upstream/upstreamtest", "internal/embed"},
 	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog", "internal/specdiff"},
-	{"internal/manual/find", "internal/teamauth", "internal/secrets"},
+	{"internal/manual/find", "internal/teamauth", "internal/secrets", "internal/spec"},
 	{"internal/eval", "internal/config"},
 	{"internal/tools", "internal/tools/toolsnaps", "internal/tools/toolstest"},
 	{"internal/completion"},

@@ -118,6 +118,7 @@ type generation struct {
 }
 
 func newGeneration(ctx context.Context, d tools.Deps, opts Options, vaults *subjectVaults, m *metrics, closeDeps func() error) *generation {
+	d.Spec = d.Specs() // one for every subject's server and the page
 	return &generation{deps: d, close: closeDeps,
 		subjects: &subjectServers{ctx: ctx, deps: d, opts: opts, vaults: vaults, metrics: m, servers: map[string]*mcp.Server{}}}
 }

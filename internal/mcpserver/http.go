@@ -16,6 +16,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
@@ -195,7 +196,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	}
 	mcpHandler = requireToken(mcpHandler)
 
-	ui, err := webui.New(webui.Options{StoreOf: StoreOf, StateOf: h.State,
+	ui, err := webui.New(webui.Options{SpecOf: SpecOf, StateOf: h.State,
 		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger, BaseURL: h.BaseURL,
 		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects, Tokens: h.Tokens, Notes: d.Notes, Limiter: lim})
 	if err != nil {
@@ -252,6 +253,16 @@ func StoreOf(ctx context.Context) *db.DB {
 		return nil
 	}
 	return g.deps.Store
+}
+
+// SpecOf is the specification use cases of the generation that answers a
+// request (StoreOf's index): what the page runs, the tools' own calls.
+func SpecOf(ctx context.Context) *spec.Service {
+	g, _ := ctx.Value(generationKey{}).(*generation)
+	if g == nil {
+		return nil
+	}
+	return g.deps.Spec
 }
 
 func cmpOr[T comparable](v, def T) T {

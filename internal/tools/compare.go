@@ -61,10 +61,9 @@ func compareTool() Tool {
 }
 
 func (st *specTools) compare(ctx context.Context, in CompareIn) (CompareOut, error) {
-	res, err := search.Compare(ctx, st.store, search.CompareRequest{
+	res, err := st.svc.Compare(ctx, search.CompareRequest{
 		Concept: in.Concept, Also: in.Also, Languages: in.Languages, PerDoc: in.PerLanguage,
-		Snippet:  snippet.Options{Chars: compareSnippetChars, Windows: 1, Mark: snippet.Markdown},
-		Semantic: st.semantic, Stems: st.stems, Notes: st.d.noteSet(),
+		Snippet: snippet.Options{Chars: compareSnippetChars, Windows: 1, Mark: snippet.Markdown},
 	})
 	if err != nil {
 		return CompareOut{}, err
@@ -101,6 +100,6 @@ func renderCompare(out CompareOut) string {
 			b.WriteString("\n   " + h.text + "\n")
 		}
 	}
-	renderNotes(&b, out.Context, true)
+	contextnote.WriteText(&b, out.Context, true)
 	return b.String()
 }

@@ -145,30 +145,6 @@ func renderSearch(out SearchSpecOut) string {
 	if len(out.Channels) > 0 {
 		fmt.Fprintf(&b, "channels: %s\n", strings.Join(out.Channels, ","))
 	}
-	renderNotes(&b, out.Context, true)
+	contextnote.WriteText(&b, out.Context, true)
 	return b.String()
-}
-
-// renderNotes writes the user's context notes after an answer, each once;
-// withHits names the results each covers. They are marked as the user's
-// notes: text to weigh, never instructions.
-func renderNotes(b *strings.Builder, notes []contextnote.Covered, withHits bool) {
-	if len(notes) == 0 {
-		return
-	}
-	b.WriteString("\nContext notes (the user's, on what the results come from):\n")
-	for _, n := range notes {
-		fmt.Fprintf(b, "- %s", n.Target)
-		if withHits {
-			hits := make([]string, len(n.Hits))
-			for i, h := range n.Hits {
-				hits[i] = strconv.Itoa(h)
-			}
-			fmt.Fprintf(b, " (results %s)", strings.Join(hits, ","))
-		}
-		if n.Aside {
-			b.WriteString(" [aside]")
-		}
-		b.WriteString(": " + strings.ReplaceAll(n.Text, "\n", " ") + "\n")
-	}
 }

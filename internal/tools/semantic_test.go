@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/langspec/langspec/internal/embed"
+	"github.com/langspec/langspec/internal/spec"
 )
 
 // TestSearchSpecSemantic: search_spec with the semantic channel names it
@@ -38,7 +39,7 @@ func TestSearchSpecSemantic(t *testing.T) {
 	if _, err := embed.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := connectDeps(t, Deps{Store: store, Semantic: embed.NewChannel(client)})
+	cs, _ := connectDeps(t, Deps{Store: store, Spec: spec.New(spec.Options{Store: store, Semantic: embed.NewChannel(client)})})
 	call := func(query string) (string, SearchSpecOut) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_spec", Arguments: map[string]any{"query": query, "verbose": true}})

@@ -172,7 +172,7 @@ func TestDiffGoHistory(t *testing.T) {
 			}
 		}
 		if !dated {
-			t.Errorf("since %s: %s is not dated %s\n%s", c.Section, c.What, c.To, RenderSince(sa))
+			t.Errorf("since %s: %s is not dated %s\n%s", c.Section, c.What, c.To, specdiff.SinceText(sa))
 		}
 	}
 }

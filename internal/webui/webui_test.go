@@ -15,6 +15,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
 )
 
@@ -64,10 +65,13 @@ func newTestUIWith(t *testing.T, set func(*Options)) (srv *httptest.Server, stor
 	plain, h2 := teamauth.NewToken()
 	store.CreateToken(ctx, "ops", h1, nil, true, time.Now())
 	store.CreateToken(ctx, "alice", h2, nil, false, time.Now())
-	o := Options{StoreOf: func(context.Context) *db.DB { return index }, StateOf: teamauth.Fixed(store.state), Verifier: teamauth.Verifier(teamauth.Fixed(store.state))}
+	o := Options{StateOf: teamauth.Fixed(store.state), Verifier: teamauth.Verifier(teamauth.Fixed(store.state))}
 	if set != nil {
 		set(&o)
 	}
+	// The page's calls over the index, with the notes a test gave it.
+	svc := spec.New(spec.Options{Store: index, Notes: o.Notes})
+	o.SpecOf = func(context.Context) *spec.Service { return svc }
 	u, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -273,7 +277,8 @@ func TestPageSessionsCappedAndSwept(t *testing.T) {
 	state.CreateToken(ctx, "flood", h1, nil, false, time.Now())
 	state.CreateToken(ctx, "other", h2, nil, false, time.Now())
 	now := time.Now()
-	u, err := New(Options{StoreOf: func(context.Context) *db.DB { return index }, StateOf: teamauth.Fixed(state), Verifier: teamauth.Verifier(teamauth.Fixed(state)),
+	svc := spec.New(spec.Options{Store: index})
+	u, err := New(Options{SpecOf: func(context.Context) *spec.Service { return svc }, StateOf: teamauth.Fixed(state), Verifier: teamauth.Verifier(teamauth.Fixed(state)),
 		SessionsPerSubject: 3, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)

@@ -208,16 +208,8 @@ type Finder struct {
 	tracesOnce sync.Once
 }
 
-// NoteSet is the context notes in force now; a notes file that cannot be
-// read is logged, and the search runs without notes.
-func (f *Finder) NoteSet() *contextnote.Set {
-	set, err := f.Notes.Set()
-	if err != nil {
-		f.log().Warn("context notes not read; searching without them", "err", err)
-		return nil
-	}
-	return set
-}
+// NoteSet is the context notes in force now (contextnote.Source.Current).
+func (f *Finder) NoteSet() *contextnote.Set { return f.Notes.Current(f.log()) }
 
 // traces is f.Traces, made on first use when the caller gave none.
 func (f *Finder) traces() *Traces {
