@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/langspec/langspec/internal/catalog/upstream/upstreamtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/langspec/langspec/internal/catalog/upstream/upstreamtest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )

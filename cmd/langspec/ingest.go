@@ -103,7 +103,7 @@ where it would be read from. For python, --from may name a whole Sphinx build
 	fl.BoolVar(&opts.isDefault, "default", false, "search this version when none is named, even a pre-release (a nightly is never the default unasked)")
 	fl.StringVar(&opts.maxMemory, "max-memory", defaultIngestMemory,
 		"the memory the ingest may take, such as 512MiB or 2GiB: the heap is kept under three quarters of it, SQLite gathers a big document's index in a quarter, and its texts and postings wait in files beside the database")
-	cmd.AddCommand(newCmdIngestManuals(f, nil))
+	cmd.AddCommand(newCmdIngestManuals(f))
 	return cmd
 }
 

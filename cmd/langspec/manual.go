@@ -8,9 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 // manualBase is what every manual subcommand shares: the factory and the
@@ -21,7 +18,7 @@ type manualBase struct {
 }
 
 // newCmdManual is "manual": the manual tools from the terminal. Each
-// subcommand calls what its MCP tool calls (tools.ManualCalls).
+// subcommand calls what its MCP tool calls (find.Service, through app).
 func newCmdManual(f *factory) *cobra.Command {
 	base := &manualBase{f: f}
 	cmd := asGroup(&cobra.Command{
@@ -47,45 +44,23 @@ lines: pass the node id to 'manual read --node'.`,
 	})
 	base.ws.addManualFlagsTo(cmd, f, true)
 	cmd.AddCommand(
-		newCmdManualList(base, nil),
-		newCmdManualLs(base, nil),
-		newCmdManualToc(base, nil),
+		newCmdManualList(base),
+		newCmdManualLs(base),
+		newCmdManualToc(base),
 		newCmdManualRead(base, nil),
-		newCmdManualFind(base, nil),
+		newCmdManualFind(base),
 	)
 	return cmd
 }
 
-// open resolves the manuals folder, refuses one that is not there, and
-// returns the app (to close) and the manual tools' calls; withFinder binds
-// manual_find's finder too, which opens the database.
-func (b *manualBase) open(ctx context.Context, withFinder bool) (*app.App, tools.ManualCalls, string, error) {
-	ws, err := b.ws.Resolve(false) // no statistics: the terminal is not a model to tune for
+// app is the app over the manuals folder the flags name. No statistics:
+// the terminal is not a model to tune for.
+func (b *manualBase) app() (*app.App, error) {
+	ws, err := b.ws.Resolve(false)
 	if err != nil {
-		return nil, tools.ManualCalls{}, "", err
+		return nil, err
 	}
-	if err := checkManualsRoot(ws.Manuals); err != nil {
-		return nil, tools.ManualCalls{}, "", err
-	}
-	a, err := b.f.newApp(ws, nil)
-	if err != nil {
-		return nil, tools.ManualCalls{}, "", err
-	}
-	lib, err := a.Manuals()
-	if err != nil {
-		a.Close()
-		return nil, tools.ManualCalls{}, "", err
-	}
-	calls := tools.NewManualCalls(lib, nil)
-	if withFinder {
-		finder, err := a.Finder(ctx)
-		if err != nil {
-			a.Close()
-			return nil, tools.ManualCalls{}, "", err
-		}
-		calls = tools.NewManualCalls(lib, finder)
-	}
-	return a, calls, ws.Manuals, nil
+	return b.f.newApp(ws, nil)
 }
 
 type manualListOptions struct {
@@ -93,16 +68,13 @@ type manualListOptions struct {
 	jsonOut bool
 }
 
-func newCmdManualList(base *manualBase, runF func(context.Context, *manualListOptions) error) *cobra.Command {
+func newCmdManualList(base *manualBase) *cobra.Command {
 	opts := &manualListOptions{manualBase: base}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the manual ids (manual_list)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runManualList(cmd.Context(), opts)
 		},
 	}
@@ -110,46 +82,26 @@ func newCmdManualList(base *manualBase, runF func(context.Context, *manualListOp
 	return cmd
 }
 
-// manualListing is `manual list --json`: manual_list's answer, with the
-// folder it lists and the other folders whose manuals the database holds
-// (a manual is its folder and its id: several projects' manuals live in
-// one database side by side).
-type manualListing struct {
-	Root       string           `json:"root"`
-	Manuals    []string         `json:"manuals"`
-	OtherRoots []db.IndexedRoot `json:"other_roots,omitempty"`
-}
-
 func runManualList(ctx context.Context, opts *manualListOptions) error {
-	a, calls, dir, err := opts.open(ctx, false)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	out, err := calls.List(ctx)
+	listing, err := a.ManualList(ctx)
 	if err != nil {
 		return err
-	}
-	listing := manualListing{Root: find.RootKey(dir), Manuals: out.Manuals}
-	roots, err := a.IndexedRoots(ctx)
-	if err != nil {
-		return err
-	}
-	for _, r := range roots {
-		if r.Root != listing.Root {
-			listing.OtherRoots = append(listing.OtherRoots, r)
-		}
 	}
 	if opts.jsonOut {
 		return writeJSON(opts.f.io.Out, listing)
 	}
-	if len(out.Manuals) == 0 {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: %s\n", noManuals(dir).Error())
+	if len(listing.Manuals) == 0 {
+		fmt.Fprintf(opts.f.io.ErrOut, "langspec: %s\n", a.NoManuals().Error())
 	}
-	for _, id := range out.Manuals {
+	for _, id := range listing.Manuals {
 		fmt.Fprintln(opts.f.io.Out, id)
 	}
-	if len(out.Manuals) > 0 {
+	if len(listing.Manuals) > 0 {
 		fmt.Fprintf(opts.f.io.ErrOut, "langspec: the manuals of %s\n", listing.Root)
 	}
 	for _, r := range listing.OtherRoots {
@@ -160,11 +112,11 @@ func runManualList(ctx context.Context, opts *manualListOptions) error {
 
 type manualLsOptions struct {
 	*manualBase
-	in      tools.ManualLsIn
-	jsonOut bool
+	manualID string
+	jsonOut  bool
 }
 
-func newCmdManualLs(base *manualBase, runF func(context.Context, *manualLsOptions) error) *cobra.Command {
+func newCmdManualLs(base *manualBase) *cobra.Command {
 	opts := &manualLsOptions{manualBase: base}
 	cmd := &cobra.Command{
 		Use:   "ls MANUAL_ID",
@@ -177,10 +129,7 @@ stderr.`,
   langspec manual ls kasai-hoken --json`,
 		Args: exactArgs(1, "one MANUAL_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.in.ManualID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
+			opts.manualID = args[0]
 			return runManualLs(cmd.Context(), opts)
 		},
 	}
@@ -189,12 +138,12 @@ stderr.`,
 }
 
 func runManualLs(ctx context.Context, opts *manualLsOptions) error {
-	a, calls, _, err := opts.open(ctx, false)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	out, err := calls.Ls(ctx, opts.in)
+	out, err := a.ManualLs(ctx, opts.manualID)
 	if err != nil {
 		return err
 	}
@@ -212,11 +161,11 @@ func runManualLs(ctx context.Context, opts *manualLsOptions) error {
 
 type manualTocOptions struct {
 	*manualBase
-	in      tools.ManualTocIn
-	jsonOut bool
+	manualID, path string
+	jsonOut        bool
 }
 
-func newCmdManualToc(base *manualBase, runF func(context.Context, *manualTocOptions) error) *cobra.Command {
+func newCmdManualToc(base *manualBase) *cobra.Command {
 	opts := &manualTocOptions{manualBase: base}
 	cmd := &cobra.Command{
 		Use:   "toc MANUAL_ID PATH",
@@ -229,10 +178,7 @@ subsections). A JSON file is one node, "file". Pass a node id to
   langspec manual toc kasai-hoken 約款/普通保険約款.md --json`,
 		Args: exactArgs(2, "MANUAL_ID and PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.in.ManualID, opts.in.Path = args[0], args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
+			opts.manualID, opts.path = args[0], args[1]
 			return runManualToc(cmd.Context(), opts)
 		},
 	}
@@ -241,12 +187,12 @@ subsections). A JSON file is one node, "file". Pass a node id to
 }
 
 func runManualToc(ctx context.Context, opts *manualTocOptions) error {
-	a, calls, _, err := opts.open(ctx, false)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	out, err := calls.Toc(ctx, opts.in)
+	out, err := a.ManualToc(ctx, opts.manualID, opts.path)
 	if err != nil {
 		return err
 	}
@@ -254,7 +200,7 @@ func runManualToc(ctx context.Context, opts *manualTocOptions) error {
 		return writeJSON(opts.f.io.Out, out)
 	}
 	w := opts.f.io.Out
-	fmt.Fprintf(w, "%s/%s\n", out.ManualID, opts.in.Path)
+	fmt.Fprintf(w, "%s/%s\n", out.ManualID, opts.path)
 	for _, n := range out.Nodes {
 		fmt.Fprintf(w, "%s%s  [%s, lines %d-%d]\n", strings.Repeat("  ", max(n.Level-1, 0)), n.Title, n.NodeID, n.LineStart, n.LineEnd)
 	}

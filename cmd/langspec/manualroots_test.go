@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/app"
 )
 
 // writeManual makes manual id under root with one file holding text.
@@ -44,10 +46,10 @@ func TestManualsKeyedByTheirRoot(t *testing.T) {
 			t.Fatalf("ingest manuals %s: %s", root, errOut)
 		}
 	}
-	list := func() manualListing {
+	list := func() app.ManualListing {
 		t.Helper()
 		code, out, errOut := run(t, env, "--db", dbPath, "manual", "list", "--manuals-root", alpha, "--json")
-		var l manualListing
+		var l app.ManualListing
 		if code != 0 || json.Unmarshal([]byte(out), &l) != nil {
 			t.Fatalf("manual list: %d %s %s", code, out, errOut)
 		}

@@ -12,9 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/langspec/langspec/internal/eval"
 	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // fixtureManuals is the repository's sample manuals folder.

@@ -20,7 +20,6 @@ import (
 
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 // cliCase is one run of langspec and what its output must hold.
@@ -184,26 +183,26 @@ func TestManualCommandsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lib.Close()
-	calls := tools.NewManualCalls(lib, nil)
+	calls := &find.Service{Lib: lib}
 	ctx := context.Background()
 
-	var read tools.ManualReadOut
+	var read find.ReadResult
 	jsonOf(t, &read, "manual", "read", "kasai-hoken", "約款/普通保険約款.md", "--node", "第２章-補償内容", "--max-chars", "300")
-	want, err := calls.Read(ctx, tools.ManualReadIn{ManualID: "kasai-hoken", Path: "約款/普通保険約款.md", Scope: "section", NodeID: "第２章-補償内容", MaxChars: 300})
+	want, err := calls.Read(ctx, find.ReadRequest{ManualID: "kasai-hoken", Path: "約款/普通保険約款.md", Scope: "section", NodeID: "第２章-補償内容", MaxChars: 300})
 	if err != nil || !reflect.DeepEqual(read, want) || len(read.Parts) != 1 || !read.Parts[0].Truncated {
 		t.Errorf("read JSON %+v\nmanual_read   %+v (%v)", read, want, err)
 	}
 
-	var toc tools.ManualTocOut
+	var toc find.Toc
 	jsonOf(t, &toc, "manual", "toc", "ops-en", "runbooks/db/failover.md")
-	wantToc, err := calls.Toc(ctx, tools.ManualTocIn{ManualID: "ops-en", Path: "runbooks/db/failover.md"})
+	wantToc, err := calls.Toc(ctx, "ops-en", "runbooks/db/failover.md")
 	if err != nil || !reflect.DeepEqual(toc, wantToc) || len(toc.Nodes) < 5 {
 		t.Errorf("toc JSON %+v\nmanual_toc   %+v (%v)", toc, wantToc, err)
 	}
 
-	var ls tools.ManualLsOut
+	var ls find.FileList
 	jsonOf(t, &ls, "manual", "ls", "kasai-hoken")
-	wantLs, err := calls.Ls(ctx, tools.ManualLsIn{ManualID: "kasai-hoken"})
+	wantLs, err := calls.Ls(ctx, "kasai-hoken")
 	if err != nil || !reflect.DeepEqual(ls, wantLs) {
 		t.Errorf("ls JSON %+v\nmanual_ls   %+v (%v)", ls, wantLs, err)
 	}
@@ -512,15 +511,15 @@ func TestServeStartupNamesTheDatabase(t *testing.T) {
 func TestNewCmdManualRead(t *testing.T) {
 	tests := []struct {
 		args []string
-		want tools.ManualReadIn
+		want find.ReadRequest
 	}{
-		{[]string{"m", "a.md"}, tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "file"}},
-		{[]string{"m", "a.md", "--node", "n"}, tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "section", NodeID: "n"}},
+		{[]string{"m", "a.md"}, find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "file"}},
+		{[]string{"m", "a.md", "--node", "n"}, find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "section", NodeID: "n"}},
 		{[]string{"m", "a.md", "--node", "n", "--node", "o", "--max-sections", "1"},
-			tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n", "o"}, MaxSections: 1}},
-		{[]string{"m", "a.md", "--node", "n", "--query", "lag"}, tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "snippet", NodeID: "n", Query: "lag"}},
+			find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n", "o"}, MaxSections: 1}},
+		{[]string{"m", "a.md", "--node", "n", "--query", "lag"}, find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "snippet", NodeID: "n", Query: "lag"}},
 		{[]string{"m", "a.md", "--node", "n", "--scope", "sections", "--max-chars", "9"},
-			tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n"}, MaxChars: 9}},
+			find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n"}, MaxChars: 9}},
 	}
 	for _, tt := range tests {
 		var got *manualReadOptions
@@ -529,8 +528,8 @@ func TestNewCmdManualRead(t *testing.T) {
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%v: %v", tt.args, err)
 		}
-		if !reflect.DeepEqual(got.in, tt.want) {
-			t.Errorf("%v: in = %+v, want %+v", tt.args, got.in, tt.want)
+		if !reflect.DeepEqual(got.req, tt.want) {
+			t.Errorf("%v: req = %+v, want %+v", tt.args, got.req, tt.want)
 		}
 	}
 }

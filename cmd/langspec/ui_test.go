@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
 	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 

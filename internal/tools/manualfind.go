@@ -56,9 +56,10 @@ type ManualFindOut struct {
 	snippets []string // by hit, for the text content
 }
 
-// findTools serves manual_find and manual_hits over one Finder.
+// findTools serves manual_find and manual_hits: find.Service's calls,
+// `langspec manual find`'s too.
 type findTools struct {
-	finder *find.Finder
+	svc *find.Service
 }
 
 func findToolset() []Tool {
@@ -97,8 +98,8 @@ func findToolset() []Tool {
 	})
 }
 
-// bindFind binds the manual tools to their dependencies.
-func bindFind(d *Deps) *findTools { return &findTools{finder: d.Finder} }
+// bindFind binds manual_find and manual_hits to the manual use cases.
+func bindFind(d *Deps) *findTools { return &findTools{svc: d.manuals()} }
 
 // findRequest is what manual_find asks the finder.
 func findRequest(in ManualFindIn) find.Request {
@@ -114,7 +115,7 @@ func findRequest(in ManualFindIn) find.Request {
 }
 
 func (ft *findTools) find(ctx context.Context, in ManualFindIn) (ManualFindOut, error) {
-	sum, err := ft.finder.Find(ctx, findRequest(in))
+	sum, err := ft.svc.Find(ctx, findRequest(in))
 	if err != nil {
 		return ManualFindOut{}, err
 	}
@@ -127,7 +128,7 @@ func (ft *findTools) find(ctx context.Context, in ManualFindIn) (ManualFindOut, 
 }
 
 func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (ManualHitsOut, error) {
-	page, err := ft.finder.Hits(ctx, find.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
+	page, err := ft.svc.Hits(ctx, find.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
 		return ManualHitsOut{}, err
 	}

@@ -69,6 +69,11 @@ func (d *Deps) Specs() *spec.Service {
 	return spec.New(spec.Options{Store: d.Store, Notes: d.Notes, Log: d.Logger})
 }
 
+// manuals is the manual use cases over d's library and finder.
+func (d *Deps) manuals() *find.Service {
+	return &find.Service{Lib: d.Manuals, Finder: d.Finder, Notes: d.Notes, Log: d.Logger}
+}
+
 func (d *Deps) logger() *slog.Logger {
 	if d.Logger == nil {
 		return slog.New(slog.DiscardHandler)
