@@ -9,17 +9,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/specdiff"
 )
 
 type diffOptions struct {
-	f       *factory
+	io      *ioStreams
+	app     func() (*app.App, error)
 	req     specdiff.Request
 	jsonOut bool
 }
 
-func newCmdDiff(f *factory, runF func(context.Context, *diffOptions) error) *cobra.Command {
-	opts := &diffOptions{f: f}
+func newCmdDiff(f *factory) *cobra.Command {
+	opts := &diffOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "diff LANGUAGE [--from VERSION] [--to VERSION]",
 		Short: "What changed in a specification between two stored versions",
@@ -63,9 +65,6 @@ dates the rules of a section over every stored version.`,
 				opts.req.Limit = 0
 			}
 			opts.req.SentencesInJSON = opts.jsonOut
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runDiff(cmd.Context(), opts)
 		},
 	}
@@ -83,18 +82,21 @@ dates the rules of a section over every stored version.`,
 }
 
 func runDiff(ctx context.Context, opts *diffOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	ans, err := a.Diff(ctx, opts.req)
 	if err != nil {
 		return err
 	}
-	out := opts.f.io.Out
+	out := opts.io.Out
 	if opts.jsonOut {
 		return writeJSON(out, ans)
 	}
 	for _, n := range ans.Notices {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: %s\n", n)
+		fmt.Fprintf(opts.io.ErrOut, "langspec: %s\n", n)
 	}
 	// The text is spec_diff's, so the terminal and a model read the same
 	// page; the hints name the flags instead of the tool's arguments.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"runtime/debug"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -15,12 +14,11 @@ import (
 
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/ingest"
 )
 
 type ingestOptions struct {
-	f         *factory
+	io        *ioStreams
+	app       func() (*app.App, error)
 	language  string
 	doc       string
 	from      string // file, folder or URL; "" tries local copies, then the network
@@ -36,8 +34,8 @@ type ingestOptions struct {
 	memorySet bool
 }
 
-func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) *cobra.Command {
-	opts := &ingestOptions{f: f}
+func newCmdIngest(f *factory) *cobra.Command {
+	opts := &ingestOptions{io: f.io, app: f.plainApp}
 	cmd := &cobra.Command{
 		Use:   "ingest LANGUAGE [--from PATH|URL]",
 		Short: "Read a specification into the database",
@@ -87,9 +85,6 @@ where it would be read from. For python, --from may name a whole Sphinx build
 			if cmd.Flags().Changed("version-label") && !versionLabel.MatchString(opts.version) {
 				return usageErrorf("--version-label %q: use 1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit (go1.21, 1.80.0)", opts.version)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runIngest(cmd.Context(), opts)
 		},
 	}
@@ -122,12 +117,6 @@ const defaultIngestMemory = "1GiB"
 // would run without pause on a document of any size.
 const minIngestMemory = 64 << 20
 
-// ingestGCPercent is the collector's GOGC during an ingest, unless GOGC is
-// set: the heap grows to 1.5 times what is live, not twice, so a small
-// document's peak stays small (an 80 MB document peaks at 210 MB, as under
-// the 160 MiB limit that was the default before --max-memory).
-const ingestGCPercent = 50
-
 // parseMemory reads a --max-memory size: bytes with a unit, decimal (MB,
 // GB) or binary (MiB, GiB).
 func parseMemory(s string) (int64, error) {
@@ -138,55 +127,20 @@ func parseMemory(s string) (int64, error) {
 	return int64(n), nil
 }
 
-// limitIngestMemory keeps the Go heap under three quarters of memory, the
-// rest being SQLite's and the runtime's own; GOMEMLIMIT and GOGC, when set,
-// win over the default (not over a --max-memory given on the command line).
-// The limit is soft: a document whose sections' ids, titles and paths
-// alone outgrow it still ingests, with the collector running more often.
-// restore puts back the settings before, for a caller that goes on after
-// the ingest (tests run the command in process).
-func limitIngestMemory(getenv func(string) string, memory int64, given bool) (restore func()) {
-	limit, percent := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
-	debug.SetGCPercent(percent) // SetGCPercent(-1) turned the collector off to read it
-	if given || getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memory / 4 * 3)
-	}
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(ingestGCPercent)
-	}
-	return func() {
-		debug.SetMemoryLimit(limit)
-		debug.SetGCPercent(percent)
-	}
-}
-
 func runIngest(ctx context.Context, opts *ingestOptions) error {
-	f := opts.f
-	defer limitIngestMemory(f.getenv, opts.memory, opts.memorySet)()
-	a, err := f.newApp(app.Workspace{}, nil)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	io := f.io
-	env := f.env(ctx)
-	if opts.toolchain != "" {
-		dir, err := ingest.RustupToolchain(opts.toolchain)
-		if err != nil {
-			return err
-		}
-		env.RustupToolchain = dir
-	}
-	ingestOpts := ingest.Options{
-		From:    opts.from,
-		Version: opts.version,
-		Env:     env,
-		Getter:  f.getter(),
-		Now:     f.now,
-		// A quarter of the memory for SQLite to gather a big document's
-		// full-text index in, which it takes twice over; by then the heap
-		// holds little (docs/performance.md).
-		IndexMemory: int(opts.memory / 4),
+	io := opts.io
+	req := app.IngestRequest{
+		Language:  opts.language,
+		Doc:       opts.doc,
+		From:      opts.from,
+		Version:   opts.version,
+		Toolchain: opts.toolchain,
+		MaxMemory: opts.memory, MaxMemoryGiven: opts.memorySet,
 	}
 	var bar *progressbar.ProgressBar
 	if io.errTTY && !opts.jsonOut {
@@ -196,9 +150,9 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 			progressbar.OptionShowCount(),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetRenderBlankState(true))
-		ingestOpts.Progress = func(string, bool) { bar.Add(1) }
+		req.Progress = func(string, bool) { bar.Add(1) }
 		var ebar *progressbar.ProgressBar
-		ingestOpts.SemanticProgress = func(done, total int) {
+		req.SemanticProgress = func(done, total int) {
 			if ebar == nil {
 				bar.Finish()
 				ebar = progressbar.NewOptions(total, progressbar.OptionSetWriter(io.ErrOut),
@@ -210,7 +164,7 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 			}
 		}
 	}
-	rep, err := a.Ingest(ctx, opts.language, opts.doc, ingestOpts)
+	rep, err := a.IngestSource(ctx, req)
 	if bar != nil {
 		bar.Finish() // clears the line before the summary is printed
 	}
@@ -222,14 +176,14 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 			return err
 		}
 	} else {
-		printReport(opts.f, rep)
+		printReport(io, rep)
 	}
 	if opts.isDefault && len(rep.Failed) == 0 {
 		if err := a.SetDefaultVersion(ctx, rep.Language, rep.Doc, rep.Version); err != nil {
 			return err
 		}
 		fmt.Fprintf(io.ErrOut, "langspec: %s/%s %s is now searched when no version is named\n", rep.Language, rep.Doc, rep.Version)
-	} else if db.IsPrerelease(rep.Version) && len(rep.Failed) == 0 {
+	} else if app.IsPrerelease(rep.Version) && len(rep.Failed) == 0 {
 		fmt.Fprintf(io.ErrOut, "langspec: %s is a pre-release: searched when named (--version %s); the newest release stays the default unless you ingest with --default\n", rep.Version, rep.Version)
 	}
 	if opts.keep > 0 && len(rep.Failed) == 0 {
@@ -237,7 +191,7 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 		if err != nil {
 			return err
 		}
-		printPruned(f, removed, opts.jsonOut)
+		printPruned(io, removed, opts.jsonOut)
 	}
 	if len(rep.Failed) > 0 {
 		return apperr.New(apperr.Unavailable, "run the ingest again later; pages already fetched come from the cache",
@@ -249,14 +203,14 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 
 // readFrom names where an ingest read from, for its report line.
 func readFrom(source string) string {
-	if ingest.BuiltIn(source) {
+	if app.BuiltIn(source) {
 		return "the copy built into langspec"
 	}
 	return source
 }
 
-func printReport(f *factory, rep ingest.Report) {
-	out := f.io.Out
+func printReport(io *ioStreams, rep app.IngestReport) {
+	out := io.Out
 	s, p := rep.Sections, rep.Pages
 	fmt.Fprintf(out, "%s/%s %s: %s, %d sections (%d added, %d changed, %d unchanged, %d removed)\n",
 		rep.Language, rep.Doc, rep.Version, rep.Status, s.Added+s.Changed+s.Unchanged, s.Added, s.Changed, s.Unchanged, s.Removed)
@@ -273,9 +227,9 @@ func printReport(f *factory, rep ingest.Report) {
 		}
 	}
 	for _, fp := range rep.Failed {
-		fmt.Fprintf(f.io.ErrOut, "langspec: failed page %s: %s\n", fp.Page, fp.Error)
+		fmt.Fprintf(io.ErrOut, "langspec: failed page %s: %s\n", fp.Page, fp.Error)
 	}
 	for _, n := range rep.Notices {
-		fmt.Fprintf(f.io.ErrOut, "langspec: %s\n", n)
+		fmt.Fprintf(io.ErrOut, "langspec: %s\n", n)
 	}
 }

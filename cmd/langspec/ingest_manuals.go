@@ -5,18 +5,22 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/langspec/langspec/internal/app"
 )
 
 type ingestManualsOptions struct {
-	f       *factory
+	io      *ioStreams
 	ws      workspaceFlags
+	app     func() (*app.App, error)
 	jsonOut bool
 }
 
 // newCmdIngestManuals is "ingest manuals": index (or re-index) the manuals
 // folder now, rather than on the next serve start or tool call.
 func newCmdIngestManuals(f *factory) *cobra.Command {
-	opts := &ingestManualsOptions{f: f}
+	opts := &ingestManualsOptions{io: f.io}
+	opts.app = f.appFor(&opts.ws)
 	cmd := &cobra.Command{
 		Use:   "manuals",
 		Short: "Index the manuals folder for manual find (and manual_find)",
@@ -47,12 +51,7 @@ index ahead of time.`,
 }
 
 func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
-	f := opts.f
-	ws, err := opts.ws.Resolve(false)
-	if err != nil {
-		return err
-	}
-	a, err := f.newApp(ws, nil)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
@@ -62,16 +61,16 @@ func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(f.io.Out, reports)
+		return writeJSON(opts.io.Out, reports)
 	}
 	for _, r := range reports {
-		fmt.Fprintf(f.io.Out, "%s: %d files, %d indexed, %d unchanged, %d removed", r.ManualID, r.Files, r.Indexed, r.Unchanged, r.Removed)
+		fmt.Fprintf(opts.io.Out, "%s: %d files, %d indexed, %d unchanged, %d removed", r.ManualID, r.Files, r.Indexed, r.Unchanged, r.Removed)
 		if len(r.Skipped) > 0 {
-			fmt.Fprintf(f.io.Out, ", %d skipped", len(r.Skipped))
+			fmt.Fprintf(opts.io.Out, ", %d skipped", len(r.Skipped))
 		}
-		fmt.Fprintln(f.io.Out)
+		fmt.Fprintln(opts.io.Out)
 		for _, s := range r.Skipped {
-			fmt.Fprintf(f.io.Out, "  skipped %s: %s\n", s.Path, s.Reason)
+			fmt.Fprintf(opts.io.Out, "  skipped %s: %s\n", s.Path, s.Reason)
 		}
 	}
 	return nil

@@ -10,17 +10,20 @@ import (
 	"github.com/langspec/langspec/internal/app"
 )
 
-// manualBase is what every manual subcommand shares: the factory and the
-// manuals folder, given once on the group (its flags are persistent).
+// manualBase is what every manual subcommand shares: the streams, the
+// manuals folder, given once on the group (its flags are persistent), and
+// the app over it.
 type manualBase struct {
-	f  *factory
-	ws workspaceFlags
+	io  *ioStreams
+	ws  workspaceFlags
+	app func() (*app.App, error)
 }
 
 // newCmdManual is "manual": the manual tools from the terminal. Each
 // subcommand calls what its MCP tool calls (find.Service, through app).
 func newCmdManual(f *factory) *cobra.Command {
-	base := &manualBase{f: f}
+	base := &manualBase{io: f.io}
+	base.app = f.appFor(&base.ws)
 	cmd := asGroup(&cobra.Command{
 		Use:   "manual",
 		Short: "Find and read in the manuals (what the manual_* MCP tools do)",
@@ -53,16 +56,6 @@ lines: pass the node id to 'manual read --node'.`,
 	return cmd
 }
 
-// app is the app over the manuals folder the flags name. No statistics:
-// the terminal is not a model to tune for.
-func (b *manualBase) app() (*app.App, error) {
-	ws, err := b.ws.Resolve(false)
-	if err != nil {
-		return nil, err
-	}
-	return b.f.newApp(ws, nil)
-}
-
 type manualListOptions struct {
 	*manualBase
 	jsonOut bool
@@ -93,19 +86,19 @@ func runManualList(ctx context.Context, opts *manualListOptions) error {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, listing)
+		return writeJSON(opts.io.Out, listing)
 	}
 	if len(listing.Manuals) == 0 {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: %s\n", a.NoManuals().Error())
+		fmt.Fprintf(opts.io.ErrOut, "langspec: %s\n", a.NoManuals().Error())
 	}
 	for _, id := range listing.Manuals {
-		fmt.Fprintln(opts.f.io.Out, id)
+		fmt.Fprintln(opts.io.Out, id)
 	}
 	if len(listing.Manuals) > 0 {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: the manuals of %s\n", listing.Root)
+		fmt.Fprintf(opts.io.ErrOut, "langspec: the manuals of %s\n", listing.Root)
 	}
 	for _, r := range listing.OtherRoots {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: the database also holds the manuals of %s: %s\n", r.Root, strings.Join(r.Manuals, ", "))
+		fmt.Fprintf(opts.io.ErrOut, "langspec: the database also holds the manuals of %s: %s\n", r.Root, strings.Join(r.Manuals, ", "))
 	}
 	return nil
 }
@@ -148,13 +141,13 @@ func runManualLs(ctx context.Context, opts *manualLsOptions) error {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.io.Out, out)
 	}
 	for _, w := range out.Warnings {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: warning: %s\n", w)
+		fmt.Fprintf(opts.io.ErrOut, "langspec: warning: %s\n", w)
 	}
 	for _, p := range out.Files {
-		fmt.Fprintln(opts.f.io.Out, p)
+		fmt.Fprintln(opts.io.Out, p)
 	}
 	return nil
 }
@@ -197,9 +190,9 @@ func runManualToc(ctx context.Context, opts *manualTocOptions) error {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.io.Out, out)
 	}
-	w := opts.f.io.Out
+	w := opts.io.Out
 	fmt.Fprintf(w, "%s/%s\n", out.ManualID, opts.path)
 	for _, n := range out.Nodes {
 		fmt.Fprintf(w, "%s%s  [%s, lines %d-%d]\n", strings.Repeat("  ", max(n.Level-1, 0)), n.Title, n.NodeID, n.LineStart, n.LineEnd)

@@ -72,7 +72,7 @@ func runManualFind(ctx context.Context, opts *manualFindOptions) error {
 	if err != nil {
 		return err
 	}
-	io := opts.f.io
+	io := opts.io
 	if opts.jsonOut {
 		return writeJSON(io.Out, found)
 	}

@@ -114,9 +114,9 @@ func runManualRead(ctx context.Context, opts *manualReadOptions) error {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.io.Out, out)
 	}
-	w := opts.f.io.Out
+	w := opts.io.Out
 	for i, p := range out.Parts {
 		if i > 0 {
 			fmt.Fprintln(w)

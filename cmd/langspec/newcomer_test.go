@@ -523,7 +523,7 @@ func TestNewCmdManualRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var got *manualReadOptions
-		cmd := newCmdManualRead(&manualBase{f: &factory{}}, func(_ context.Context, o *manualReadOptions) error { got = o; return nil })
+		cmd := newCmdManualRead(&manualBase{}, func(_ context.Context, o *manualReadOptions) error { got = o; return nil })
 		cmd.SetArgs(tt.args)
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%v: %v", tt.args, err)

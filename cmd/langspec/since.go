@@ -6,17 +6,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/specdiff"
 )
 
 type sinceOptions struct {
-	f       *factory
+	io      *ioStreams
+	app     func() (*app.App, error)
 	req     specdiff.SinceRequest
 	jsonOut bool
 }
 
-func newCmdSince(f *factory, runF func(context.Context, *sinceOptions) error) *cobra.Command {
-	opts := &sinceOptions{f: f}
+func newCmdSince(f *factory) *cobra.Command {
+	opts := &sinceOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "since LANGUAGE (--section ID | --query WORDS)",
 		Short: "When each rule of a section came into a specification",
@@ -36,9 +38,6 @@ counted as unchanged since then.`,
 			if (opts.req.SectionID == "") == (opts.req.Query == "") {
 				return usageErrorf("give --section for one section or --query for the sections about a topic (one of the two)")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runSince(cmd.Context(), opts)
 		},
 	}
@@ -51,14 +50,17 @@ counted as unchanged since then.`,
 }
 
 func runSince(ctx context.Context, opts *sinceOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	ans, err := a.Since(ctx, opts.req)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, ans)
+		return writeJSON(opts.io.Out, ans)
 	}
 	// spec_diff's since text, with the flag in the hint.
 	text := specdiff.SinceText(ans)
@@ -66,6 +68,6 @@ func runSince(ctx context.Context, opts *sinceOptions) error {
 		sub := moreSentencesRE.FindStringSubmatch(m)
 		return fmt.Sprintf("(%s more: langspec since %s --section %s)", sub[1], shellQuote(ans.Language), shellQuote(sub[2]))
 	})
-	fmt.Fprint(opts.f.io.Out, text)
+	fmt.Fprint(opts.io.Out, text)
 	return nil
 }

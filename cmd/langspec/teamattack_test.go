@@ -33,6 +33,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/app"
 )
 
 // mcpPost sends one JSON-RPC body to s's /mcp as a client would, with
@@ -391,7 +393,7 @@ func TestTeamAttackShutdownWithAStreamOpen(t *testing.T) {
 	// The bound is the behaviour, not a benchmark: well under the 10 s
 	// grace the server used to wait out, with room for a loaded machine
 	// under the race detector (BenchmarkTeamServerShutdown measures).
-	if hung || exit != nil || took > shutdownGrace/2 {
+	if hung || exit != nil || took > app.ShutdownGrace/2 {
 		t.Errorf("SIGTERM with a stream open: exit %v after %s (hung %v); stderr:\n%s", exit, took, hung, s.stderr)
 	}
 	t.Logf("SIGTERM to exit with a stream open: %s", took)
@@ -459,7 +461,7 @@ func TestTeamAttackShutdownMidUpstreamCall(t *testing.T) {
 	}()
 	time.Sleep(time.Second) // the call reaches the upstream
 	exit, took, hung := s.stop(syscall.SIGTERM)
-	if hung || exit != nil || took > shutdownGrace/2 {
+	if hung || exit != nil || took > app.ShutdownGrace/2 {
 		t.Errorf("SIGTERM mid-call: exit %v after %s (hung %v); stderr:\n%s", exit, took, hung, s.stderr)
 	}
 	select {

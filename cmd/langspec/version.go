@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -116,12 +115,12 @@ func (v versionInfo) String() string {
 }
 
 type versionOptions struct {
-	f       *factory
+	io      *ioStreams
 	jsonOut bool
 }
 
-func newCmdVersion(f *factory, runF func(context.Context, *versionOptions) error) *cobra.Command {
-	opts := &versionOptions{f: f}
+func newCmdVersion(f *factory) *cobra.Command {
+	opts := &versionOptions{io: f.io}
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print langspec's version and the revision it was built from",
@@ -135,9 +134,6 @@ the module version, a build in a clone from the checkout. 'langspec
   langspec version --json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runVersion(opts)
 		},
 	}
@@ -148,8 +144,8 @@ the module version, a build in a clone from the checkout. 'langspec
 func runVersion(opts *versionOptions) error {
 	v := readVersion()
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, v)
+		return writeJSON(opts.io.Out, v)
 	}
-	_, err := fmt.Fprintln(opts.f.io.Out, v)
+	_, err := fmt.Fprintln(opts.io.Out, v)
 	return err
 }

@@ -9,19 +9,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/ingest"
 )
 
 type versionsOptions struct {
-	f        *factory
+	io       *ioStreams
+	app      func() (*app.App, error)
 	language string
 	doc      string
 	keep     int
 	jsonOut  bool
 }
 
-func newCmdVersions(f *factory, runF func(context.Context, *versionsOptions) error) *cobra.Command {
-	opts := &versionsOptions{f: f}
+func newCmdVersions(f *factory) *cobra.Command {
+	opts := &versionsOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:     "versions [LANGUAGE]",
 		Aliases: []string{"list"},
@@ -45,9 +45,6 @@ not be read, which is never searched by default.`,
 				}
 				opts.language = args[0]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runVersions(cmd.Context(), opts)
 		},
 	}
@@ -57,7 +54,10 @@ not be read, which is never searched by default.`,
 }
 
 func runVersions(ctx context.Context, opts *versionsOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	vs, err := a.Versions(ctx, opts.language)
 	if err != nil {
@@ -67,13 +67,13 @@ func runVersions(ctx context.Context, opts *versionsOptions) error {
 		if vs == nil { // nothing stored at all: print [], not null
 			vs = []app.Version{}
 		}
-		return writeJSON(opts.f.io.Out, vs)
+		return writeJSON(opts.io.Out, vs)
 	}
-	return printVersions(opts.f, vs)
+	return printVersions(opts.io, vs)
 }
 
-func printVersions(f *factory, vs []app.Version) error {
-	tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
+func printVersions(io *ioStreams, vs []app.Version) error {
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LANGUAGE\tDOC\tVERSION\tSECTIONS\tFETCHED\tSOURCE")
 	for _, v := range vs {
 		ver := v.Version
@@ -95,14 +95,14 @@ func printVersions(f *factory, vs []app.Version) error {
 // the copy compiled into langspec (its sections still cite the canonical
 // URL), else the URL or file.
 func sourceLabel(sourceURL string) string {
-	if ingest.BuiltIn(sourceURL) {
+	if app.BuiltIn(sourceURL) {
 		return "built in"
 	}
 	return sourceURL
 }
 
-func newCmdPrune(f *factory, runF func(context.Context, *versionsOptions) error) *cobra.Command {
-	opts := &versionsOptions{f: f}
+func newCmdPrune(f *factory) *cobra.Command {
+	opts := &versionsOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "prune LANGUAGE --keep N",
 		Short: "Remove old versions, keeping the newest N of each document",
@@ -115,9 +115,6 @@ LANGUAGE, and every incomplete version. The latest version is never removed.`,
 			if opts.keep < 1 {
 				return usageErrorf("--keep %d: keep at least 1 version", opts.keep)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runPrune(cmd.Context(), opts)
 		},
 	}
@@ -128,28 +125,31 @@ LANGUAGE, and every incomplete version. The latest version is never removed.`,
 }
 
 func runPrune(ctx context.Context, opts *versionsOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	removed, err := a.Prune(ctx, opts.language, opts.doc, opts.keep)
 	if err != nil {
 		return err
 	}
-	printPruned(opts.f, removed, opts.jsonOut)
+	printPruned(opts.io, removed, opts.jsonOut)
 	return nil
 }
 
-func printPruned(f *factory, removed []app.Version, jsonOut bool) {
+func printPruned(io *ioStreams, removed []app.Version, jsonOut bool) {
 	if jsonOut {
 		if removed == nil {
 			removed = []app.Version{}
 		}
-		writeJSON(f.io.Out, map[string]any{"removed": removed})
+		writeJSON(io.Out, map[string]any{"removed": removed})
 		return
 	}
 	if len(removed) == 0 {
-		fmt.Fprintln(f.io.Out, "pruned nothing")
+		fmt.Fprintln(io.Out, "pruned nothing")
 	}
 	for _, v := range removed {
-		fmt.Fprintf(f.io.Out, "removed %s/%s %s (%d sections)\n", v.Language, v.Doc, v.Version, v.SectionCount)
+		fmt.Fprintf(io.Out, "removed %s/%s %s (%d sections)\n", v.Language, v.Doc, v.Version, v.SectionCount)
 	}
 }

@@ -9,7 +9,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -20,8 +19,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"golang.org/x/oauth2"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog/upstream"
@@ -34,7 +31,6 @@ import (
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/search"
-	"github.com/langspec/langspec/internal/secrets"
 	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
@@ -50,8 +46,11 @@ type Options struct {
 	DBNamedBy string
 	Workspace Workspace
 	Config    config.Config
-	Logger    *slog.Logger     // nil discards
-	Now       func() time.Time // nil: time.Now
+	// ConfigFile is where Config was read from, for the hints that send
+	// a person there (ConfigFile); "" when none was.
+	ConfigFile string
+	Logger     *slog.Logger     // nil discards
+	Now        func() time.Time // nil: time.Now
 	// Stderr and Getenv are handed to upstream servers (their stderr,
 	// prefixed with their name; ${VAR} expansion and their environment).
 	Stderr  io.Writer
@@ -62,10 +61,13 @@ type Options struct {
 	// load: created says the database file did not exist before this run.
 	// nil tells no one.
 	Seeding func(dbPath string, created bool)
-	// Env finds the local toolchains, for the hint that names a local copy
-	// of a language that is not stored (ingest.NotStored); nil looks only
-	// where no toolchain is needed.
+	// Env finds the local toolchains: where an ingest reads a local copy
+	// first, and the hint that names one for a language not stored
+	// (ingest.Known); nil: ingest.DetectEnv.
 	Env func(context.Context) ingest.Env
+	// Getter fetches what an ingest reads from the network; nil: the
+	// fetcher with its HTTP cache (NetworkGetter).
+	Getter ingest.Getter
 	// StatePath is the state file (tokens, secrets: db.State); "" is
 	// DefaultStatePath.
 	StatePath string
@@ -101,6 +103,14 @@ type App struct {
 	created bool // Store made the database file
 }
 
+// getenv is Getenv, or the process's environment.
+func (o Options) getenv() func(string) string {
+	if o.Getenv == nil {
+		return os.Getenv
+	}
+	return o.Getenv
+}
+
 // New returns an App that opens nothing yet.
 func New(opts Options) *App {
 	if opts.Logger == nil {
@@ -111,9 +121,6 @@ func New(opts Options) *App {
 	}
 	return &App{opts: opts, log: opts.Logger}
 }
-
-// Notes are the context notes the app was given; nil: none.
-func (a *App) Notes() *contextnote.Source { return a.opts.Notes }
 
 // Config is the configuration the app was built with.
 func (a *App) Config() config.Config { return a.opts.Config }
@@ -190,11 +197,7 @@ func (a *App) State(ctx context.Context) (*db.State, error) {
 	}
 	path := a.opts.StatePath
 	if path == "" {
-		getenv := a.opts.Getenv
-		if getenv == nil {
-			getenv = os.Getenv
-		}
-		path = DefaultStatePath(getenv)
+		path = DefaultStatePath(a.opts.getenv())
 	}
 	if path == "" {
 		return nil, apperr.New(apperr.InvalidArgument, "pass --state PATH, or set LANGSPEC_STATE, XDG_STATE_HOME or HOME",
@@ -374,106 +377,6 @@ func (a *App) Semantic() search.Semantic {
 		return nil // not a typed nil in the interface
 	}
 	return a.semantic
-}
-
-// secretLookup reads ${secret:NAME} from the store's secrets
-// (internal/secrets) for the upstream manager; the key is loaded on the
-// first lookup, and a store without a key has no secrets.
-func (a *App) secretLookup() func(name, subject string) (string, bool, error) {
-	var once sync.Once
-	var store *secrets.Store
-	var loadErr error
-	return func(name, subject string) (string, bool, error) {
-		ctx := context.Background()
-		once.Do(func() {
-			getenv := a.opts.Getenv
-			if getenv == nil {
-				getenv = os.Getenv
-			}
-			key, err := secrets.LoadKey(getenv, secrets.DefaultKeyFile(getenv), false)
-			if apperr.CodeOf(err) == apperr.NotFound {
-				return // no key: nothing was ever stored
-			}
-			if err != nil {
-				loadErr = err
-				return
-			}
-			st, err := a.State(ctx)
-			if err != nil {
-				loadErr = err
-				return
-			}
-			store = &secrets.Store{DB: st, Key: key}
-		})
-		if loadErr != nil || store == nil {
-			return "", false, loadErr
-		}
-		v, own, _, err := store.Lookup(ctx, name, subject)
-		return v, own, err
-	}
-}
-
-// oauthTokens keeps upstreams' OAuth tokens as secrets named
-// "oauth.<server>" (internal/secrets): encrypted like any other.
-type oauthTokens struct{ a *App }
-
-// OAuthTokenSecret is the secret an upstream's OAuth tokens are kept in.
-func OAuthTokenSecret(server string) string { return "oauth." + server }
-
-func (o oauthTokens) store(create bool) (*secrets.Store, error) {
-	getenv := o.a.opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	key, err := secrets.LoadKey(getenv, secrets.DefaultKeyFile(getenv), create)
-	if err != nil {
-		return nil, err
-	}
-	st, err := o.a.State(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	return &secrets.Store{DB: st, Key: key, Now: o.a.opts.Now}, nil
-}
-
-func (o oauthTokens) LoadToken(server, subject string) (*oauth2.Token, error) {
-	s, err := o.store(false)
-	if apperr.CodeOf(err) == apperr.NotFound {
-		return nil, nil // no key: nothing was ever stored
-	}
-	if err != nil {
-		return nil, err
-	}
-	v, own, ok, err := s.Lookup(context.Background(), OAuthTokenSecret(server), subject)
-	if err != nil || !ok || subject != "" && !own {
-		return nil, err
-	}
-	var t oauth2.Token
-	if err := json.Unmarshal([]byte(v), &t); err != nil {
-		return nil, apperr.New(apperr.Unavailable, "log in again with: langspec upstream login "+server, "the stored OAuth login of %q is unreadable", server)
-	}
-	return &t, nil
-}
-
-// DeleteToken forgets the tokens of server for subject (upstream logout).
-func (o oauthTokens) DeleteToken(server, subject string) error {
-	st, err := o.a.State(context.Background())
-	if err != nil {
-		return err
-	}
-	return st.DeleteSecret(context.Background(), OAuthTokenSecret(server), subject)
-}
-
-func (o oauthTokens) SaveToken(server, subject string, t *oauth2.Token) error {
-	s, err := o.store(true)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return err
-	}
-	return s.Set(context.Background(), OAuthTokenSecret(server), subject, b)
 }
 
 // Upstreams is a manager over the configuration's mcpServers, not started;

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
@@ -176,4 +177,29 @@ func (a *App) IngestManuals(ctx context.Context) ([]ManualsReport, error) {
 		return nil, a.NoManuals()
 	}
 	return reports, nil
+}
+
+// ManualsAround names the manuals a user may have meant to search when a
+// spec search found nothing: those the store has an index of (ingest
+// manuals, manual find, serve), else the folders of MANUALS_ROOT. None when
+// there are none, or on any error: it only adds a hint.
+func (a *App) ManualsAround(ctx context.Context) []string {
+	if ids, err := a.IndexedManuals(ctx); err == nil && len(ids) > 0 {
+		return ids
+	}
+	root := a.opts.getenv()("MANUALS_ROOT")
+	if root == "" {
+		return nil
+	}
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return nil
+	}
+	var ids []string
+	for _, e := range ents {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			ids = append(ids, e.Name())
+		}
+	}
+	return ids
 }

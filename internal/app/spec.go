@@ -50,7 +50,7 @@ func (a *App) Spec(ctx context.Context) (*spec.Service, error) {
 		return nil, err
 	}
 	a.spec = spec.New(spec.Options{Store: store, Semantic: a.Semantic(), Notes: a.opts.Notes, Log: a.log,
-		Known: ingest.Known{Sources: a.opts.Config.Sources, Env: a.opts.Env}})
+		Known: ingest.Known{Sources: a.opts.Config.Sources, Env: a.opts.env}})
 	return a.spec, nil
 }
 
@@ -242,7 +242,8 @@ type SourceStatus struct {
 
 // Sources lists every source that can be ingested (built-in and declared),
 // where it would be read from on this machine, and the version stored.
-func (a *App) Sources(ctx context.Context, env ingest.Env) ([]SourceStatus, error) {
+func (a *App) Sources(ctx context.Context) ([]SourceStatus, error) {
+	env := a.opts.env(ctx)
 	store, err := a.Store(ctx)
 	if err != nil {
 		return nil, err

@@ -37,6 +37,29 @@ var layers = [][]string{
 	{"cmd/langspec"},
 }
 
+// cmdMay is what cmd/langspec may import (its files that are not tests):
+// the rule that keeps it a thin front end that parses flags and prints.
+//
+//   - internal/app, which runs every use case over the parts it builds,
+//     and internal/apperr, whose codes decide exit codes;
+//   - the packages whose request and result types the commands fill and
+//     print, with their bounds and their renderings: search (a search, a
+//     section, a comparison), specdiff (a diff, since), plan, manual/find
+//     (a manual's list, files, toc, read, find and hits), contextnote (the
+//     notes an answer carries), text/snippet (how a snippet is marked),
+//     eval (gold runs, their reports and tables: its runs take the parts
+//     app builds, since app cannot import eval, whose tests build apps).
+//
+// Never the store (db), the index readers (ingest, rank), the wiring
+// (config, secrets, teamauth, catalog/..., tools, mcpserver, webui,
+// resources) or anything else: a type the commands print from such a
+// package is re-exported by app as an alias (app.Version, app.Token,
+// app.IngestReport, ...). docs/architecture.md states the same rule.
+var cmdMay = []string{
+	"internal/app", "internal/apperr",
+	"internal/search", "internal/specdiff", "internal/plan", "internal/manual/find", "internal/contextnote", "internal/text/snippet", "internal/eval",
+}
+
 // named are the packages the design card fixes by name and job.
 var named = []string{"internal/db", "internal/ingest", "internal/tools"}
 
@@ -131,6 +154,15 @@ func TestNamedPackagesStay(t *testing.T) {
 	for _, p := range []string{"cmd/langspec", "migrations", "fixtures"} {
 		if _, err := os.Stat(filepath.Join(root(t), p)); err != nil {
 			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+func TestCmdImportsOnlyTheAllowList(t *testing.T) {
+	for _, dep := range imports(t)["cmd/langspec"] {
+		if !slices.Contains(cmdMay, dep) {
+			t.Errorf("cmd/langspec imports %s: a command parses flags and prints, and reaches everything else through internal/app (cmdMay in %s)",
+				dep, "internal/layout/layout_test.go")
 		}
 	}
 }
