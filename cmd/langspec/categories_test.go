@@ -94,8 +94,9 @@ func textOf(r *mcp.CallToolResult) string {
 }
 
 // TestCategoriesWithServerEverything runs langspec with the real reference
-// server as an upstream, through the real binary and the SDK client: the
-// acceptance criteria of seed 000.
+// server as an upstream, through the real binary and the SDK client:
+// categories mode end to end (the meta tools listed in place of every tool,
+// a category's tools loaded with their schemas when asked for, then called).
 func TestCategoriesWithServerEverything(t *testing.T) {
 	command, args := everythingCommand(t)
 	cs, stderr := serveWith(t, writeCategoriesConfig(t, command, args))

@@ -35,7 +35,8 @@ type Config struct {
 	Schema  string              `json:"$schema,omitempty" jsonschema:"URL or path of the JSON Schema (langspec config schema), for editors"`
 	Sources []ingest.SourceSpec `json:"sources,omitempty" jsonschema:"documents to ingest; an entry with the language and doc of a built-in source replaces it"`
 	// MCPServers, Categories and ToolMask configure serve's categories mode
-	// (seed 000, seed 004's tool masks).
+	// (internal/catalog) and the mask that hides tools from listing and
+	// execution alike.
 	MCPServers map[string]upstream.ServerConfig `json:"mcpServers,omitempty" jsonschema:"upstream MCP servers whose tools langspec serves through categories; ${VAR} in args, env, url and headers is expanded from the environment"`
 	Categories map[string]catalog.Config        `json:"categories,omitempty" jsonschema:"categories of tools: each names a server (an mcpServers entry, or langspec) and selects some of its tools"`
 	ToolMask   catalog.Mask                     `json:"toolMask,omitzero" jsonschema:"tools hidden from listing and execution, as category/tool globs"`

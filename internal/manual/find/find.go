@@ -22,7 +22,9 @@ import (
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
-// Budgets (seed 002 §6.1).
+// Budgets of one manual_find: a search stops at its time budget or its
+// candidate cap and reports what it left unscanned, so a call's cost is
+// bounded and nothing is dropped in silence.
 const (
 	DefaultTimeMS        = 60_000
 	MaxTimeMS            = 600_000

@@ -393,7 +393,7 @@ func (s *search) exceptionNodes() bitset {
 	return s.excNodes
 }
 
-// stage4Reasons is the oversight check of stage 3.5 (seed 002 §6.1): too
+// stage4Reasons is the oversight check of stage 3.5, before the widening: too
 // few candidates, candidates piled in one file, or an exceptions question
 // with no exception found.
 func (s *search) stage4Reasons() []string {
