@@ -376,15 +376,16 @@ func capped(text, name, readOn string) (string, string) {
 }
 
 // rpcError turns a read's error into the JSON-RPC error the client gets:
-// not found is the SDK's resource-not-found code with the message and hint
-// that say what exists, a bad URI or path is invalid params, and anything
-// else is reported without internals (tools.UserError logs it in full).
+// not found is invalid params, the code MCP gives a resource not found
+// (SEP-2164), with the message and hint that say what exists; so is a bad
+// URI or path; anything else is reported without internals
+// (tools.UserError logs it in full).
 func (r *reader) rpcError(ctx context.Context, uri string, err error) error {
 	err = tools.UserError(ctx, r.log, "resources/read", err)
 	data, _ := json.Marshal(map[string]string{"uri": uri})
 	switch apperr.CodeOf(err) {
 	case apperr.NotFound:
-		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: err.Error(), Data: data}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error(), Data: data}
 	case apperr.Internal, apperr.Unavailable, apperr.CorruptDatabase:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error(), Data: data}
 	}

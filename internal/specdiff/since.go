@@ -82,7 +82,6 @@ type SinceRule struct {
 // lineage is what is known of one sentence of one section.
 type lineage struct {
 	since, changed, class, url, moved string
-	order                             int // for the removed ones: when they went
 }
 
 // sectionLine is the history of one section as the walk goes.
