@@ -25,12 +25,12 @@ import (
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/semantic"
 	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
@@ -98,7 +98,7 @@ type App struct {
 	spec *spec.Service
 
 	semanticOnce sync.Once
-	semantic     *embed.Channel
+	semantic     *semantic.Channel
 
 	created bool // Store made the database file
 }
@@ -371,7 +371,7 @@ func (a *App) Semantic() search.Semantic {
 			a.log.Warn("semantic channel off", "err", err)
 			return
 		}
-		a.semantic = embed.NewChannel(c)
+		a.semantic = semantic.NewChannel(c)
 	})
 	if a.semantic == nil {
 		return nil // not a typed nil in the interface

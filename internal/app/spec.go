@@ -9,12 +9,12 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/ingest/fetch"
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/semantic"
 	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/specdiff"
 )
@@ -202,7 +202,7 @@ func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report, progre
 		return sr
 	}
 	sr.Model = c.Model()
-	er, err := embed.EmbedSnapshot(ctx, store, c, rep.Language, rep.Doc, rep.Version, progress)
+	er, err := semantic.EmbedSnapshot(ctx, store, c, rep.Language, rep.Doc, rep.Version, progress)
 	sr.Sections, sr.Embedded, sr.Cached = er.Sections, er.Embedded, er.Cached
 	if err != nil {
 		sr.Off = err.Error()
@@ -214,7 +214,7 @@ func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report, progre
 // Embedder is the client of the configured embeddings endpoint, its
 // api_key's ${VAR} read from the environment. Errors: invalid_argument
 // when nothing is configured or the variable is not set.
-func (a *App) Embedder() (*embed.Client, error) {
+func (a *App) Embedder() (*semantic.Client, error) {
 	e := a.opts.Config.Embeddings
 	if e == nil {
 		return nil, apperr.New(apperr.InvalidArgument, "add \"embeddings\" to langspec.json", "no embeddings endpoint is configured")
@@ -230,7 +230,7 @@ func (a *App) Embedder() (*embed.Client, error) {
 			return nil, apperr.New(apperr.InvalidArgument, "export "+name, "embeddings.api_key names %s, which is not set", name)
 		}
 	}
-	return embed.New(embed.Options{URL: e.URL, Model: e.Model, APIKey: key, Dimensions: e.Dimensions, Batch: e.Batch}), nil
+	return semantic.New(semantic.Options{URL: e.URL, Model: e.Model, APIKey: key, Dimensions: e.Dimensions, Batch: e.Batch}), nil
 }
 
 // SourceStatus is a source as the sources command shows it.

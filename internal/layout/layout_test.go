@@ -24,7 +24,7 @@ var layers = [][]string{
 	{"internal/db"},
 	{"internal/ingest/fetch", "internal/ingest/manualfile", "internal/rank"},
 	{"internal/ingest"},
-	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream", "internal/catalog/upstream/upstreamtest", "internal/embed"},
+	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream", "internal/catalog/upstream/upstreamtest", "internal/semantic"},
 	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog", "internal/specdiff"},
 	{"internal/manual/find", "internal/teamauth", "internal/secrets", "internal/spec"},
 	{"internal/eval", "internal/config"},

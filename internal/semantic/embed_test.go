@@ -1,4 +1,4 @@
-package embed
+package semantic
 
 import (
 	"cmp"
@@ -190,7 +190,7 @@ func TestEmbedSnapshot(t *testing.T) {
 // query: 100,000 sections of 768 dimensions (the bound for brute
 // force).
 //
-//	go test ./internal/embed -run '^$' -bench Nearest
+//	go test ./internal/semantic -run '^$' -bench Nearest
 func BenchmarkNearest(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	rows := make([]rowVector, 100_000)
