@@ -11,3 +11,9 @@ import "embed"
 //
 //go:embed *.sql
 var FS embed.FS
+
+// StateFS holds the migrations of the state file (db.State): tokens and
+// secrets, apart from the index.
+//
+//go:embed state/*.sql
+var StateFS embed.FS

@@ -186,7 +186,7 @@ func TestAttackCorruptDatabase(t *testing.T) {
 			if stdout.Len() > 0 {
 				t.Errorf("stdout: %q", stdout.String())
 			}
-			if log := stderr.String(); !strings.Contains(log, "corrupt_database") || !strings.Contains(log, "hint:") || strings.Contains(strings.ToLower(log), "sql") {
+			if log := stderr.String(); !strings.Contains(log, "is not a usable langspec database") || !strings.Contains(log, "hint:") || strings.Contains(strings.ToLower(log), "sql") {
 				t.Errorf("stderr:\n%s", log)
 			}
 		})

@@ -3,78 +3,26 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/langspec/langspec/internal/catalog/upstream/upstreamtest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// everythingVersion is the @modelcontextprotocol/server-everything release
-// the end-to-end tests run; .ci/run installs the same one.
-const everythingVersion = "2026.8.31"
-
-// everythingCommand is how to start the reference upstream server: the copy
-// .ci/run installed (LANGSPEC_EVERYTHING), else a copy this test run
-// installs once with npm, pinned, into the user's cache folder — before any
-// test times anything, so no test waits on a download. Without npm, or when
-// the install fails, the test skips and says what to install.
+// everythingCommand is how to start the reference upstream server
+// (upstreamtest.Everything: the CI's copy, the cached one, or one installed
+// now unless LANGSPEC_OFFLINE is set).
 func everythingCommand(t testing.TB) (string, []string) {
 	t.Helper()
-	if p := os.Getenv("LANGSPEC_EVERYTHING"); p != "" {
-		if _, err := os.Stat(p); err == nil {
-			return p, []string{"stdio"}
-		}
-	}
-	everything.once.Do(installEverything)
-	if everything.skip != "" {
-		t.Skip(everything.skip)
-	}
-	return everything.path, []string{"stdio"}
-}
-
-// everything is the copy of server-everything installed for this test run.
-var everything struct {
-	once sync.Once
-	path string // its mcp-server-everything
-	skip string // why the tests that need it skip
-}
-
-// installEverything installs the pinned server-everything with npm into
-// the user cache (kept for later runs; npm skips what is there).
-func installEverything() {
-	const why = "skipping the end-to-end tests against @modelcontextprotocol/server-everything: "
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		everything.skip = why + "npm is not installed (install Node.js, or set LANGSPEC_EVERYTHING to its mcp-server-everything; .ci/run does)"
-		return
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "langspec-test", "server-everything-"+everythingVersion)
-	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-server-everything")
-	if _, err := os.Stat(bin); err == nil {
-		everything.path = bin
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, npm, "install", "--prefix", dir, "--no-audit", "--no-fund", "--loglevel=error",
-		"@modelcontextprotocol/server-everything@"+everythingVersion).CombinedOutput()
-	if _, statErr := os.Stat(bin); err != nil || statErr != nil {
-		everything.skip = fmt.Sprintf("%snpm install failed (%v): %.500s", why, err, out)
-		return
-	}
-	everything.path = bin
+	return upstreamtest.Everything(t)
 }
 
 // writeCategoriesConfig writes a langspec.json with server-everything as an
@@ -146,8 +94,9 @@ func textOf(r *mcp.CallToolResult) string {
 }
 
 // TestCategoriesWithServerEverything runs langspec with the real reference
-// server as an upstream, through the real binary and the SDK client: the
-// acceptance criteria of seed 000.
+// server as an upstream, through the real binary and the SDK client:
+// categories mode end to end (the meta tools listed in place of every tool,
+// a category's tools loaded with their schemas when asked for, then called).
 func TestCategoriesWithServerEverything(t *testing.T) {
 	command, args := everythingCommand(t)
 	cs, stderr := serveWith(t, writeCategoriesConfig(t, command, args))

@@ -7,18 +7,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
 
 type compareOptions struct {
-	f       *factory
+	io      *ioStreams
+	app     func() (*app.App, error)
 	req     search.CompareRequest
 	jsonOut bool
 }
 
-func newCmdCompare(f *factory, runF func(context.Context, *compareOptions) error) *cobra.Command {
-	opts := &compareOptions{f: f}
+func newCmdCompare(f *factory) *cobra.Command {
+	opts := &compareOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "compare CONCEPT...",
 		Short: "One concept across languages: each specification's best sections, side by side",
@@ -37,9 +39,6 @@ A concept that starts with - goes after --.`,
 			if err := limitInRange(opts.req.PerDoc, search.MaxComparePerDoc); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runCompare(cmd.Context(), opts)
 		},
 	}
@@ -52,7 +51,7 @@ A concept that starts with - goes after --.`,
 }
 
 func runCompare(ctx context.Context, opts *compareOptions) error {
-	io := opts.f.io
+	io := opts.io
 	opts.req.Snippet = snippet.Options{Chars: snippet.DefaultChars, Windows: 1}
 	switch {
 	case opts.jsonOut:
@@ -60,7 +59,10 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	case io.colorOut:
 		opts.req.Snippet.Mark = snippet.ANSIBold
 	}
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	res, err := a.Compare(ctx, opts.req)
 	if err != nil {

@@ -38,7 +38,7 @@ func TestContextCommands(t *testing.T) {
 		{"a folder on disk", []string{"add", carFolder, "自動車保険「ひなたドライブ」との比較資料。", "--aside"}, 0, "added the note on langspec://manuals/kasai-hoken/参考/"},
 		{"a file by its URI", []string{"add", "langspec://manuals/kasai-hoken/用語集.md", "用語の定義"}, 0, "added the note on langspec://manuals/kasai-hoken/用語集.md"},
 		{"a manual by name", []string{"add", "manuals/ops-handbook", "the platform team's handbook"}, 0, "added the note on langspec://manuals/ops-handbook/"},
-		{"a file that is not there", []string{"add", "langspec://manuals/kasai-hoken/nope.md", "x"}, 1, "not_found: " + filepath.Join(manuals, "kasai-hoken", "nope.md") + " does not exist"},
+		{"a file that is not there", []string{"add", "langspec://manuals/kasai-hoken/nope.md", "x"}, 1, "" + filepath.Join(manuals, "kasai-hoken", "nope.md") + " does not exist"},
 		{"outside MANUALS_ROOT", []string{"add", home, "x"}, 2, "is not inside a manual"},
 		{"an unknown language", []string{"add", "cobol", "x"}, 1, `no source for "cobol"`},
 		{"a path with ..", []string{"add", "langspec://manuals/kasai-hoken/../ops-handbook/", "x"}, 2, "is not a clean path inside manual"},
@@ -46,10 +46,10 @@ func TestContextCommands(t *testing.T) {
 		{"a long note", []string{"add", "go", strings.Repeat("x", 501)}, 2, "at most 500 are allowed"},
 		{"a control character", []string{"add", "go", "bell\a"}, 2, "control character"},
 		{"nothing like a target", []string{"add", "Not A Target!", "x"}, 2, "is neither a specification nor a file or folder on disk"},
-		{"a config note", []string{"add", "rust/reference", "x"}, 2, "the note on langspec://rust/reference is in the config file; hint: edit it in " + config},
-		{"remove a config note", []string{"rm", "langspec://rust/reference"}, 2, "is in the config file; hint: remove it from " + config},
+		{"a config note", []string{"add", "rust/reference", "x"}, 2, "the note on langspec://rust/reference is in the config file\nhint: edit it in " + config},
+		{"remove a config note", []string{"rm", "langspec://rust/reference"}, 2, "is in the config file\nhint: remove it from " + config},
 		{"remove", []string{"rm", "go"}, 0, "removed the note on langspec://go"},
-		{"remove again", []string{"rm", "go"}, 1, "not_found: no context note on langspec://go"},
+		{"remove again", []string{"rm", "go"}, 1, "no context note on langspec://go"},
 		{"no text", []string{"add", "go"}, 2, "TARGET and the note's TEXT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,25 +2,24 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 type docsOptions struct {
-	f      *factory
+	io     *ioStreams
 	readme string
 	check  bool
 }
 
 // newCmdDocs is "docs": the tool tables, written from the tool values.
-func newCmdDocs(f *factory, runF func(context.Context, *docsOptions) error) *cobra.Command {
-	opts := &docsOptions{f: f}
+func newCmdDocs(f *factory) *cobra.Command {
+	opts := &docsOptions{io: f.io}
 	cmd := &cobra.Command{
 		Use:   "docs",
 		Short: "Print the MCP tools as Markdown tables, or rewrite them in a README",
@@ -40,9 +39,6 @@ nothing and fails when the file is not what it would write (CI runs this).`,
 			if opts.check && opts.readme == "" {
 				return usageErrorf("--check needs --readme FILE")
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runDocs(opts)
 		},
 	}
@@ -52,22 +48,16 @@ nothing and fails when the file is not what it would write (CI runs this).`,
 }
 
 func runDocs(opts *docsOptions) error {
-	out := opts.f.io.Out
+	out := opts.io.Out
 	if opts.readme == "" {
-		var b bytes.Buffer
-		for _, family := range []string{tools.CategorySpec, tools.CategoryManual, tools.CategoryVault, tools.CategoryBridge, tools.CategoryMetaTools} {
-			fmt.Fprintf(&b, "## %s\n\n", family)
-			tools.WriteTable(&b, family)
-			b.WriteString("\n")
-		}
-		_, err := out.Write(b.Bytes())
+		_, err := out.Write(app.ToolTables())
 		return err
 	}
 	old, err := os.ReadFile(opts.readme)
 	if err != nil {
 		return apperr.Wrap(err, apperr.NotFound, "pass --readme with an existing file", "cannot read %s", opts.readme)
 	}
-	updated, err := tools.UpdateReadme(old)
+	updated, err := app.UpdateToolTables(old)
 	if err != nil {
 		return err
 	}

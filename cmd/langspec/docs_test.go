@@ -24,7 +24,7 @@ func TestDocs(t *testing.T) {
 		{"check finds a stale table", []string{"docs", "--readme", stale, "--check"}, 2, "", "differ from the tool definitions (first at line 3)"},
 		{"rewrite", []string{"docs", "--readme", stale}, 0, "tool tables rewritten", ""},
 		{"then the check passes", []string{"docs", "--readme", stale, "--check"}, 0, "up to date", ""},
-		{"missing file", []string{"docs", "--readme", filepath.Join(dir, "nope.md")}, 1, "", "not_found: cannot read"},
+		{"missing file", []string{"docs", "--readme", filepath.Join(dir, "nope.md")}, 1, "", "cannot read"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,22 +2,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
+	"log/slog"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/eval"
 )
 
 type evalOptions struct {
-	f       *factory
+	io      *ioStreams
+	logger  *slog.Logger
 	ws      workspaceFlags
 	gold    string
 	also    string
@@ -26,17 +23,17 @@ type evalOptions struct {
 	jsonOut bool
 }
 
-func newCmdEval(f *factory, runF func(context.Context, *evalOptions) error) *cobra.Command {
+func newCmdEval(f *factory) *cobra.Command {
 	cmd := asGroup(&cobra.Command{
 		Use:   "eval",
 		Short: "Measure search quality against a gold set",
 	})
-	cmd.AddCommand(newCmdEvalManualFind(f, runF), newCmdEvalSearch(f, nil), newCmdEvalCompare(f))
+	cmd.AddCommand(newCmdEvalManualFind(f), newCmdEvalSearch(f), newCmdEvalCompare(f))
 	return cmd
 }
 
-func newCmdEvalManualFind(f *factory, runF func(context.Context, *evalOptions) error) *cobra.Command {
-	opts := &evalOptions{f: f}
+func newCmdEvalManualFind(f *factory) *cobra.Command {
+	opts := &evalOptions{io: f.io, logger: f.logger}
 	cmd := &cobra.Command{
 		Use:   "manual-find --gold FILE.jsonl",
 		Short: "Run manual_find over a gold set and report recall, precision and tokens",
@@ -74,9 +71,6 @@ context notes but those of --context (a JSON object as langspec.json's
 					return usageErrorf("--mode %q is not a mode; use %s", m, strings.Join(eval.Modes(), ", "))
 				}
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runEval(cmd.Context(), opts)
 		},
 	}
@@ -90,88 +84,27 @@ context notes but those of --context (a JSON object as langspec.json's
 	return cmd
 }
 
-// readContextFile reads --context: nil without one. Errors: the file
-// cannot be read, or is not notes.
-func readContextFile(path string) (*contextnote.Source, error) {
-	if path == "" {
-		return nil, nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, apperr.Wrap(err, apperr.NotFound, "pass --context with an existing JSON file", "cannot read context notes %s", path)
-	}
-	var notes map[string]contextnote.ConfigNote
-	if err := json.Unmarshal(b, &notes); err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, `write {"TARGET": {"text": "…", "aside": true}, …}`, "context notes %s", path)
-	}
-	src := &contextnote.Source{Config: notes}
-	if _, err := src.Set(); err != nil {
-		return nil, apperr.Wrap(err, apperr.InvalidArgument, `write {"TARGET": {"text": "…", "aside": true}, …}`, "context notes %s", path)
-	}
-	return src, nil
-}
-
 func runEval(ctx context.Context, opts *evalOptions) error {
-	f := opts.f
-	gf, err := os.Open(opts.gold)
-	if err != nil {
-		return apperr.Wrap(err, apperr.NotFound, "pass --gold with an existing JSON Lines file", "cannot open gold file %s", opts.gold)
-	}
-	defer gf.Close()
-	cases, err := eval.ReadGold(gf, filepath.Base(opts.gold))
+	cases, err := eval.ReadManualFindCases(opts.gold, opts.also)
 	if err != nil {
 		return err
 	}
-	if opts.also != "" {
-		also, err := readAlsoFiles([]string{opts.also}, func(yield func(string) bool) {
-			for _, c := range cases {
-				if !yield(c.CaseID) {
-					return
-				}
-			}
-		})
-		if err != nil {
-			return err
-		}
-		for i := range cases {
-			cases[i].Also = also[cases[i].CaseID]
-		}
-	}
-	ws, err := opts.ws.Resolve(false) // no statistics: a gold run records nothing
+	ws, err := opts.ws.Resolve(false)
 	if err != nil {
 		return err
 	}
-	// A throwaway store: the gold run must not leave traces or an index of
-	// someone's test folder in the user's database.
-	tmp, err := os.MkdirTemp("", "langspec-eval-")
-	if err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "check TMPDIR", "cannot create a temporary folder")
-	}
-	defer os.RemoveAll(tmp)
-	notes, err := readContextFile(opts.context)
+	finder, done, err := app.GoldFinder(ctx, ws, opts.logger, opts.context)
 	if err != nil {
 		return err
 	}
-	a := app.New(app.Options{DBPath: filepath.Join(tmp, "eval.db"), Workspace: ws, Logger: f.logger, Notes: notes})
-	defer a.Close()
-	finder, err := a.Finder(ctx)
+	defer done()
+	reports, err := eval.RunManualFind(ctx, finder, cases, opts.modes)
 	if err != nil {
 		return err
-	}
-	if _, err := finder.Index.RefreshAll(ctx); err != nil {
-		return err
-	}
-	var reports []eval.ModeReport
-	for _, m := range opts.modes {
-		r, err := eval.ManualFind(ctx, finder, cases, m)
-		if err != nil {
-			return err
-		}
-		reports = append(reports, r)
 	}
 	if opts.jsonOut {
-		return writeJSON(f.io.Out, reports)
+		return writeJSON(opts.io.Out, reports)
 	}
-	eval.WriteTable(f.io.Out, opts.gold, reports)
+	eval.WriteTable(opts.io.Out, opts.gold, reports)
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"runtime/debug"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -15,18 +14,19 @@ import (
 
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/ingest"
 )
 
 type ingestOptions struct {
-	f         *factory
+	io        *ioStreams
+	app       func() (*app.App, error)
 	language  string
 	doc       string
 	from      string // file, folder or URL; "" tries local copies, then the network
 	version   string // --version-label: the version to store it as
 	toolchain string // --toolchain: the rustup toolchain whose Reference to read
 	jsonOut   bool
-	keep      int // after a successful ingest, keep this many versions per doc; 0 keeps all
+	keep      int  // after a successful ingest, keep this many versions per doc; 0 keeps all
+	isDefault bool // --default: search this version when none is named, pre-release or not
 	// maxMemory is --max-memory as given; memory is it in bytes, and
 	// memorySet says the flag was given (it then overrides GOMEMLIMIT).
 	maxMemory string
@@ -34,14 +34,16 @@ type ingestOptions struct {
 	memorySet bool
 }
 
-func newCmdIngest(f *factory, runF func(context.Context, *ingestOptions) error) *cobra.Command {
-	opts := &ingestOptions{f: f}
+func newCmdIngest(f *factory) *cobra.Command {
+	opts := &ingestOptions{io: f.io, app: f.plainApp}
 	cmd := &cobra.Command{
 		Use:   "ingest LANGUAGE [--from PATH|URL]",
 		Short: "Read a specification into the database",
 		Long: `Ingest reads a specification, splits it into sections and stores it as a
-version: the one the document states, else the toolchain's, else today's date
-(--version-label names it, for a copy that does not say).
+version: --version-label's, else the one the document states, else the
+toolchain's. A document that states none is refused, naming --version-label
+(an old Go spec says "Version of Aug 2, 2023", not go1.21), except a living
+handbook (Markdown pages), which is stored under today's date, and says so.
 Ingesting the same content again changes nothing. A version with pages that
 could not be read is stored as incomplete and never searched by default: the
 previous complete version stays current.
@@ -83,9 +85,6 @@ where it would be read from. For python, --from may name a whole Sphinx build
 			if cmd.Flags().Changed("version-label") && !versionLabel.MatchString(opts.version) {
 				return usageErrorf("--version-label %q: use 1 to 64 letters, digits, '.', '_', '+' or '-', starting with a letter or digit (go1.21, 1.80.0)", opts.version)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runIngest(cmd.Context(), opts)
 		},
 	}
@@ -96,9 +95,10 @@ where it would be read from. For python, --from may name a whole Sphinx build
 	fl.StringVar(&opts.version, "version-label", "", "store it as this version, for a copy that does not state its own (an older toolchain's docs)")
 	fl.BoolVar(&opts.jsonOut, "json", false, "print the report as JSON")
 	fl.IntVar(&opts.keep, "keep", 0, "afterwards keep only the newest N versions of the document (0: keep all)")
+	fl.BoolVar(&opts.isDefault, "default", false, "search this version when none is named, even a pre-release (a nightly is never the default unasked)")
 	fl.StringVar(&opts.maxMemory, "max-memory", defaultIngestMemory,
 		"the memory the ingest may take, such as 512MiB or 2GiB: the heap is kept under three quarters of it, SQLite gathers a big document's index in a quarter, and its texts and postings wait in files beside the database")
-	cmd.AddCommand(newCmdIngestManuals(f, nil))
+	cmd.AddCommand(newCmdIngestManuals(f))
 	return cmd
 }
 
@@ -117,12 +117,6 @@ const defaultIngestMemory = "1GiB"
 // would run without pause on a document of any size.
 const minIngestMemory = 64 << 20
 
-// ingestGCPercent is the collector's GOGC during an ingest, unless GOGC is
-// set: the heap grows to 1.5 times what is live, not twice, so a small
-// document's peak stays small (an 80 MB document peaks at 210 MB, as under
-// the 160 MiB limit that was the default before --max-memory).
-const ingestGCPercent = 50
-
 // parseMemory reads a --max-memory size: bytes with a unit, decimal (MB,
 // GB) or binary (MiB, GiB).
 func parseMemory(s string) (int64, error) {
@@ -133,55 +127,20 @@ func parseMemory(s string) (int64, error) {
 	return int64(n), nil
 }
 
-// limitIngestMemory keeps the Go heap under three quarters of memory, the
-// rest being SQLite's and the runtime's own; GOMEMLIMIT and GOGC, when set,
-// win over the default (not over a --max-memory given on the command line).
-// The limit is soft: a document whose sections' ids, titles and paths
-// alone outgrow it still ingests, with the collector running more often.
-// restore puts back the settings before, for a caller that goes on after
-// the ingest (tests run the command in process).
-func limitIngestMemory(getenv func(string) string, memory int64, given bool) (restore func()) {
-	limit, percent := debug.SetMemoryLimit(-1), debug.SetGCPercent(-1)
-	debug.SetGCPercent(percent) // SetGCPercent(-1) turned the collector off to read it
-	if given || getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(memory / 4 * 3)
-	}
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(ingestGCPercent)
-	}
-	return func() {
-		debug.SetMemoryLimit(limit)
-		debug.SetGCPercent(percent)
-	}
-}
-
 func runIngest(ctx context.Context, opts *ingestOptions) error {
-	f := opts.f
-	defer limitIngestMemory(f.getenv, opts.memory, opts.memorySet)()
-	a, err := f.newApp(app.Workspace{}, nil)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	io := f.io
-	env := f.env(ctx)
-	if opts.toolchain != "" {
-		dir, err := ingest.RustupToolchain(opts.toolchain)
-		if err != nil {
-			return err
-		}
-		env.RustupToolchain = dir
-	}
-	ingestOpts := ingest.Options{
-		From:    opts.from,
-		Version: opts.version,
-		Env:     env,
-		Getter:  f.getter(),
-		Now:     f.now,
-		// A quarter of the memory for SQLite to gather a big document's
-		// full-text index in, which it takes twice over; by then the heap
-		// holds little (docs/performance.md).
-		IndexMemory: int(opts.memory / 4),
+	io := opts.io
+	req := app.IngestRequest{
+		Language:  opts.language,
+		Doc:       opts.doc,
+		From:      opts.from,
+		Version:   opts.version,
+		Toolchain: opts.toolchain,
+		MaxMemory: opts.memory, MaxMemoryGiven: opts.memorySet,
 	}
 	var bar *progressbar.ProgressBar
 	if io.errTTY && !opts.jsonOut {
@@ -191,9 +150,9 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 			progressbar.OptionShowCount(),
 			progressbar.OptionClearOnFinish(),
 			progressbar.OptionSetRenderBlankState(true))
-		ingestOpts.Progress = func(string, bool) { bar.Add(1) }
+		req.Progress = func(string, bool) { bar.Add(1) }
 		var ebar *progressbar.ProgressBar
-		ingestOpts.SemanticProgress = func(done, total int) {
+		req.SemanticProgress = func(done, total int) {
 			if ebar == nil {
 				bar.Finish()
 				ebar = progressbar.NewOptions(total, progressbar.OptionSetWriter(io.ErrOut),
@@ -205,7 +164,7 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 			}
 		}
 	}
-	rep, err := a.Ingest(ctx, opts.language, opts.doc, ingestOpts)
+	rep, err := a.IngestSource(ctx, req)
 	if bar != nil {
 		bar.Finish() // clears the line before the summary is printed
 	}
@@ -217,14 +176,22 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 			return err
 		}
 	} else {
-		printReport(opts.f, rep)
+		printReport(io, rep)
+	}
+	if opts.isDefault && len(rep.Failed) == 0 {
+		if err := a.SetDefaultVersion(ctx, rep.Language, rep.Doc, rep.Version); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.ErrOut, "langspec: %s/%s %s is now searched when no version is named\n", rep.Language, rep.Doc, rep.Version)
+	} else if app.IsPrerelease(rep.Version) && len(rep.Failed) == 0 {
+		fmt.Fprintf(io.ErrOut, "langspec: %s is a pre-release: searched when named (--version %s); the newest release stays the default unless you ingest with --default\n", rep.Version, rep.Version)
 	}
 	if opts.keep > 0 && len(rep.Failed) == 0 {
 		removed, err := a.Prune(ctx, rep.Language, rep.Doc, opts.keep)
 		if err != nil {
 			return err
 		}
-		printPruned(f, removed, opts.jsonOut)
+		printPruned(io, removed, opts.jsonOut)
 	}
 	if len(rep.Failed) > 0 {
 		return apperr.New(apperr.Unavailable, "run the ingest again later; pages already fetched come from the cache",
@@ -236,14 +203,14 @@ func runIngest(ctx context.Context, opts *ingestOptions) error {
 
 // readFrom names where an ingest read from, for its report line.
 func readFrom(source string) string {
-	if ingest.BuiltIn(source) {
+	if app.BuiltIn(source) {
 		return "the copy built into langspec"
 	}
 	return source
 }
 
-func printReport(f *factory, rep ingest.Report) {
-	out := f.io.Out
+func printReport(io *ioStreams, rep app.IngestReport) {
+	out := io.Out
 	s, p := rep.Sections, rep.Pages
 	fmt.Fprintf(out, "%s/%s %s: %s, %d sections (%d added, %d changed, %d unchanged, %d removed)\n",
 		rep.Language, rep.Doc, rep.Version, rep.Status, s.Added+s.Changed+s.Unchanged, s.Added, s.Changed, s.Unchanged, s.Removed)
@@ -260,6 +227,9 @@ func printReport(f *factory, rep ingest.Report) {
 		}
 	}
 	for _, fp := range rep.Failed {
-		fmt.Fprintf(f.io.ErrOut, "langspec: failed page %s: %s\n", fp.Page, fp.Error)
+		fmt.Fprintf(io.ErrOut, "langspec: failed page %s: %s\n", fp.Page, fp.Error)
+	}
+	for _, n := range rep.Notices {
+		fmt.Fprintf(io.ErrOut, "langspec: %s\n", n)
 	}
 }

@@ -2,26 +2,25 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/app"
 )
 
 type ingestManualsOptions struct {
-	f       *factory
+	io      *ioStreams
 	ws      workspaceFlags
+	app     func() (*app.App, error)
 	jsonOut bool
 }
 
 // newCmdIngestManuals is "ingest manuals": index (or re-index) the manuals
 // folder now, rather than on the next serve start or tool call.
-func newCmdIngestManuals(f *factory, runF func(context.Context, *ingestManualsOptions) error) *cobra.Command {
-	opts := &ingestManualsOptions{f: f}
+func newCmdIngestManuals(f *factory) *cobra.Command {
+	opts := &ingestManualsOptions{io: f.io}
+	opts.app = f.appFor(&opts.ws)
 	cmd := &cobra.Command{
 		Use:   "manuals",
 		Short: "Index the manuals folder for manual find (and manual_find)",
@@ -43,9 +42,6 @@ index ahead of time.`,
   langspec ingest manuals --manuals-root ~/work/manuals --json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runIngestManuals(cmd.Context(), opts)
 		},
 	}
@@ -55,67 +51,27 @@ index ahead of time.`,
 }
 
 func runIngestManuals(ctx context.Context, opts *ingestManualsOptions) error {
-	f := opts.f
-	ws, err := opts.ws.Resolve(false)
-	if err != nil {
-		return err
-	}
-	if err := checkManualsRoot(ws.Manuals); err != nil {
-		return err
-	}
-	a, err := f.newApp(ws, nil)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	index, err := a.ManualIndex(ctx)
+	reports, err := a.IngestManuals(ctx)
 	if err != nil {
 		return err
-	}
-	reports, err := index.RefreshAll(ctx)
-	if err != nil {
-		return err
-	}
-	if len(reports) == 0 {
-		// Nothing was indexed: say so as an error, so a script does not
-		// carry on as if the manuals were there.
-		return noManuals(ws.Manuals)
 	}
 	if opts.jsonOut {
-		return writeJSON(f.io.Out, reports)
+		return writeJSON(opts.io.Out, reports)
 	}
 	for _, r := range reports {
-		fmt.Fprintf(f.io.Out, "%s: %d files, %d indexed, %d unchanged, %d removed", r.ManualID, r.Files, r.Indexed, r.Unchanged, r.Removed)
+		fmt.Fprintf(opts.io.Out, "%s: %d files, %d indexed, %d unchanged, %d removed", r.ManualID, r.Files, r.Indexed, r.Unchanged, r.Removed)
 		if len(r.Skipped) > 0 {
-			fmt.Fprintf(f.io.Out, ", %d skipped", len(r.Skipped))
+			fmt.Fprintf(opts.io.Out, ", %d skipped", len(r.Skipped))
 		}
-		fmt.Fprintln(f.io.Out)
+		fmt.Fprintln(opts.io.Out)
 		for _, s := range r.Skipped {
-			fmt.Fprintf(f.io.Out, "  skipped %s: %s\n", s.Path, s.Reason)
+			fmt.Fprintf(opts.io.Out, "  skipped %s: %s\n", s.Path, s.Reason)
 		}
 	}
 	return nil
-}
-
-// manualsRootHint says how to point langspec at the manuals.
-const manualsRootHint = "point at your manuals with --manuals-root DIR or MANUALS_ROOT=DIR, DIR holding one folder of .md and .json files per manual (default: WORKSPACE_ROOT/manuals, else ./manuals)"
-
-// checkManualsRoot refuses a manuals folder that is not there: not_found,
-// naming it and how to name another.
-func checkManualsRoot(dir string) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return apperr.New(apperr.NotFound, manualsRootHint, "no manuals folder at %s", dir)
-	case err != nil:
-		return apperr.Wrap(err, apperr.Unavailable, "check the folder's permissions, or "+manualsRootHint, "cannot read the manuals folder %s", dir)
-	case !fi.IsDir():
-		return apperr.New(apperr.InvalidArgument, manualsRootHint, "the manuals folder %s is not a folder", dir)
-	}
-	return nil
-}
-
-// noManuals is the error for a manuals folder without a manual in it.
-func noManuals(dir string) error {
-	return apperr.New(apperr.NotFound, "put one folder of .md and .json files per manual in it, or "+manualsRootHint, "no manuals in %s", dir)
 }

@@ -23,6 +23,13 @@ func run(t *testing.T, env map[string]string, args ...string) (code int, stdout,
 	return code, out.String(), errOut.String()
 }
 
+// homeOf is the environment of a command run beside the database at
+// dbPath: HOME its folder, as the team servers of the tests have it, so
+// that both find the same state file (tokens, secrets) there.
+func homeOf(dbPath string) map[string]string {
+	return map[string]string{"HOME": filepath.Dir(dbPath)}
+}
+
 // End to end: a fresh data directory, nothing ingested, no network.
 func TestCLI(t *testing.T) {
 	home := t.TempDir()
@@ -42,9 +49,9 @@ func TestCLI(t *testing.T) {
 				"https://go.dev/ref/spec#Slice_expressions", "(title, words)", "10 results"}},
 		{name: "no color when not a terminal", args: []string{"search", "range clause"}, out: []string{"For statements with range clause"}},
 		{name: "no match is not an error", args: []string{"search", "zzqqxx"}, err: []string{`no sections match "zzqqxx"`}},
-		{name: "empty query", args: []string{"search", ""}, code: 2, err: []string{"langspec: invalid_argument: empty query"}},
+		{name: "empty query", args: []string{"search", ""}, code: 2, err: []string{"langspec: empty query"}},
 		{name: "unknown language", args: []string{"search", "x", "--lang", "cobol"}, code: 1,
-			err: []string{`not_found: unknown language "cobol"; hint: available languages: go`}},
+			err: []string{`unknown language "cobol"`, `hint: available languages: go`}},
 		{name: "limit out of range", args: []string{"search", "x", "--limit", "0"}, code: 2, err: []string{"--limit 0 is out of range; use 1 to 50"}},
 		{name: "unknown command", args: []string{"frobnicate"}, code: 2, err: []string{`unknown command "frobnicate" for "langspec"`, "--help"}},
 		{name: "misspelt command", args: []string{"serach", "x"}, code: 2, err: []string{`did you mean search?`}},
@@ -56,14 +63,14 @@ func TestCLI(t *testing.T) {
 				"Subsections:", "Full_slice_expressions"}},
 		{name: "section by title", args: []string{"section", "type assertions"}, out: []string{"https://go.dev/ref/spec#Type_assertions"}},
 		{name: "unknown section suggests", args: []string{"section", "Slice_expresion"}, code: 1,
-			err: []string{`not_found: no section "Slice_expresion"; hint: nearest ids: Slice_expressions`}},
+			err: []string{`no section "Slice_expresion"`, `hint: nearest ids: Slice_expressions`}},
 		{name: "plan", args: []string{"plan", "--lang", "go", "--weeks", "3", "--focus", "Statements"},
 			out: []string{"Reading plan: go spec go1.26, 3 weeks", "Week 3", "* moved forward"}},
 		{name: "plan bad weeks", args: []string{"plan", "--weeks", "13"}, code: 2, err: []string{"13 weeks is out of range"}},
 		{name: "plan unknown focus", args: []string{"plan", "--focus", "Monads"}, code: 2, err: []string{`focus area "Monads"`}},
-		{name: "list", args: []string{"list"}, out: []string{"LANGUAGE", "go1.26 (latest)", "165"}},
-		{name: "versions", args: []string{"versions", "go"}, out: []string{"go1.26 (latest)"}},
-		{name: "versions json", args: []string{"versions", "--json"}, out: []string{`"version": "go1.26"`, `"latest": true`}},
+		{name: "list", args: []string{"list"}, out: []string{"LANGUAGE", "go1.26 (default)", "165"}},
+		{name: "versions", args: []string{"versions", "go"}, out: []string{"go1.26 (default)"}},
+		{name: "versions json", args: []string{"versions", "--json"}, out: []string{`"version": "go1.26"`, `"default": true`}},
 		{name: "sources", args: []string{"sources"}, out: []string{"go/spec", "rust/reference", "java/jls", "excerpts", "go1.26"}},
 		{name: "sources from config", args: []string{"--config", goodConfig, "sources", "--json"}, out: []string{`"url": "https://mirror.example/spec"`}},
 		{name: "bad config", args: []string{"--config", badConfig, "sources"}, code: 2,
@@ -76,7 +83,7 @@ func TestCLI(t *testing.T) {
 		{name: "prune keeps the latest", args: []string{"prune", "go", "--keep", "1"}, out: []string{"pruned nothing"}},
 		{name: "prune keep 0", args: []string{"prune", "go", "--keep", "0"}, code: 2, err: []string{"keep at least 1"}},
 		{name: "list unknown language", args: []string{"list", "--lang", "cobol"}, code: 1,
-			err: []string{`not_found: unknown language "cobol"; hint: available languages: go`}},
+			err: []string{`unknown language "cobol"`, `hint: available languages: go`}},
 		{name: "section paging", args: []string{"section", "Types", "--with-subsections", "--max-chars", "500"},
 			out: []string{"[characters 0–", "read on with --offset"}},
 		{name: "ingest again is unchanged", args: []string{"ingest", "go", "../../fixtures/gospec/go_spec.html"},
@@ -92,12 +99,28 @@ func TestCLI(t *testing.T) {
 		{name: "ingest memory bound not a size", args: []string{"ingest", "go", "--max-memory", "lots"}, code: 2,
 			err: []string{`--max-memory "lots": give a size of at least 64MiB`}},
 		{name: "ingest unknown language", args: []string{"ingest", "cobol"}, code: 1,
-			err: []string{`not_found: no source for "cobol"`, "known sources: go/spec, rust/reference"}},
-		{name: "ingest unreadable file", args: []string{"ingest", "go", "/nonexistent/spec.html"}, code: 1, err: []string{"unavailable: cannot read /nonexistent/spec.html"}},
+			err: []string{`no source for "cobol"`, "known sources: go/spec, rust/reference"}},
+		{name: "ingest unreadable file", args: []string{"ingest", "go", "/nonexistent/spec.html"}, code: 1, err: []string{"cannot read /nonexistent/spec.html"}},
 		{name: "corrupt database", args: []string{"--db", corrupt, "search", "x"}, code: 1,
-			err: []string{"corrupt_database: " + corrupt + " is not a usable langspec database"}},
+			err: []string{"" + corrupt + " is not a usable langspec database"}},
+		// Human words and the next command (issue 50 item 8).
+		{name: "a misspelt language", args: []string{"search", "defer", "--lang", "rsut"}, code: 1,
+			err: []string{`unknown language "rsut"`, "hint: did you mean rust? (not stored yet: langspec ingest rust adds it)"}},
+		{name: "a topic for a section id", args: []string{"section", "closures"}, code: 1,
+			err: []string{`no section "closures"`, `or search for "closures" to find its sections`}},
+		{name: "a flag after --", args: []string{"search", "--", "-2**2", "-n", "2"}, code: 2,
+			err: []string{`-n 2 after -- would be searched for as words; put the flags before --: langspec search -n 2 -- "-2**2"`, "Run 'langspec search --help'"}},
+		{name: "a dash word after -- is a word", args: []string{"search", "--limit", "1", "--", "-2**2"}, out: []string{"1 result"}},
+		{name: "a port alone", args: []string{"serve", "--http", "8080"}, code: 2,
+			err: []string{"--http 8080 is a port alone; give host:port, such as 127.0.0.1:8080"}},
 		{name: "LANGSPEC_DB", env: map[string]string{"HOME": home, "LANGSPEC_DB": corrupt}, args: []string{"list"}, code: 1,
-			err: []string{"corrupt_database"}},
+			err: []string{"is not a usable langspec database"}},
+		// A database named in a folder that does not exist is a typo, not a
+		// new database: only the default place is made.
+		{name: "--db in a missing folder", args: []string{"search", "defer", "--db", "/nonexistent/dir/x.db"}, code: 2,
+			err: []string{"--db /nonexistent/dir/x.db: the folder /nonexistent/dir does not exist", "mkdir -p /nonexistent/dir"}},
+		{name: "LANGSPEC_DB in a missing folder", env: map[string]string{"HOME": home, "LANGSPEC_DB": "/nonexistent/dir/x.db"}, args: []string{"list"}, code: 2,
+			err: []string{"LANGSPEC_DB /nonexistent/dir/x.db: the folder /nonexistent/dir does not exist"}},
 	}
 	runCasesThen(t, env, tests, func(t *testing.T, tt cliCase, out, errOut string) {
 		if strings.Contains(out, "\x1b[") {
@@ -193,6 +216,9 @@ func TestDefaultDBPath(t *testing.T) {
 func TestRelativeDB(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name string
 		env  map[string]string
@@ -211,5 +237,64 @@ func TestRelativeDB(t *testing.T) {
 				t.Errorf("database not at %s: %v", tt.file, err)
 			}
 		})
+	}
+}
+
+// A pre-release is searched when named, and the default only when ingested
+// with --default: ingesting a nightly beside the stable Reference must not
+// make every Rust search read the nightly (issue 50 item 9). versions says
+// which is the default.
+func TestPrereleaseIsNotTheDefaultUnasked(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"HOME": dir}
+	dbPath := filepath.Join(dir, "l.db")
+	print, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "mdbook", "print", "print.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The nightly's copy holds a word the stable one lacks.
+	nightly := filepath.Join(dir, "nightly", "print.html")
+	if err := os.MkdirAll(filepath.Dir(nightly), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(nightly, bytes.Replace(print, []byte("</main>"), []byte("<p>Zwieback nightly feature.</p></main>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	toc, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "mdbook", "print", "toc.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(nightly), "toc.html"), toc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ingest := func(from, label string, extra ...string) string {
+		t.Helper()
+		code, _, errOut := run(t, env, append([]string{"--db", dbPath, "ingest", "rust", "--from", from, "--version-label", label}, extra...)...)
+		if code != 0 {
+			t.Fatalf("ingest %s: %s", label, errOut)
+		}
+		return errOut
+	}
+	ingest(filepath.Join("..", "..", "fixtures", "mdbook", "print"), "1.95.0")
+	if said := ingest(filepath.Dir(nightly), "1.97.0-nightly"); !strings.Contains(said, "1.97.0-nightly is a pre-release") {
+		t.Errorf("ingesting a nightly says nothing of the default: %q", said)
+	}
+	versions := func() string {
+		t.Helper()
+		_, out, _ := run(t, env, "--db", dbPath, "versions", "rust")
+		return out
+	}
+	if out := versions(); !strings.Contains(out, "1.95.0 (default)") || !strings.Contains(out, "1.97.0-nightly (pre-release)") {
+		t.Errorf("versions after a nightly:\n%s", out)
+	}
+	if _, out, _ := run(t, env, "--db", dbPath, "search", "zwieback", "--lang", "rust"); strings.Contains(out, "1.97.0-nightly") {
+		t.Errorf("a search without a version read the nightly:\n%s", out)
+	}
+	if _, out, _ := run(t, env, "--db", dbPath, "search", "zwieback", "--lang", "rust", "--version", "1.97.0-nightly"); !strings.Contains(out, "1.97.0-nightly") {
+		t.Errorf("a search naming the nightly:\n%s", out)
+	}
+	ingest(filepath.Dir(nightly), "1.97.0-nightly", "--default")
+	if out := versions(); !strings.Contains(out, "1.97.0-nightly (default)") || strings.Contains(out, "1.95.0 (default)") {
+		t.Errorf("versions after --default:\n%s", out)
 	}
 }

@@ -8,20 +8,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/tools"
 )
 
-// manualBase is what every manual subcommand shares: the factory and the
-// manuals folder, given once on the group (its flags are persistent).
+// manualBase is what every manual subcommand shares: the streams, the
+// manuals folder, given once on the group (its flags are persistent), and
+// the app over it.
 type manualBase struct {
-	f  *factory
-	ws workspaceFlags
+	io  *ioStreams
+	ws  workspaceFlags
+	app func() (*app.App, error)
 }
 
 // newCmdManual is "manual": the manual tools from the terminal. Each
-// subcommand calls what its MCP tool calls (tools.ManualCalls).
+// subcommand calls what its MCP tool calls (find.Service, through app).
 func newCmdManual(f *factory) *cobra.Command {
-	base := &manualBase{f: f}
+	base := &manualBase{io: f.io}
+	base.app = f.appFor(&base.ws)
 	cmd := asGroup(&cobra.Command{
 		Use:   "manual",
 		Short: "Find and read in the manuals (what the manual_* MCP tools do)",
@@ -45,45 +47,13 @@ lines: pass the node id to 'manual read --node'.`,
 	})
 	base.ws.addManualFlagsTo(cmd, f, true)
 	cmd.AddCommand(
-		newCmdManualList(base, nil),
-		newCmdManualLs(base, nil),
-		newCmdManualToc(base, nil),
+		newCmdManualList(base),
+		newCmdManualLs(base),
+		newCmdManualToc(base),
 		newCmdManualRead(base, nil),
-		newCmdManualFind(base, nil),
+		newCmdManualFind(base),
 	)
 	return cmd
-}
-
-// open resolves the manuals folder, refuses one that is not there, and
-// returns the app (to close) and the manual tools' calls; withFinder binds
-// manual_find's finder too, which opens the database.
-func (b *manualBase) open(ctx context.Context, withFinder bool) (*app.App, tools.ManualCalls, string, error) {
-	ws, err := b.ws.Resolve(false) // no statistics: the terminal is not a model to tune for
-	if err != nil {
-		return nil, tools.ManualCalls{}, "", err
-	}
-	if err := checkManualsRoot(ws.Manuals); err != nil {
-		return nil, tools.ManualCalls{}, "", err
-	}
-	a, err := b.f.newApp(ws, nil)
-	if err != nil {
-		return nil, tools.ManualCalls{}, "", err
-	}
-	lib, err := a.Manuals()
-	if err != nil {
-		a.Close()
-		return nil, tools.ManualCalls{}, "", err
-	}
-	calls := tools.NewManualCalls(lib, nil)
-	if withFinder {
-		finder, err := a.Finder(ctx)
-		if err != nil {
-			a.Close()
-			return nil, tools.ManualCalls{}, "", err
-		}
-		calls = tools.NewManualCalls(lib, finder)
-	}
-	return a, calls, ws.Manuals, nil
 }
 
 type manualListOptions struct {
@@ -91,53 +61,55 @@ type manualListOptions struct {
 	jsonOut bool
 }
 
-func newCmdManualList(base *manualBase, runF func(context.Context, *manualListOptions) error) *cobra.Command {
+func newCmdManualList(base *manualBase) *cobra.Command {
 	opts := &manualListOptions{manualBase: base}
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the manual ids (manual_list)",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runManualList(cmd.Context(), opts)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.jsonOut, "json", false, `print JSON: {"manuals": [...]}`)
+	cmd.Flags().BoolVar(&opts.jsonOut, "json", false, `print JSON: {"root": …, "manuals": [...], "other_roots": [{"root": …, "manuals": [...]}]}`)
 	return cmd
 }
 
 func runManualList(ctx context.Context, opts *manualListOptions) error {
-	a, calls, dir, err := opts.open(ctx, false)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	out, err := calls.List(ctx)
+	listing, err := a.ManualList(ctx)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.io.Out, listing)
 	}
-	if len(out.Manuals) == 0 {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: %s\n", noManuals(dir).Error())
-		return nil
+	if len(listing.Manuals) == 0 {
+		fmt.Fprintf(opts.io.ErrOut, "langspec: %s\n", a.NoManuals().Error())
 	}
-	for _, id := range out.Manuals {
-		fmt.Fprintln(opts.f.io.Out, id)
+	for _, id := range listing.Manuals {
+		fmt.Fprintln(opts.io.Out, id)
+	}
+	if len(listing.Manuals) > 0 {
+		fmt.Fprintf(opts.io.ErrOut, "langspec: the manuals of %s\n", listing.Root)
+	}
+	for _, r := range listing.OtherRoots {
+		fmt.Fprintf(opts.io.ErrOut, "langspec: the database also holds the manuals of %s: %s\n", r.Root, strings.Join(r.Manuals, ", "))
 	}
 	return nil
 }
 
 type manualLsOptions struct {
 	*manualBase
-	in      tools.ManualLsIn
-	jsonOut bool
+	manualID string
+	jsonOut  bool
 }
 
-func newCmdManualLs(base *manualBase, runF func(context.Context, *manualLsOptions) error) *cobra.Command {
+func newCmdManualLs(base *manualBase) *cobra.Command {
 	opts := &manualLsOptions{manualBase: base}
 	cmd := &cobra.Command{
 		Use:   "ls MANUAL_ID",
@@ -150,10 +122,7 @@ stderr.`,
   langspec manual ls kasai-hoken --json`,
 		Args: exactArgs(1, "one MANUAL_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.in.ManualID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
+			opts.manualID = args[0]
 			return runManualLs(cmd.Context(), opts)
 		},
 	}
@@ -162,34 +131,34 @@ stderr.`,
 }
 
 func runManualLs(ctx context.Context, opts *manualLsOptions) error {
-	a, calls, _, err := opts.open(ctx, false)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	out, err := calls.Ls(ctx, opts.in)
+	out, err := a.ManualLs(ctx, opts.manualID)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.io.Out, out)
 	}
 	for _, w := range out.Warnings {
-		fmt.Fprintf(opts.f.io.ErrOut, "langspec: warning: %s\n", w)
+		fmt.Fprintf(opts.io.ErrOut, "langspec: warning: %s\n", w)
 	}
 	for _, p := range out.Files {
-		fmt.Fprintln(opts.f.io.Out, p)
+		fmt.Fprintln(opts.io.Out, p)
 	}
 	return nil
 }
 
 type manualTocOptions struct {
 	*manualBase
-	in      tools.ManualTocIn
-	jsonOut bool
+	manualID, path string
+	jsonOut        bool
 }
 
-func newCmdManualToc(base *manualBase, runF func(context.Context, *manualTocOptions) error) *cobra.Command {
+func newCmdManualToc(base *manualBase) *cobra.Command {
 	opts := &manualTocOptions{manualBase: base}
 	cmd := &cobra.Command{
 		Use:   "toc MANUAL_ID PATH",
@@ -202,10 +171,7 @@ subsections). A JSON file is one node, "file". Pass a node id to
   langspec manual toc kasai-hoken 約款/普通保険約款.md --json`,
 		Args: exactArgs(2, "MANUAL_ID and PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.in.ManualID, opts.in.Path = args[0], args[1]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
+			opts.manualID, opts.path = args[0], args[1]
 			return runManualToc(cmd.Context(), opts)
 		},
 	}
@@ -214,20 +180,20 @@ subsections). A JSON file is one node, "file". Pass a node id to
 }
 
 func runManualToc(ctx context.Context, opts *manualTocOptions) error {
-	a, calls, _, err := opts.open(ctx, false)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	out, err := calls.Toc(ctx, opts.in)
+	out, err := a.ManualToc(ctx, opts.manualID, opts.path)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.io.Out, out)
 	}
-	w := opts.f.io.Out
-	fmt.Fprintf(w, "%s/%s\n", out.ManualID, opts.in.Path)
+	w := opts.io.Out
+	fmt.Fprintf(w, "%s/%s\n", out.ManualID, opts.path)
 	for _, n := range out.Nodes {
 		fmt.Fprintf(w, "%s%s  [%s, lines %d-%d]\n", strings.Repeat("  ", max(n.Level-1, 0)), n.Title, n.NodeID, n.LineStart, n.LineEnd)
 	}

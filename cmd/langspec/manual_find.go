@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 // defaultManualFindLimit is how many candidates manual find prints: a
@@ -18,12 +17,12 @@ const defaultManualFindLimit = 10
 
 type manualFindOptions struct {
 	*manualBase
-	in      tools.ManualFindIn
+	req     find.Request
 	limit   int
 	jsonOut bool
 }
 
-func newCmdManualFind(base *manualBase, runF func(context.Context, *manualFindOptions) error) *cobra.Command {
+func newCmdManualFind(base *manualBase) *cobra.Command {
 	opts := &manualFindOptions{manualBase: base}
 	cmd := &cobra.Command{
 		Use:   "find QUERY...",
@@ -43,66 +42,43 @@ brought up to date first (as 'langspec ingest manuals' does).`,
   langspec manual find "replication lag" --limit 3 --json`,
 		Args: someArgs("manual find", "a query"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.in.Query = strings.Join(args, " ")
-			if strings.TrimSpace(opts.in.Query) == "" {
+			opts.req.Query = strings.Join(args, " ")
+			if strings.TrimSpace(opts.req.Query) == "" {
 				return usageErrorf("manual find needs a query")
 			}
 			if err := limitInRange(opts.limit, find.MaxHitsLimit); err != nil {
 				return err
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runManualFind(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.in.ManualID, "manual", "", "only this manual (an id from manual list; default: every manual)")
-	fl.StringArrayVar(&opts.in.Also, "also", nil, "another phrasing of the same question, in the manual's words, searched too and fused (repeat, up to 4)")
+	fl.StringVar(&opts.req.ManualID, "manual", "", "only this manual (an id from manual list; default: every manual)")
+	fl.StringArrayVar(&opts.req.Also, "also", nil, "another phrasing of the same question, in the manual's words, searched too and fused (repeat, up to 4)")
 	fl.IntVarP(&opts.limit, "limit", "n", defaultManualFindLimit, fmt.Sprintf("candidates to print (1-%d)", find.MaxHitsLimit))
 	fl.BoolVar(&opts.jsonOut, "json", false, `print JSON: {"summary": manual_find's result, "hits": manual_hits' page with snippets}`)
 	return cmd
 }
 
-// manualFindJSON is manual find's --json: what manual_find returns, and the
-// first page manual_hits returns for it (with the snippets).
-type manualFindJSON struct {
-	Summary find.Summary  `json:"summary"`
-	Hits    find.HitsPage `json:"hits"`
-}
-
 func runManualFind(ctx context.Context, opts *manualFindOptions) error {
-	a, calls, dir, err := opts.open(ctx, true)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if opts.in.ManualID == "" {
-		list, err := calls.List(ctx)
-		if err != nil {
-			return err
-		}
-		if len(list.Manuals) == 0 {
-			return noManuals(dir)
-		}
-	}
-	sum, err := calls.Find(ctx, opts.in)
+	// The best hits in the summary too, as manual_find shows them.
+	opts.req.Hits = find.DefaultShownHits
+	found, err := a.ManualFind(ctx, opts.req, opts.limit)
 	if err != nil {
 		return err
 	}
-	page, err := calls.Hits(ctx, tools.ManualHitsIn{TraceID: sum.TraceID, Limit: opts.limit, Verbose: true})
-	if err != nil {
-		return err
-	}
-	io := opts.f.io
+	io := opts.io
 	if opts.jsonOut {
-		if page.Candidates == nil {
-			page.Candidates = []find.Candidate{}
-		}
-		return writeJSON(io.Out, manualFindJSON{Summary: sum, Hits: page})
+		return writeJSON(io.Out, found)
 	}
+	sum, page := found.Summary, found.Hits
 	if page.Total == 0 {
-		fmt.Fprintf(io.ErrOut, "langspec: nothing in the manuals matches %q\n", opts.in.Query)
+		fmt.Fprintf(io.ErrOut, "langspec: nothing in the manuals matches %q\n", opts.req.Query)
 		return nil
 	}
 	w := io.Out

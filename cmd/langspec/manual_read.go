@@ -8,12 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/tools"
+	"github.com/langspec/langspec/internal/manual/find"
 )
 
 type manualReadOptions struct {
 	*manualBase
-	in      tools.ManualReadIn
+	req     find.ReadRequest
 	nodes   []string
 	jsonOut bool
 }
@@ -41,47 +41,49 @@ named at the end.`,
   langspec manual read ops-en runbooks/db/failover.md --node database-failover --query lag`,
 		Args: exactArgs(2, "MANUAL_ID and PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.in.ManualID, opts.in.Path = args[0], args[1]
-			scopes := tools.ManualReadScopes()
-			switch {
-			case opts.in.Scope == "" && len(opts.nodes) == 0:
-				opts.in.Scope = "file"
-			case opts.in.Scope == "" && len(opts.nodes) == 1 && opts.in.Query != "":
-				opts.in.Scope = "snippet"
-			case opts.in.Scope == "" && len(opts.nodes) == 1:
-				opts.in.Scope = "section"
-			case opts.in.Scope == "":
-				opts.in.Scope = "sections"
-			case !slices.Contains(scopes, opts.in.Scope):
-				return usageErrorf("--scope %q is not a scope; use %s", opts.in.Scope, strings.Join(scopes, ", "))
+			opts.req.ManualID, opts.req.Path = args[0], args[1]
+			scopes := find.ReadScopes()
+			if opts.req.Scope != "" && !slices.Contains(scopes, opts.req.Scope) {
+				return usageErrorf("--scope %q is not a scope; use %s", opts.req.Scope, strings.Join(scopes, ", "))
 			}
-			switch opts.in.Scope {
+			if opts.req.Scope == "" {
+				// The scope manual_read picks: one --node is a node id,
+				// several are node ids.
+				r := find.ReadRequest{Query: opts.req.Query}
+				if len(opts.nodes) == 1 {
+					r.NodeID = opts.nodes[0]
+				} else {
+					r.NodeIDs = opts.nodes
+				}
+				opts.req.Scope = r.DefaultScope()
+			}
+			switch opts.req.Scope {
 			case "file":
 				if len(opts.nodes) > 0 {
 					return usageErrorf("--scope file reads the whole file; leave out --node")
 				}
 			case "section", "snippet":
 				if len(opts.nodes) != 1 {
-					return usageErrorf("--scope %s reads one section: give one --node ID (got %d)", opts.in.Scope, len(opts.nodes))
+					return usageErrorf("--scope %s reads one section: give one --node ID (got %d)", opts.req.Scope, len(opts.nodes))
 				}
-				opts.in.NodeID = opts.nodes[0]
+				opts.req.NodeID = opts.nodes[0]
 			case "sections":
 				if len(opts.nodes) == 0 {
 					return usageErrorf("--scope sections needs --node ID, once per section")
 				}
-				if len(opts.nodes) > tools.ManualReadMaxSections {
-					return usageErrorf("%d --node flags is over %d", len(opts.nodes), tools.ManualReadMaxSections)
+				if len(opts.nodes) > find.MaxReadSections {
+					return usageErrorf("%d --node flags is over %d", len(opts.nodes), find.MaxReadSections)
 				}
-				opts.in.NodeIDs = opts.nodes
+				opts.req.NodeIDs = opts.nodes
 			}
-			if opts.in.Query != "" && opts.in.Scope != "snippet" {
+			if opts.req.Query != "" && opts.req.Scope != "snippet" {
 				return usageErrorf("--query picks the lines of --scope snippet; add --scope snippet")
 			}
-			if opts.in.MaxChars < 0 || opts.in.MaxChars > tools.ManualReadMaxChars {
-				return usageErrorf("--max-chars %d is out of range; use 1 to %d", opts.in.MaxChars, tools.ManualReadMaxChars)
+			if opts.req.MaxChars < 0 || opts.req.MaxChars > find.MaxReadChars {
+				return usageErrorf("--max-chars %d is out of range; use 1 to %d", opts.req.MaxChars, find.MaxReadChars)
 			}
-			if opts.in.MaxSections < 0 || opts.in.MaxSections > tools.ManualReadMaxSections {
-				return usageErrorf("--max-sections %d is out of range; use 1 to %d", opts.in.MaxSections, tools.ManualReadMaxSections)
+			if opts.req.MaxSections < 0 || opts.req.MaxSections > find.MaxReadSections {
+				return usageErrorf("--max-sections %d is out of range; use 1 to %d", opts.req.MaxSections, find.MaxReadSections)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -91,30 +93,30 @@ named at the end.`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.nodes, "node", nil, "node id from manual toc or manual find (repeat for --scope sections)")
-	fl.StringVar(&opts.in.Scope, "scope", "", "file, section, sections or snippet (default: file without --node, section with one, sections with several)")
-	fl.StringVar(&opts.in.Query, "query", "", "--scope snippet: words whose lines to print")
-	fl.IntVar(&opts.in.MaxChars, "max-chars", 0, fmt.Sprintf("most characters in all, 1-%d (default %d; snippet %d)",
-		tools.ManualReadMaxChars, tools.ManualReadDefaultChars, tools.ManualSnippetDefaultChars))
-	fl.IntVar(&opts.in.MaxSections, "max-sections", 0, fmt.Sprintf("--scope sections: most sections, 1-%d (default %d)",
-		tools.ManualReadMaxSections, tools.ManualReadDefaultSections))
+	fl.StringVar(&opts.req.Scope, "scope", "", "file, section, sections or snippet (default: file without --node, section with one, sections with several)")
+	fl.StringVar(&opts.req.Query, "query", "", "--scope snippet: words whose lines to print")
+	fl.IntVar(&opts.req.MaxChars, "max-chars", 0, fmt.Sprintf("most characters in all, 1-%d (default %d; snippet %d)",
+		find.MaxReadChars, find.DefaultReadChars, find.DefaultSnippetChars))
+	fl.IntVar(&opts.req.MaxSections, "max-sections", 0, fmt.Sprintf("--scope sections: most sections, 1-%d (default %d)",
+		find.MaxReadSections, find.DefaultReadSections))
 	fl.BoolVar(&opts.jsonOut, "json", false, `print JSON: {"manual_id", "path", "scope", "parts": [{"node_id", "title", "line_start", "line_end", "text", "truncated"}], "omitted"}`)
 	return cmd
 }
 
 func runManualRead(ctx context.Context, opts *manualReadOptions) error {
-	a, calls, _, err := opts.open(ctx, false)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	out, err := calls.Read(ctx, opts.in)
+	out, err := a.ManualRead(ctx, opts.req)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(opts.f.io.Out, out)
+		return writeJSON(opts.io.Out, out)
 	}
-	w := opts.f.io.Out
+	w := opts.io.Out
 	for i, p := range out.Parts {
 		if i > 0 {
 			fmt.Fprintln(w)

@@ -12,9 +12,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/langspec/langspec/internal/eval"
 	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // fixtureManuals is the repository's sample manuals folder.
@@ -58,7 +59,7 @@ func TestEvalManualFind(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"recall", "staged     all             1   1.000", "bm25-terms", "bm25 "} {
+	for _, want := range []string{"recall", "hit@5", "mrr@10", "staged     all             1  1.000  1.000   1.000   1.000", "bm25-terms", "bm25 "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -78,7 +79,7 @@ func TestEvalManualFind(t *testing.T) {
 		err  string
 	}{
 		{"no gold", []string{"eval", "manual-find"}, 2, "--gold FILE.jsonl is required"},
-		{"missing gold", []string{"eval", "manual-find", "--gold", "/nonexistent.jsonl"}, 1, "not_found: cannot open gold file"},
+		{"missing gold", []string{"eval", "manual-find", "--gold", "/nonexistent.jsonl"}, 1, "cannot open gold file"},
 		{"bad gold line", []string{"eval", "manual-find", "--gold", bad}, 2, "bad.jsonl line 1: missing query, manual_id, expected_paths"},
 		{"bad mode", []string{"eval", "manual-find", "--gold", gold, "--mode", "magic"}, 2, `--mode "magic" is not a mode`},
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 // cliCase is one run of langspec and what its output must hold.
@@ -101,7 +100,7 @@ func TestManualCommands(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nowhere")
 	const lag = "database-failover/promote-the-replica/verify-replication-lag"
 	runCases(t, env, []cliCase{
-		{name: "list", args: []string{"manual", "list"}, out: []string{"insurance-ja\nkasai-hoken\nops-en\nops-handbook\n"}},
+		{name: "list", args: []string{"manual", "list"}, out: []string{"insurance-ja\nkasai-hoken\nnodejs-en\nops-en\nops-handbook\n"}},
 		{name: "list json", args: []string{"manual", "list", "--json"}, out: []string{`"manuals": [`, `"kasai-hoken"`}},
 		{name: "ls", args: []string{"manual", "ls", "ops-en"}, out: []string{"runbooks/db/failover.md\n", "alerts/thresholds.json\n"}},
 		{name: "ls Japanese names", args: []string{"manual", "ls", "kasai-hoken"}, out: []string{"約款/普通保険約款.md\n", "設定/支払基準.json\n"}},
@@ -127,16 +126,16 @@ func TestManualCommands(t *testing.T) {
 		{name: "find nothing", args: []string{"manual", "find", "zzqqxxyy"}, err: []string{`nothing in the manuals matches "zzqqxxyy"`}},
 
 		{name: "unknown manual names the manuals there", args: []string{"manual", "ls", "nope"}, code: 1,
-			err: []string{`langspec: not_found: no manual "nope"; hint: manual ids: insurance-ja, kasai-hoken, ops-en, ops-handbook`}},
+			err: []string{`langspec: no manual "nope"`, `hint: manual ids: insurance-ja, kasai-hoken, nodejs-en, ops-en, ops-handbook`}},
 		{name: "unknown manual in find", args: []string{"manual", "find", "lag", "--manual", "nope"}, code: 1,
-			err: []string{`not_found: no manual "nope"`, "manual ids: insurance-ja, kasai-hoken"}},
+			err: []string{`no manual "nope"`, "manual ids: insurance-ja, kasai-hoken"}},
 		{name: "a path out of the manual", args: []string{"manual", "read", "ops-en", "../kasai-hoken/用語集.md"}, code: 1,
-			err: []string{`path_outside_manuals: path "../kasai-hoken/用語集.md" contains a ".." segment`}},
-		{name: "an absolute path", args: []string{"manual", "toc", "ops-en", "/etc/passwd.md"}, code: 1, err: []string{"path_outside_manuals"}},
+			err: []string{`path "../kasai-hoken/用語集.md" contains a ".." segment`}},
+		{name: "an absolute path", args: []string{"manual", "toc", "ops-en", "/etc/passwd.md"}, code: 1, err: []string{"absolute", "hint:"}},
 		{name: "unknown node", args: []string{"manual", "read", "ops-en", "runbooks/db/failover.md", "--node", "nope"}, code: 1,
-			err: []string{`not_found: no node "nope"`, "nearest node ids:"}},
+			err: []string{`no node "nope"`, "nearest node ids:"}},
 		{name: "no manuals folder", env: map[string]string{"HOME": home, "MANUALS_ROOT": missing}, args: []string{"manual", "list"}, code: 1,
-			err: []string{"not_found: no manuals folder at " + missing, "--manuals-root DIR or MANUALS_ROOT=DIR"}},
+			err: []string{"no manuals folder at " + missing, "--manuals-root DIR or MANUALS_ROOT=DIR"}},
 
 		{name: "bad scope", args: []string{"manual", "read", "ops-en", "x.md", "--scope", "bogus"}, code: 2, err: []string{`--scope "bogus" is not a scope`}},
 		{name: "section scope with two nodes", args: []string{"manual", "read", "ops-en", "x.md", "--scope", "section", "--node", "a", "--node", "b"}, code: 2,
@@ -184,26 +183,26 @@ func TestManualCommandsJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lib.Close()
-	calls := tools.NewManualCalls(lib, nil)
+	calls := &find.Service{Lib: lib}
 	ctx := context.Background()
 
-	var read tools.ManualReadOut
+	var read find.ReadResult
 	jsonOf(t, &read, "manual", "read", "kasai-hoken", "約款/普通保険約款.md", "--node", "第２章-補償内容", "--max-chars", "300")
-	want, err := calls.Read(ctx, tools.ManualReadIn{ManualID: "kasai-hoken", Path: "約款/普通保険約款.md", Scope: "section", NodeID: "第２章-補償内容", MaxChars: 300})
+	want, err := calls.Read(ctx, find.ReadRequest{ManualID: "kasai-hoken", Path: "約款/普通保険約款.md", Scope: "section", NodeID: "第２章-補償内容", MaxChars: 300})
 	if err != nil || !reflect.DeepEqual(read, want) || len(read.Parts) != 1 || !read.Parts[0].Truncated {
 		t.Errorf("read JSON %+v\nmanual_read   %+v (%v)", read, want, err)
 	}
 
-	var toc tools.ManualTocOut
+	var toc find.Toc
 	jsonOf(t, &toc, "manual", "toc", "ops-en", "runbooks/db/failover.md")
-	wantToc, err := calls.Toc(ctx, tools.ManualTocIn{ManualID: "ops-en", Path: "runbooks/db/failover.md"})
+	wantToc, err := calls.Toc(ctx, "ops-en", "runbooks/db/failover.md")
 	if err != nil || !reflect.DeepEqual(toc, wantToc) || len(toc.Nodes) < 5 {
 		t.Errorf("toc JSON %+v\nmanual_toc   %+v (%v)", toc, wantToc, err)
 	}
 
-	var ls tools.ManualLsOut
+	var ls find.FileList
 	jsonOf(t, &ls, "manual", "ls", "kasai-hoken")
-	wantLs, err := calls.Ls(ctx, tools.ManualLsIn{ManualID: "kasai-hoken"})
+	wantLs, err := calls.Ls(ctx, "kasai-hoken")
 	if err != nil || !reflect.DeepEqual(ls, wantLs) {
 		t.Errorf("ls JSON %+v\nmanual_ls   %+v (%v)", ls, wantLs, err)
 	}
@@ -216,7 +215,7 @@ func TestSearchPointsAtManuals(t *testing.T) {
 	if code, _, errOut := run(t, withManuals, "ingest", "manuals"); code != 0 {
 		t.Fatalf("ingest manuals: %s", errOut)
 	}
-	const pointer = "search reads the specifications only; to search the manuals (insurance-ja, kasai-hoken, ops-en, ops-handbook), run: langspec manual find 給与"
+	const pointer = "search reads the specifications only; to search the manuals (insurance-ja, kasai-hoken, nodejs-en, ops-en, ops-handbook), run: langspec manual find 給与"
 	runCases(t, withManuals, []cliCase{
 		{name: "after ingest manuals", args: []string{"search", "給与"}, err: []string{`no sections match "給与"`, pointer}},
 		// The index in the database is enough: a later shell without MANUALS_ROOT.
@@ -240,10 +239,10 @@ func TestIngestManualsWithoutManuals(t *testing.T) {
 	}
 	runCases(t, map[string]string{"HOME": home}, []cliCase{
 		{name: "no manuals folder", args: []string{"ingest", "manuals"}, code: 1,
-			err: []string{"langspec: not_found: no manuals folder at " + filepath.Join(ws, "manuals"), "--manuals-root DIR or MANUALS_ROOT=DIR"}},
-		{name: "json too", args: []string{"ingest", "manuals", "--json"}, code: 1, err: []string{"not_found: no manuals folder"}},
+			err: []string{"langspec: no manuals folder at " + filepath.Join(ws, "manuals"), "--manuals-root DIR or MANUALS_ROOT=DIR"}},
+		{name: "json too", args: []string{"ingest", "manuals", "--json"}, code: 1, err: []string{"no manuals folder"}},
 		{name: "an empty folder", args: []string{"ingest", "manuals", "--manuals-root", empty}, code: 1,
-			err: []string{"not_found: no manuals in " + empty, "put one folder of .md and .json files per manual in it"}},
+			err: []string{"no manuals in " + empty, "put one folder of .md and .json files per manual in it"}},
 		{name: "the folder named", args: []string{"ingest", "manuals", "--manuals-root", fixtureManuals},
 			out: []string{"kasai-hoken: ", "ops-en: "}},
 	})
@@ -258,12 +257,12 @@ func TestNotStoredLanguageHints(t *testing.T) {
 	env := map[string]string{"HOME": seededHome(t)}
 	tests := []cliCase{
 		{name: "search rust", args: []string{"search", "x", "--lang", "rust"}, code: 1,
-			err: []string{`langspec: not_found: language "rust" is not stored yet; hint: run langspec ingest rust to add The Rust Reference`, "available languages: go"}},
+			err: []string{`langspec: language "rust" is not stored yet`, `hint: run langspec ingest rust to add The Rust Reference`, "available languages: go"}},
 		{name: "section java", args: []string{"section", "Types", "--lang", "java"}, code: 1, err: []string{"run langspec ingest java to add The Java Language Specification"}},
 		{name: "plan typescript", args: []string{"plan", "--lang", "typescript"}, code: 1, err: []string{"run langspec ingest typescript"}},
 		{name: "versions ecmascript", args: []string{"versions", "ecmascript"}, code: 1, err: []string{"run langspec ingest ecmascript"}},
 		{name: "unknown language", args: []string{"search", "x", "--lang", "cobol"}, code: 1,
-			err: []string{`not_found: unknown language "cobol"; hint: available languages: go`}, notErr: []string{"langspec ingest"}},
+			err: []string{`unknown language "cobol"`, `hint: available languages: go`}, notErr: []string{"langspec ingest"}},
 	}
 	if matches, _ := filepath.Glob("/usr/share/doc/python3*/html/reference/index.html"); len(matches) > 0 {
 		tests = append(tests, cliCase{name: "python with a local copy", args: []string{"search", "x", "--lang", "python"}, code: 1,
@@ -330,7 +329,7 @@ func TestSectionByTitle(t *testing.T) {
 		{name: "case and article", args: []string{"section", "THE METHOD SETS"}, out: []string{"https://go.dev/ref/spec#Method_sets"}},
 		{name: "an id with the other plural", args: []string{"section", "Type_assertion"}, out: []string{"https://go.dev/ref/spec#Type_assertions"}},
 		{name: "json", args: []string{"section", "slice expression", "--json"}, out: []string{`"section_id": "Slice_expressions"`}},
-		{name: "a typo", args: []string{"section", "metod sets"}, code: 1, err: []string{`not_found: no section "metod sets"; hint: nearest ids: Method_sets`}},
+		{name: "a typo", args: []string{"section", "metod sets"}, code: 1, err: []string{`no section "metod sets"`, `hint: nearest ids: Method_sets`}},
 	}
 	const pyRef = "/usr/share/doc/python3/html/reference"
 	if _, err := os.Stat(filepath.Join(pyRef, "index.html")); err == nil {
@@ -379,21 +378,43 @@ func TestVersionFromBuildInfo(t *testing.T) {
 	tests := []struct {
 		name string
 		bi   *debug.BuildInfo
+		s    stamp
 		want versionInfo
 		line string
 	}{
-		{"no build info", nil, versionInfo{Version: "dev", Go: readVersion().Go}, "langspec dev (" + readVersion().Go + ")"},
-		{"a release", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.0"}},
+		{"no build info", nil, stamp{}, versionInfo{Version: "dev", Go: readVersion().Go}, "langspec dev (" + readVersion().Go + ")"},
+		{"a release", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.0"}}, stamp{},
 			versionInfo{Version: "v1.4.0", Go: "go1.26.0"}, "langspec v1.4.0 (go1.26.0)"},
 		{"a checkout with changes", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
 			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "c6783ae1abc1d074bc495406207268d5c11b6330"},
-			{Key: "vcs.time", Value: "2026-11-27T12:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
+			{Key: "vcs.time", Value: "2026-11-27T12:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}, stamp{},
 			versionInfo{Version: "(devel)", Go: "go1.26.0", Revision: "c6783ae1abc1d074bc495406207268d5c11b6330", Time: "2026-11-27T12:00:00Z", Modified: true},
 			"langspec (devel) (c6783ae1abc1+modified, 2026-11-27T12:00:00Z, go1.26.0)"},
+		// go install github.com/langspec/langspec/cmd/langspec@COMMIT or
+		// @latest before a tag: the pseudo-version names the commit and its date.
+		{"a pseudo-version", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v0.0.0-20261127120000-c6783ae1abc1"}}, stamp{},
+			versionInfo{Version: "v0.0.0-20261127120000-c6783ae1abc1", Go: "go1.26.0", Revision: "c6783ae1abc1", Time: "2026-11-27T12:00:00Z"},
+			"langspec v0.0.0-20261127120000-c6783ae1abc1 (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
+		{"a pseudo-version after a tag", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.4.1-0.20261127120000-c6783ae1abc1+incompatible"}}, stamp{},
+			versionInfo{Version: "v1.4.1-0.20261127120000-c6783ae1abc1+incompatible", Go: "go1.26.0", Revision: "c6783ae1abc1", Time: "2026-11-27T12:00:00Z"},
+			"langspec v1.4.1-0.20261127120000-c6783ae1abc1+incompatible (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
+		{"a pre-release tag is no pseudo-version", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.5.0-rc.1"}}, stamp{},
+			versionInfo{Version: "v1.5.0-rc.1", Go: "go1.26.0"}, "langspec v1.5.0-rc.1 (go1.26.0)"},
+		// A release archive: goreleaser stamps all three with -ldflags -X,
+		// over a build that recorded no VCS information (-buildvcs=false).
+		{"a release archive", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
+			stamp{version: "1.4.0", commit: "c6783ae1abc1d074bc495406207268d5c11b6330", date: "2026-11-27T12:00:00Z"},
+			versionInfo{Version: "1.4.0", Go: "go1.26.0", Revision: "c6783ae1abc1d074bc495406207268d5c11b6330", Time: "2026-11-27T12:00:00Z"},
+			"langspec 1.4.0 (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
+		{"a stamp wins over the checkout", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0000000000000000000000000000000000000000"}, {Key: "vcs.time", Value: "2020-01-01T00:00:00Z"}}},
+			stamp{version: "v1.4.0", commit: "c6783ae1abc1d074bc495406207268d5c11b6330", date: "2026-11-27T12:00:00Z"},
+			versionInfo{Version: "v1.4.0", Go: "go1.26.0", Revision: "c6783ae1abc1d074bc495406207268d5c11b6330", Time: "2026-11-27T12:00:00Z"},
+			"langspec v1.4.0 (c6783ae1abc1, 2026-11-27T12:00:00Z, go1.26.0)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := versionFrom(tt.bi)
+			got := versionFrom(tt.bi, tt.s)
 			if got != tt.want || got.String() != tt.line {
 				t.Errorf("got %+v %q\nwant %+v %q", got, got.String(), tt.want, tt.line)
 			}
@@ -490,25 +511,25 @@ func TestServeStartupNamesTheDatabase(t *testing.T) {
 func TestNewCmdManualRead(t *testing.T) {
 	tests := []struct {
 		args []string
-		want tools.ManualReadIn
+		want find.ReadRequest
 	}{
-		{[]string{"m", "a.md"}, tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "file"}},
-		{[]string{"m", "a.md", "--node", "n"}, tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "section", NodeID: "n"}},
+		{[]string{"m", "a.md"}, find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "file"}},
+		{[]string{"m", "a.md", "--node", "n"}, find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "section", NodeID: "n"}},
 		{[]string{"m", "a.md", "--node", "n", "--node", "o", "--max-sections", "1"},
-			tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n", "o"}, MaxSections: 1}},
-		{[]string{"m", "a.md", "--node", "n", "--query", "lag"}, tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "snippet", NodeID: "n", Query: "lag"}},
+			find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n", "o"}, MaxSections: 1}},
+		{[]string{"m", "a.md", "--node", "n", "--query", "lag"}, find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "snippet", NodeID: "n", Query: "lag"}},
 		{[]string{"m", "a.md", "--node", "n", "--scope", "sections", "--max-chars", "9"},
-			tools.ManualReadIn{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n"}, MaxChars: 9}},
+			find.ReadRequest{ManualID: "m", Path: "a.md", Scope: "sections", NodeIDs: []string{"n"}, MaxChars: 9}},
 	}
 	for _, tt := range tests {
 		var got *manualReadOptions
-		cmd := newCmdManualRead(&manualBase{f: &factory{}}, func(_ context.Context, o *manualReadOptions) error { got = o; return nil })
+		cmd := newCmdManualRead(&manualBase{}, func(_ context.Context, o *manualReadOptions) error { got = o; return nil })
 		cmd.SetArgs(tt.args)
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%v: %v", tt.args, err)
 		}
-		if !reflect.DeepEqual(got.in, tt.want) {
-			t.Errorf("%v: in = %+v, want %+v", tt.args, got.in, tt.want)
+		if !reflect.DeepEqual(got.req, tt.want) {
+			t.Errorf("%v: req = %+v, want %+v", tt.args, got.req, tt.want)
 		}
 	}
 }

@@ -6,17 +6,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/plan"
 )
 
 type planOptions struct {
-	f       *factory
+	io      *ioStreams
+	app     func() (*app.App, error)
 	req     plan.Request
 	jsonOut bool
 }
 
-func newCmdPlan(f *factory, runF func(context.Context, *planOptions) error) *cobra.Command {
-	opts := &planOptions{f: f}
+func newCmdPlan(f *factory) *cobra.Command {
+	opts := &planOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "plan",
 		Short: "Split a specification into weeks of reading",
@@ -27,14 +29,11 @@ right after the introductory sections.`,
   langspec plan --lang go --focus Types,Statements --json`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runPlan(cmd.Context(), opts)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.req.Language, "lang", "", "language (default: the only one stored)")
+	fl.StringVar(&opts.req.Language, "lang", "", "language (default: the only one stored, else go)")
 	fl.StringVar(&opts.req.Doc, "doc", "", "document within the language")
 	fl.StringVar(&opts.req.Version, "version", "", "version (default: the latest complete one)")
 	fl.IntVar(&opts.req.Weeks, "weeks", plan.DefaultWeeks, fmt.Sprintf("number of weeks (1-%d)", plan.MaxWeeks))
@@ -44,13 +43,16 @@ right after the introductory sections.`,
 }
 
 func runPlan(ctx context.Context, opts *planOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	p, err := a.Plan(ctx, opts.req)
 	if err != nil {
 		return err
 	}
-	out := opts.f.io.Out
+	out := opts.io.Out
 	if opts.jsonOut {
 		return writeJSON(out, p)
 	}

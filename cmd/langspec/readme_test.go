@@ -198,7 +198,10 @@ func (r *readmeRun) runLangspec(where string, args []string) {
 		// A team server: started on a free port, kept for the commands
 		// that reach it, stopped at the end.
 		rest := slices.Clone(args[3:])
-		s := startTeamServerEnv(t, filepath.Join(envValue(r.env, "HOME"), ".local", "share", "langspec", "langspec.db"), nil, rest...)
+		// HOME as the README's other commands have it, so that the
+		// server reads the tokens they make (the state file in it).
+		s := startTeamServerEnv(t, filepath.Join(envValue(r.env, "HOME"), ".local", "share", "langspec", "langspec.db"),
+			[]string{"HOME=" + envValue(r.env, "HOME")}, rest...)
 		r.servers[args[2]] = s
 		return
 	}

@@ -6,77 +6,93 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/config"
-	"github.com/langspec/langspec/internal/contextnote"
-	"github.com/langspec/langspec/internal/ingest"
 )
 
 // factory carries what commands need. Fields that cost something to make are
 // funcs, so a command pays only for what it uses and tests can swap them.
+// Commands take from it the narrow functions their options carry (an app,
+// the streams), never the factory itself.
 type factory struct {
 	io         *ioStreams
 	getenv     func(string) string
 	dbPath     string // from --db, LANGSPEC_DB, or the XDG default
-	configFlag string // --config; see config.Path for the fallbacks
+	dbNamedBy  string // "--db" or "LANGSPEC_DB" when one named dbPath; "" for the default
+	statePath  string // --state or LANGSPEC_STATE: tokens and secrets; "" for app.DefaultStatePath
+	configFlag string // --config; see app.ConfigFile for the fallbacks
 	now        func() time.Time
-	getter     func() ingest.Getter             // the network, through the fetcher and its HTTP cache
-	env        func(context.Context) ingest.Env // local toolchains, for local copies of specs
 	logger     *slog.Logger
 }
 
-// newApp reads the configuration and returns the app over the database
-// and the workspace ws: the one preamble of every command that needs more
-// than its flags. log nil is the factory's logger.
-func (f *factory) newApp(ws app.Workspace, log *slog.Logger) (*app.App, error) {
-	return f.newAppWithStore(ws, log, false, 0)
+// options are the app's options over the database and the workspace ws,
+// with the configuration read: the one preamble of every command that
+// needs more than its flags. A configuration that does not read is an
+// error, unless lenient: then it is logged, and the command goes on
+// without it (a search needs no configuration).
+func (f *factory) options(ws app.Workspace, lenient bool) (app.Options, error) {
+	cfg, err := app.LoadConfig(f.configFlag, f.getenv)
+	if err != nil && !lenient {
+		return app.Options{}, err
+	}
+	if err != nil {
+		f.logger.Warn("config not read: its context notes are left out", "err", err)
+	}
+	cfgFile, _ := app.ConfigFile(f.configFlag, f.getenv)
+	return app.Options{DBPath: f.dbPath, DBNamedBy: f.dbNamedBy, StatePath: f.statePath, Workspace: ws, Config: cfg, ConfigFile: cfgFile,
+		Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(),
+		Notes: app.ContextNotes(cfg, f.getenv, f.now)}, nil
 }
 
-// newAppWithStore is newApp with the database opened as serve asks:
-// read-only when readOnly (app.Options.ReadOnly), and its reads through a
-// pool of readPool connections when above zero (app.Options.ReadPool).
-func (f *factory) newAppWithStore(ws app.Workspace, log *slog.Logger, readOnly bool, readPool int) (*app.App, error) {
-	if log == nil {
-		log = f.logger
-	}
-	cfg, err := f.config()
+// newApp is the app over the workspace ws (options).
+func (f *factory) newApp(ws app.Workspace) (*app.App, error) {
+	o, err := f.options(ws, false)
 	if err != nil {
 		return nil, err
 	}
-	return app.New(app.Options{DBPath: f.dbPath, Workspace: ws, Config: cfg, Logger: log, Now: f.now, Seeding: f.tellSeeding,
-		Stderr: f.io.ErrOut, Getenv: f.getenv, Version: buildVersion(), ReadOnly: readOnly, ReadPool: readPool, Env: f.env, Notes: f.notes(cfg)}), nil
+	return app.New(o), nil
 }
 
-// notes are the context notes of cfg and of the state file.
-func (f *factory) notes(cfg config.Config) *contextnote.Source {
-	return &contextnote.Source{Config: cfg.Context, Store: f.noteStore()}
+// appFor is newApp as a command's options carry it: over the workspace
+// its flags resolve to when it runs (without a statistics file: only
+// serve keeps one).
+func (f *factory) appFor(ws *workspaceFlags) func() (*app.App, error) {
+	return func() (*app.App, error) {
+		w, err := ws.Resolve(false)
+		if err != nil {
+			return nil, err
+		}
+		return f.newApp(w)
+	}
 }
 
-// noteStore is the state file `langspec context add` writes.
-func (f *factory) noteStore() *contextnote.Store {
-	return &contextnote.Store{Path: contextnote.DefaultStatePath(f.getenv), Now: f.now}
-}
+// serveOptions are the options serve builds its app from: strict about
+// the configuration (a server must not start on half of it), with its log
+// going to stderr at serve's level (app.Serve makes the logger).
+func (f *factory) serveOptions(ws app.Workspace) (app.Options, error) { return f.options(ws, false) }
 
-// specApp is the app for the commands that read the store only (search,
-// section, plan, versions, prune): no workspace. An empty
-// database first gets the Go specification built into langspec, and on a
-// terminal the user is told.
+// plainApp is the app without a workspace, the configuration read:
+// sources, ingest, upstream logins, eval search.
+func (f *factory) plainApp() (*app.App, error) { return f.newApp(app.Workspace{}) }
+
+// specApp is the app for the commands that read the store or the state
+// only (search, section, plan, versions, prune, tokens, secrets): no
+// workspace. An empty database first gets the Go specification built into
+// langspec, and the user is told (tellSeeding).
 //
 // The context notes still come with its answers: the state file's, and the
 // config's when the config file reads; one that does not is logged and
 // left out, since a search needs no config.
-func (f *factory) specApp() *app.App {
-	cfg, err := f.config()
-	if err != nil {
-		f.logger.Warn("config not read: its context notes are left out", "err", err)
-	}
-	return app.New(app.Options{DBPath: f.dbPath, Logger: f.logger, Now: f.now, Seeding: f.tellSeeding, Env: f.env, Notes: f.notes(cfg)})
+func (f *factory) specApp() (*app.App, error) {
+	o, err := f.options(app.Workspace{}, true)
+	return app.New(o), err
 }
 
 // tellSeeding says once, on stderr, what a first run creates and where:
@@ -89,16 +105,6 @@ func (f *factory) tellSeeding(dbPath string, created bool) {
 		return
 	}
 	fmt.Fprintf(f.io.ErrOut, "langspec: %s holds no specification yet: loading the Go specification built into langspec\n", dbPath)
-}
-
-// config reads langspec.json; a missing default file is an empty config.
-func (f *factory) config() (config.Config, error) {
-	return config.Load(config.Path(f.configFlag, f.getenv))
-}
-
-// userAgent names langspec and where to find it in every request it makes.
-func userAgent() string {
-	return "langspec/" + buildVersion() + " (+https://github.com/langspec/langspec)"
 }
 
 // usageError marks a mistake in the command line: exit code 2.
@@ -117,8 +123,6 @@ func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string)
 		io:     io,
 		getenv: getenv,
 		now:    time.Now,
-		getter: func() ingest.Getter { return app.NetworkGetter(getenv, userAgent()) },
-		env:    ingest.DetectEnv,
 		logger: slog.New(slog.NewTextHandler(io.ErrOut, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	}
 	root := newCmdRoot(f)
@@ -126,15 +130,19 @@ func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string)
 	root.SetIn(io.In)
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(io.ErrOut, "langspec: "+oneLine(err))
+	msg, hint := humanError(err)
+	fmt.Fprintln(io.ErrOut, "langspec: "+msg)
+	if hint != "" {
+		fmt.Fprintln(io.ErrOut, "hint: "+hint)
+	}
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
-		fmt.Fprintln(io.ErrOut, "Run 'langspec --help' for usage.")
+		fmt.Fprintf(io.ErrOut, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return 2
 	case apperr.CodeOf(err) == apperr.InvalidArgument:
 		return 2
@@ -144,12 +152,22 @@ func Main(ctx context.Context, args []string, io *ioStreams, getenv func(string)
 	return 1
 }
 
-func oneLine(err error) string {
-	if e, ok := errors.AsType[*apperr.Error](err); ok {
-		return e.Error()
+// humanError is err as a person at a terminal reads it: what went wrong,
+// and what to do next, each in a line. The code (not_found, …) and the
+// argument names of the MCP tools are what a model reads in the same
+// error; here they become words.
+func humanError(err error) (msg, hint string) {
+	e, ok := errors.AsType[*apperr.Error](err)
+	if !ok {
+		return humanWords.Replace(err.Error()), ""
 	}
-	return err.Error()
+	return humanWords.Replace(e.Message), humanWords.Replace(e.Hint)
 }
+
+// humanWords are the MCP argument names that errors shared with the tools
+// name, in words. (Field names of files a person writes, such as a gold
+// file's manual_id, stay: they are what the person types.)
+var humanWords = strings.NewReplacer("section_id", "section id", "node_ids", "node ids", "node_id", "node id")
 
 func newCmdRoot(f *factory) *cobra.Command {
 	root := &cobra.Command{
@@ -164,6 +182,15 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 		// --version prints what `langspec version` prints.
 		Version: readVersion().String(),
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if err := flagsAfterDash(cmd, args); err != nil {
+				return err
+			}
+			switch {
+			case cmd.Flags().Changed("db"):
+				f.dbNamedBy = "--db"
+			case f.dbPath != "":
+				f.dbNamedBy = "LANGSPEC_DB"
+			}
 			if f.dbPath == "" {
 				p, err := defaultDBPath(f.getenv)
 				if err != nil {
@@ -176,6 +203,8 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 	}
 	root.PersistentFlags().StringVar(&f.dbPath, "db", f.getenv("LANGSPEC_DB"),
 		"database file (env LANGSPEC_DB; default $XDG_DATA_HOME/langspec/langspec.db)")
+	root.PersistentFlags().StringVar(&f.statePath, "state", f.getenv("LANGSPEC_STATE"),
+		"state file: the team server's tokens and secrets, apart from the index (env LANGSPEC_STATE; default $XDG_STATE_HOME/langspec/state.db)")
 	root.PersistentFlags().StringVar(&f.configFlag, "config", "",
 		"config file (env LANGSPEC_CONFIG; default $XDG_CONFIG_HOME/langspec/langspec.json, optional)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -184,27 +213,77 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 	asGroup(root)
 	root.AddCommand(
 		newCmdSearch(f, nil),
-		newCmdCompare(f, nil),
-		newCmdDiff(f, nil),
-		newCmdSection(f, nil),
-		newCmdPlan(f, nil),
-		newCmdIngest(f, nil),
-		newCmdServe(f, nil),
-		newCmdSources(f, nil),
-		newCmdVersions(f, nil),
-		newCmdPrune(f, nil),
+		newCmdCompare(f),
+		newCmdDiff(f),
+		newCmdSince(f),
+		newCmdSection(f),
+		newCmdPlan(f),
+		newCmdIngest(f),
+		newCmdServe(f),
+		newCmdSources(f),
+		newCmdVersions(f),
+		newCmdPrune(f),
 		newCmdConfig(f),
-		newCmdEval(f, nil),
-		newCmdDocs(f, nil),
+		newCmdEval(f),
+		newCmdDocs(f),
 		newCmdToken(f),
 		newCmdContext(f),
 		newCmdSecret(f),
 		newCmdUpstream(f),
 		newCmdUI(f),
-		newCmdVersion(f, nil),
+		newCmdVersion(f),
 		newCmdManual(f),
 	)
 	return root
+}
+
+// flagsAfterDash refuses a flag of the command written after "--": it
+// would be taken as a query word in silence ("manual find -- "-r flag" -n
+// 2" searching for "-n" and "2"). A word after "--" that starts with "-"
+// and is no flag of the command is what "--" is for.
+func flagsAfterDash(cmd *cobra.Command, args []string) error {
+	dash := cmd.ArgsLenAtDash()
+	if dash < 0 {
+		return nil
+	}
+	var flags, words []string
+	after := args[dash:]
+	for i := 0; i < len(after); i++ {
+		a := after[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		var f *pflag.Flag
+		switch {
+		case strings.HasPrefix(a, "--") && name != "":
+			f = cmd.Flags().Lookup(name)
+		case strings.HasPrefix(a, "-") && len(name) == 1:
+			f = cmd.Flags().ShorthandLookup(name)
+		}
+		if f == nil {
+			words = append(words, a)
+			continue
+		}
+		flags = append(flags, a)
+		if !hasValue && f.NoOptDefVal == "" && i+1 < len(after) {
+			i++
+			flags = append(flags, after[i])
+		}
+	}
+	if len(flags) == 0 {
+		return nil
+	}
+	quote := func(ws []string) []string {
+		out := make([]string, len(ws))
+		for i, w := range ws {
+			out[i] = w
+			if strings.ContainsAny(w, " \t\"'*?$") {
+				out[i] = strconv.Quote(w)
+			}
+		}
+		return out
+	}
+	line := append(append([]string{cmd.CommandPath()}, quote(flags)...), quote(args[:dash])...)
+	line = append(append(line, "--"), quote(words)...)
+	return usageErrorf("%s after -- would be searched for as words; put the flags before --: %s", strings.Join(flags, " "), strings.Join(line, " "))
 }
 
 // defaultDBPath follows the XDG base directory spec: $XDG_DATA_HOME, else

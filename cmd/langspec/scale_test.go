@@ -18,8 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/langspec/langspec/internal/eval/corpusgen"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/eval/corpusgen"
 )
 
 // BenchmarkScaleIngest runs the real binary, `langspec --db X --config Y

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -17,13 +16,14 @@ import (
 )
 
 type searchOptions struct {
-	f       *factory
+	io      *ioStreams
+	app     func() (*app.App, error)
 	req     search.Request
 	jsonOut bool
 }
 
 func newCmdSearch(f *factory, runF func(context.Context, *searchOptions) error) *cobra.Command {
-	opts := &searchOptions{f: f}
+	opts := &searchOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "search QUERY...",
 		Short: "Search specifications; print ranked sections with snippets",
@@ -87,31 +87,6 @@ Manuals are searched with 'langspec manual find'.`,
 	return cmd
 }
 
-// manualsAround names the manuals a user may have meant to search: those
-// the database has an index of (ingest manuals, manual find, serve), else
-// the folders of MANUALS_ROOT. None when there are none, or on any error:
-// it only adds a hint.
-func manualsAround(ctx context.Context, f *factory, a *app.App) []string {
-	if ids, err := a.IndexedManuals(ctx); err == nil && len(ids) > 0 {
-		return ids
-	}
-	root := f.getenv("MANUALS_ROOT")
-	if root == "" {
-		return nil
-	}
-	ents, err := os.ReadDir(root)
-	if err != nil {
-		return nil
-	}
-	var ids []string
-	for _, e := range ents {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			ids = append(ids, e.Name())
-		}
-	}
-	return ids
-}
-
 // dashedArg is the argument a flag error names ("unknown shorthand flag:
 // '2' in -2**2", "unknown flag: --release"), quoted for a shell; a
 // placeholder when the error names none.
@@ -130,14 +105,17 @@ func dashedArg(err error) string {
 }
 
 func runSearch(ctx context.Context, opts *searchOptions) error {
-	io := opts.f.io
+	io := opts.io
 	switch {
 	case opts.jsonOut:
 		opts.req.Snippet.Mark = snippet.Markdown
 	case io.colorOut:
 		opts.req.Snippet.Mark = snippet.ANSIBold
 	}
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	res, err := a.Search(ctx, opts.req)
 	if err != nil {
@@ -151,7 +129,7 @@ func runSearch(ctx context.Context, opts *searchOptions) error {
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintf(io.ErrOut, "langspec: no sections match %q\n", res.Query)
-		if ids := manualsAround(ctx, opts.f, a); len(ids) > 0 {
+		if ids := a.ManualsAround(ctx); len(ids) > 0 {
 			fmt.Fprintf(io.ErrOut, "langspec: search reads the specifications only; to search the manuals (%s), run: langspec manual find %s\n",
 				strings.Join(ids, ", "), shellQuote(res.Query))
 		}

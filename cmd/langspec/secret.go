@@ -2,18 +2,14 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/secrets"
-	"github.com/langspec/langspec/internal/teamauth"
 )
 
 // maxSecretBytes bounds a value read from stdin.
@@ -26,7 +22,7 @@ func newCmdSecret(f *factory) *cobra.Command {
 		Long: `Secrets are values langspec hands to upstream servers — API keys, tokens —
 named in mcpServers as ${secret:NAME} (in env, headers or url). Each is
 AES-256-GCM encrypted in the database under a key kept outside it:
-` + secrets.KeyEnv + ` (32 bytes as base64 or hex), or else a key file made on
+` + app.SecretKeyEnv + ` (32 bytes as base64 or hex), or else a key file made on
 first use with 0600 permissions ($XDG_CONFIG_HOME/langspec/secret.key).
 A value never appears in output, logs or errors.`,
 	}
@@ -35,36 +31,10 @@ A value never appears in output, logs or errors.`,
 	return cmd
 }
 
-// secretStore opens the database and the key; create makes a key file when
-// there is none.
-func secretStore(ctx context.Context, f *factory, create bool) (*secrets.Store, func(), error) {
-	store, closeStore, err := tokenStore(ctx, f)
-	if err != nil {
-		return nil, nil, err
-	}
-	key, err := secrets.LoadKey(f.getenv, secrets.DefaultKeyFile(f.getenv), create)
-	if err != nil {
-		closeStore()
-		return nil, nil, err
-	}
-	return &secrets.Store{DB: store, Key: key, Now: f.now}, closeStore, nil
-}
-
-// subjectHome reads --subject: a token's name, or jwt:SUB for a subject of
-// the configured identity provider, as the key its secrets and logins are
-// kept under (teamauth.Subject.Home). Errors: usage errors.
-func subjectHome(f *factory, s string) (string, error) {
-	var issuer string
-	if strings.HasPrefix(s, "jwt:") {
-		cfg, err := f.config()
-		if err != nil {
-			return "", err
-		}
-		if cfg.Auth.JWT != nil {
-			issuer = cfg.Auth.JWT.Issuer
-		}
-	}
-	home, err := teamauth.SubjectHome(s, issuer)
+// subjectHome reads --subject (app.App.SubjectHome): a usage mistake
+// when it names no subject.
+func subjectHome(a *app.App, subject string) (string, error) {
+	home, err := a.SubjectHome(subject)
 	if err != nil {
 		return "", usageError{err}
 	}
@@ -83,10 +53,12 @@ func newCmdSecretSet(f *factory) *cobra.Command {
   langspec secret set GITHUB_TOKEN --subject alice < alice-token.txt`,
 		Args: exactArgs(1, "the secret's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := secrets.CheckName(args[0]); err != nil {
-				return usageError{err}
+			a, err := f.specApp() // the configuration, when it reads, names the identity provider of jwt:SUB
+			if err != nil {
+				return err
 			}
-			home, err := subjectHome(f, subject)
+			defer a.Close()
+			home, err := subjectHome(a, subject)
 			if err != nil {
 				return err
 			}
@@ -100,12 +72,11 @@ func newCmdSecretSet(f *factory) *cobra.Command {
 			// One final newline is the shell's (echo, a here-string), not
 			// the secret's.
 			value = bytes.TrimSuffix(bytes.TrimSuffix(value, []byte("\n")), []byte("\r"))
-			s, closeStore, err := secretStore(cmd.Context(), f, true)
-			if err != nil {
-				return err
+			err = a.SetSecret(cmd.Context(), args[0], home, value)
+			if apperr.CodeOf(err) == apperr.InvalidArgument {
+				return usageError{err}
 			}
-			defer closeStore()
-			if err := s.Set(cmd.Context(), args[0], home, value); err != nil {
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: secret %q stored%s\n", args[0], forSubject(subject))
@@ -130,16 +101,16 @@ func newCmdSecretList(f *factory) *cobra.Command {
 		CreatedAt string `json:"created_at"`
 		UpdatedAt string `json:"updated_at"`
 	}
-	return newListCmd(f, "List secrets: names, subjects and dates, never values", (*db.DB).Secrets,
+	return newListCmd(f, "List secrets: names, subjects and dates, never values", (*app.App).Secrets,
 		[]string{"NAME", "SUBJECT", "CREATED", "UPDATED"},
-		func(s db.SealedSecret) []string {
+		func(s app.Secret) []string {
 			sub := s.Subject
 			if sub == "" {
 				sub = "(shared)"
 			}
 			return []string{s.Name, sub, s.CreatedAt.Format(time.DateTime), s.UpdatedAt.Format(time.DateTime)}
 		},
-		func(s db.SealedSecret) any {
+		func(s app.Secret) any {
 			return row{s.Name, s.Subject, s.CreatedAt.Format(time.RFC3339), s.UpdatedAt.Format(time.RFC3339)}
 		})
 }
@@ -151,11 +122,16 @@ func newCmdSecretDelete(f *factory) *cobra.Command {
 		Short: "Delete a secret",
 		Args:  exactArgs(1, "the secret's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := subjectHome(f, subject)
+			a, err := f.specApp()
 			if err != nil {
 				return err
 			}
-			if err := deleteSecret(cmd.Context(), f, args[0], home); err != nil {
+			defer a.Close()
+			home, err := subjectHome(a, subject)
+			if err != nil {
+				return err
+			}
+			if err := a.DeleteSecret(cmd.Context(), args[0], home); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: secret %q deleted%s\n", args[0], forSubject(subject))
@@ -172,34 +148,26 @@ func newCmdSecretRotate(f *factory) *cobra.Command {
 		Short: "Re-encrypt every secret under a new key, in one transaction",
 		Long: `rotate-key re-encrypts every secret under a new key, all or nothing. With
 the key file, the new key is made and replaces the file once the database
-has committed. With ` + secrets.KeyEnv + `, give the new key in ` + secrets.NewKeyEnv + `
-and set ` + secrets.KeyEnv + ` to it afterwards.`,
+has committed. With ` + app.SecretKeyEnv + `, give the new key in ` + app.SecretNewKeyEnv + `
+and set ` + app.SecretKeyEnv + ` to it afterwards.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, closeStore, err := secretStore(cmd.Context(), f, false)
+			a, err := f.specApp()
 			if err != nil {
 				return err
 			}
-			defer closeStore()
-			next := secrets.NewKey()
-			if s.Key.File == "" {
-				v := f.getenv(secrets.NewKeyEnv)
-				if v == "" {
-					return usageError{apperr.New(apperr.InvalidArgument, "export "+secrets.NewKeyEnv+" with the new key (e.g. openssl rand -base64 32)",
-						"the key comes from %s, so the new one must too", secrets.KeyEnv)}
-				}
-				if next, err = secrets.ParseKey(v); err != nil {
-					return usageError{fmt.Errorf("%s: %w", secrets.NewKeyEnv, err)}
-				}
+			defer a.Close()
+			r, err := a.RotateSecretKey(cmd.Context())
+			if apperr.CodeOf(err) == apperr.InvalidArgument {
+				return usageError{err}
 			}
-			n, err := s.RotateKey(cmd.Context(), next)
 			if err != nil {
 				return err
 			}
-			if s.Key.File != "" {
-				fmt.Fprintf(f.io.ErrOut, "langspec: %d secrets re-encrypted; the new key is in %s\n", n, s.Key.File)
+			if r.File != "" {
+				fmt.Fprintf(f.io.ErrOut, "langspec: %d secrets re-encrypted; the new key is in %s\n", r.Secrets, r.File)
 			} else {
-				fmt.Fprintf(f.io.ErrOut, "langspec: %d secrets re-encrypted; set %s to the value of %s now\n", n, secrets.KeyEnv, secrets.NewKeyEnv)
+				fmt.Fprintf(f.io.ErrOut, "langspec: %d secrets re-encrypted; set %s to the value of %s now\n", r.Secrets, app.SecretKeyEnv, app.SecretNewKeyEnv)
 			}
 			return nil
 		},

@@ -6,17 +6,19 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/search"
 )
 
 type sectionOptions struct {
-	f       *factory
+	io      *ioStreams
+	app     func() (*app.App, error)
 	req     search.SectionRequest
 	jsonOut bool
 }
 
-func newCmdSection(f *factory, runF func(context.Context, *sectionOptions) error) *cobra.Command {
-	opts := &sectionOptions{f: f}
+func newCmdSection(f *factory) *cobra.Command {
+	opts := &sectionOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "section SECTION_ID",
 		Short: "Print one section with its citation",
@@ -27,9 +29,6 @@ SECTION_ID is the id search prints (Slice_expressions); the title works too.`,
 		Args: exactArgs(1, "one SECTION_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.req.SectionID = args[0]
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runSection(cmd.Context(), opts)
 		},
 	}
@@ -45,13 +44,16 @@ SECTION_ID is the id search prints (Slice_expressions); the title works too.`,
 }
 
 func runSection(ctx context.Context, opts *sectionOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	res, err := a.Section(ctx, opts.req)
 	if err != nil {
 		return err
 	}
-	out := opts.f.io.Out
+	out := opts.io.Out
 	if opts.jsonOut {
 		return writeJSON(out, res)
 	}

@@ -2,22 +2,20 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/ingest"
-	"github.com/langspec/langspec/internal/mcpserver"
-	"github.com/langspec/langspec/internal/tools"
+	"github.com/langspec/langspec/internal/app"
 )
 
 type serveOptions struct {
-	f         *factory
+	io        *ioStreams
+	options   func(app.Workspace) (app.Options, error) // the app's, over the workspace the flags name
 	logLevel  string
 	toolsMode string // flat or categories; "" picks categories when upstream servers are configured
 	toolsets  string // comma-separated toolsets; "" picks them from the workspace (app.Workspace.Toolsets)
@@ -37,8 +35,8 @@ type serveOptions struct {
 	openUI bool
 }
 
-func newCmdServe(f *factory, runF func(context.Context, *serveOptions) error) *cobra.Command {
-	opts := &serveOptions{f: f}
+func newCmdServe(f *factory) *cobra.Command {
+	opts := &serveOptions{io: f.io, options: f.serveOptions}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the spec tools to MCP clients over stdio, or over HTTP for a team",
@@ -57,8 +55,10 @@ the file.
 
 Toolsets choose the tool families listed: spec (always there), manual
 (MANUALS_ROOT), vault (VAULT_ROOT) and bridge (manuals into the vault). By
-default spec, manual when the manuals folder exists, vault when a vault is
-configured or its folder exists, and bridge when both are on.
+default spec, manual when the manuals folder exists, vault only when you name
+one (--vault-root or VAULT_ROOT, --workspace-root or WORKSPACE_ROOT: a vault/
+folder that merely exists where the server starts gives the model no writing
+tool), and bridge when both are on.
 
 A client that sends a progress token hears notifications/progress during
 batch and manual re-indexing; a client that sets a log level
@@ -75,10 +75,10 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if _, err := parseLogLevel(opts.logLevel); err != nil {
 				return usageError{err}
 			}
-			if opts.toolsMode != "" && opts.toolsMode != mcpserver.ModeFlat && opts.toolsMode != mcpserver.ModeCategories {
+			if opts.toolsMode != "" && opts.toolsMode != app.ModeFlat && opts.toolsMode != app.ModeCategories {
 				return usageErrorf("--tools %q is not a mode; use flat or categories", opts.toolsMode)
 			}
-			if _, err := mcpserver.ParseToolsets(opts.toolsets); err != nil {
+			if _, err := app.ParseToolsets(opts.toolsets); err != nil {
 				return usageError{err}
 			}
 			if opts.http == "" && (opts.insecureNoAuth || len(opts.allowOrigins) > 0 || cmd.Flags().Changed("rate") ||
@@ -91,13 +91,14 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 			if opts.maxSessions < 1 {
 				return usageErrorf("--max-sessions %d: give at least 1", opts.maxSessions)
 			}
+			if opts.http != "" && strings.Trim(opts.http, "0123456789") == "" {
+				return usageErrorf("--http %s is a port alone; give host:port, such as 127.0.0.1:%s (this machine only) or 0.0.0.0:%s (every interface, with tokens)",
+					opts.http, opts.http, opts.http)
+			}
 			if opts.rate <= 0 {
 				return usageErrorf("--rate %g: give a positive number of requests a second", opts.rate)
 			}
 			opts.rateGiven = cmd.Flags().Changed("rate")
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runServe(cmd.Context(), opts)
 		},
 	}
@@ -114,14 +115,14 @@ It ends cleanly when the client closes stdin or on SIGTERM/SIGINT.`,
 	cmd.Flags().BoolVar(&opts.insecureNoAuth, "insecure-no-auth", false, "with --http: serve a non-loopback address although no token exists (anyone who can reach it may use it)")
 	cmd.Flags().BoolVar(&opts.readOnly, "read-only", false, "serve no tool that writes (the vault's writing tools and the bridge)")
 	cmd.Flags().StringArrayVar(&opts.allowOrigins, "allow-origin", nil, "with --http: a browser origin allowed to call, e.g. http://localhost:6274 (repeat); others get 403")
-	cmd.Flags().Float64Var(&opts.rate, "rate", mcpserver.DefaultRatePerSecond, "with --http: requests a second each subject may send, over every route (bursts of twice that; a loopback server without auth has no limit unless --rate is given)")
-	cmd.Flags().DurationVar(&opts.sessionIdle, "session-idle", mcpserver.DefaultSessionIdle,
+	cmd.Flags().Float64Var(&opts.rate, "rate", app.DefaultRatePerSecond, "with --http: requests a second each subject may send, over every route (bursts of twice that; a loopback server without auth has no limit unless --rate is given)")
+	cmd.Flags().DurationVar(&opts.sessionIdle, "session-idle", app.DefaultSessionIdle,
 		"with --http: close an MCP session after this long without a request or an open stream (its client starts a new one)")
-	cmd.Flags().IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultSessionsPerSubject,
+	cmd.Flags().IntVar(&opts.maxSessions, "max-sessions", app.DefaultSessionsPerSubject,
 		"with --http: sessions each subject may hold at once; a new one closes the subject's oldest idle one")
 	cmd.Flags().StringVar(&opts.toolsets, "toolsets", f.getenv("LANGSPEC_TOOLSETS"),
-		"tool families to serve, comma-separated: "+strings.Join(mcpserver.ToolsetNames(), ", ")+" or "+mcpserver.ToolsetAll+
-			" (env LANGSPEC_TOOLSETS; default spec, plus manual, vault and bridge when their folders are there)")
+		"tool families to serve, comma-separated: "+strings.Join(app.ToolsetNames(), ", ")+" or "+app.ToolsetAll+
+			" (env LANGSPEC_TOOLSETS; default spec, plus manual when its folder is there, vault when one is named, bridge with both)")
 	return cmd
 }
 
@@ -134,86 +135,27 @@ func parseLogLevel(s string) (slog.Level, error) {
 }
 
 func runServe(ctx context.Context, opts *serveOptions) error {
-	f := opts.f
-	level, _ := parseLogLevel(opts.logLevel) // checked in RunE
-	// Every record goes to stderr at --log-level, and to the client at the
-	// level it sets, if it sets one: over stdio every record, to the team
-	// server's clients those of their own requests.
-	clientLog := mcpserver.NewClientLog()
-	if opts.http != "" {
-		clientLog = mcpserver.NewScopedClientLog()
-	}
-	log := slog.New(slog.NewMultiHandler(slog.NewTextHandler(f.io.ErrOut, &slog.HandlerOptions{Level: level}), clientLog.Handler()))
-	tuneGC(f.getenv, log)
+	level, _ := parseLogLevel(opts.logLevel)        // checked in RunE
+	toolsets, _ := app.ParseToolsets(opts.toolsets) // checked in RunE
 	ws, err := opts.ws.Resolve(true)
 	if err != nil {
 		return err
 	}
-	requested, _ := mcpserver.ParseToolsets(opts.toolsets) // checked in RunE
-	toolsets, err := ws.Toolsets(requested)
+	o, err := opts.options(ws)
 	if err != nil {
 		return err
 	}
-	// --read-only opens the database read-only too: nothing is written to
-	// it (not even the manuals' index), so it can be an index built
-	// elsewhere and replaced under the server (serve --http follows it).
-	// A team server's requests share the store, its reads through a pool
-	// the size of the cores (db.DB.UseReadPool); stdio serves one client.
-	a, err := f.newAppWithStore(ws, log, opts.readOnly, servingReadPool(opts))
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	deps, err := a.ToolDeps(ctx)
-	if err != nil {
-		return err
-	}
-	if !opts.readOnly {
-		if err := a.RefreshManualsInBackground(ctx); err != nil {
-			return err
+	s := app.ServeOptions{LogLevel: level, Mode: opts.toolsMode, Toolsets: toolsets, ReadOnly: opts.readOnly,
+		In: readCloser(opts.io.In), Out: opts.io.Out,
+		HTTP: opts.http, InsecureNoAuth: opts.insecureNoAuth, AllowOrigins: opts.allowOrigins, Rate: opts.rate, RateGiven: opts.rateGiven,
+		SessionIdle: opts.sessionIdle, MaxSessions: opts.maxSessions}
+	if opts.openUI {
+		s.OnListen = func(baseURL string) {
+			fmt.Fprintf(opts.io.ErrOut, "langspec: the management page is at %s%s\n", baseURL, app.PathUI)
+			openBrowser(baseURL + app.PathUI)
 		}
 	}
-	upstreams, err := a.Upstreams()
-	if err != nil {
-		return err
-	}
-	deps.ReadOnly = opts.readOnly
-	cfg := a.Config()
-	mode := opts.toolsMode
-	if mode == "" {
-		mode = mcpserver.ModeFlat
-		if upstreams != nil {
-			mode = mcpserver.ModeCategories
-		}
-	}
-	if opts.http != "" {
-		ui := uiParts{sources: ingest.Merge(ingest.Presets(), cfg.Sources), subjects: cfg.Auth.Subjects}
-		if !opts.readOnly {
-			// The page may ingest into the served database.
-			ui.ingest = func(ctx context.Context, language, doc string, progress func(string, bool)) (ingest.Report, error) {
-				return a.Ingest(ctx, language, doc, ingest.Options{Env: f.env(ctx), Getter: f.getter(), Now: f.now, Progress: progress})
-			}
-		}
-		return serveHTTP(ctx, opts, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
-			Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets, ClientLog: clientLog}, ws, cfg.Auth, ui, log)
-	}
-	// The database and what it holds come first: a server a client started
-	// without the user's environment reads the default database.
-	log.Info("serving MCP on stdio", "db", deps.Store.Path(), "languages", strings.Join(deps.Languages, ","),
-		"hint", tools.AddLanguageHint(deps.Languages), "tools", mode, "toolsets", strings.Join(toolsets, ","),
-		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)
-	return mcpserver.Serve(ctx, deps, mcpserver.Options{Mode: mode, Version: buildVersion(), Mask: cfg.ToolMask,
-		Categories: cfg.Categories, Upstreams: upstreams, Toolsets: toolsets, ClientLog: clientLog}, readCloser(f.io.In), f.io.Out)
-}
-
-// servingReadPool is how many connections the served store reads through
-// (db.DB.UseReadPool): as many as the cores for a team server, whose
-// requests share it, 0 (the store's own pool) on stdio.
-func servingReadPool(opts *serveOptions) int {
-	if opts.http == "" {
-		return 0
-	}
-	return runtime.GOMAXPROCS(0)
+	return app.Serve(ctx, o, s)
 }
 
 // readCloser keeps stdin closable: closing it is what unblocks the reader
@@ -225,28 +167,6 @@ func readCloser(r io.Reader) io.ReadCloser {
 	return io.NopCloser(r)
 }
 
-// buildVersion is the module version the binary was built from ("(devel)"
-// for a local build).
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-// serveGCPercent is the garbage collector target while serving. The live
-// heap of a server is a few megabytes, and each tool call allocates about a
-// megabyte, mostly in the SDK's JSON handling; at the default of 100 the
-// collector runs every few calls, and a 10-hit search_spec takes 2.9 ms
-// instead of 1.9 ms (BenchmarkServeSearchSpec). At 400 the heap stays in the
-// tens of megabytes.
-const serveGCPercent = 400
-
-// tuneGC applies serveGCPercent unless the user chose with GOGC.
-func tuneGC(getenv func(string) string, log *slog.Logger) {
-	if getenv("GOGC") != "" {
-		return
-	}
-	debug.SetGCPercent(serveGCPercent)
-	log.Debug("garbage collector target set", "percent", serveGCPercent)
-}
+// buildVersion is the version the server gives its clients: the one
+// `langspec version` prints.
+func buildVersion() string { return readVersion().Version }

@@ -26,10 +26,11 @@ import (
 
 // TestTokenCommands makes, lists and revokes tokens through the CLI: a
 // token is printed once and never stored (only its SHA-256 is in the
-// database file), names and --tools are checked.
+// state file, and nothing of it in the index), names and --tools are
+// checked.
 func TestTokenCommands(t *testing.T) {
 	dbPath := filepath.Join(t.TempDir(), "t.db")
-	code, out, errOut := run(t, nil, "--db", dbPath, "token", "create", "alice", "--tools", "search_spec,get_section", "--json")
+	code, out, errOut := run(t, homeOf(dbPath), "--db", dbPath, "token", "create", "alice", "--tools", "search_spec,get_section", "--json")
 	if code != 0 {
 		t.Fatalf("create: %d %s", code, errOut)
 	}
@@ -37,30 +38,36 @@ func TestTokenCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &made); err != nil || made.Name != "alice" || !strings.HasPrefix(made.Token, "lsp_") {
 		t.Fatalf("create --json printed %q (%v)", out, err)
 	}
-	raw, err := os.ReadFile(dbPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Contains(raw, []byte(made.Token)) || bytes.Contains(raw, []byte(strings.TrimPrefix(made.Token, "lsp_"))) {
-		t.Error("the token itself is in the database file")
+	statePath := filepath.Join(filepath.Dir(dbPath), ".local", "state", "langspec", "state.db")
+	for _, file := range []string{dbPath, statePath, statePath + "-wal"} {
+		raw, err := os.ReadFile(file)
+		if err != nil && file == statePath {
+			t.Fatal(err) // the token commands make the state file, and no index
+		}
+		if bytes.Contains(raw, []byte(made.Token)) || bytes.Contains(raw, []byte(strings.TrimPrefix(made.Token, "lsp_"))) {
+			t.Errorf("the token itself is in %s", file)
+		}
+		if file == dbPath && bytes.Contains(raw, []byte("alice")) {
+			t.Error("the index holds the token's name: tokens are state, not index")
+		}
 	}
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"token", "create", "alice"}, 1, "already_exists"},
+		{[]string{"token", "create", "alice"}, 1, "exists already"},
 		{[]string{"token", "create", "../bob"}, 2, "not a token name"},
 		{[]string{"token", "create", "bob", "--tools", "rm_rf"}, 2, `"rm_rf" is not a tool`},
 		{[]string{"token", "revoke", "zed"}, 1, `no token named "zed"`},
 		{[]string{"token", "revoke", "alice"}, 0, "revoked"},
 	} {
-		code, _, errOut := run(t, nil, append([]string{"--db", dbPath}, tc.args...)...)
+		code, _, errOut := run(t, homeOf(dbPath), append([]string{"--db", dbPath}, tc.args...)...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: code %d, stderr %q; want code %d and %q", tc.args, code, errOut, tc.code, tc.want)
 		}
 	}
-	_, out, _ = run(t, nil, "--db", dbPath, "token", "list", "--json")
+	_, out, _ = run(t, homeOf(dbPath), "--db", dbPath, "token", "list", "--json")
 	var list []map[string]any
 	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 1 || list[0]["revoked_at"] == nil ||
 		strings.Contains(out, made.Token) {
@@ -176,7 +183,7 @@ func (s *teamServer) connectWith(t testing.TB, token string, opts *mcp.ClientOpt
 // makeToken makes a token with the CLI and returns it.
 func makeToken(t *testing.T, dbPath, name string, extra ...string) string {
 	t.Helper()
-	code, out, errOut := run(t, nil, append([]string{"--db", dbPath, "token", "create", name}, extra...)...)
+	code, out, errOut := run(t, homeOf(dbPath), append([]string{"--db", dbPath, "token", "create", name}, extra...)...)
 	if code != 0 {
 		t.Fatalf("token create %s: %s", name, errOut)
 	}
@@ -221,7 +228,7 @@ func TestTeamServerAuth(t *testing.T) {
 	alice := makeToken(t, dbPath, "alice", "--tools", "search_spec,vault_create,vault_read")
 	bob := makeToken(t, dbPath, "bob")
 	gone := makeToken(t, dbPath, "gone")
-	if code, _, errOut := run(t, nil, "--db", dbPath, "token", "revoke", "gone"); code != 0 {
+	if code, _, errOut := run(t, homeOf(dbPath), "--db", dbPath, "token", "revoke", "gone"); code != 0 {
 		t.Fatal(errOut)
 	}
 	s := startTeamServer(t, dbPath)
@@ -258,6 +265,21 @@ func TestTeamServerAuth(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s without an authorization server: %d, want 404", path, resp.StatusCode)
+		}
+	}
+	// The server's address in a browser leads to the page; a wrong path
+	// names the right ones (issue 50 item 3).
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if resp, err := noFollow.Get(s.url + "/"); err != nil || resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/ui/" {
+		t.Errorf("GET /: %v %v, want 303 to /ui/", resp, err)
+	}
+	if resp, err := http.Get(s.url + "/mpc"); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "MCP is at /mcp") || !strings.Contains(string(body), "/ui/") {
+			t.Errorf("GET /mpc: %d %q", resp.StatusCode, body)
 		}
 	}
 
@@ -384,7 +406,7 @@ func TestTeamServerGuards(t *testing.T) {
 // token is refused, with what to do.
 func TestTeamServerRefusesPublicWithoutAuth(t *testing.T) {
 	dbPath := seededDB(t)
-	code, _, errOut := run(t, nil, "--db", dbPath, "serve", "--http", "0.0.0.0:0")
+	code, _, errOut := run(t, homeOf(dbPath), "--db", dbPath, "serve", "--http", "0.0.0.0:0")
 	if code != 2 || !strings.Contains(errOut, "token create") {
 		t.Errorf("serve --http 0.0.0.0:0 without tokens: code %d, %q", code, errOut)
 	}

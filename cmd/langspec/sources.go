@@ -8,18 +8,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/config"
-	"github.com/langspec/langspec/internal/ingest"
 )
 
 type sourcesOptions struct {
-	f       *factory
+	io      *ioStreams
+	app     func() (*app.App, error)
 	jsonOut bool
 }
 
-// sourceStatus is one row of `langspec sources`.
-func newCmdSources(f *factory, runF func(context.Context, *sourcesOptions) error) *cobra.Command {
-	opts := &sourcesOptions{f: f}
+func newCmdSources(f *factory) *cobra.Command {
+	opts := &sourcesOptions{io: f.io, app: f.plainApp}
 	cmd := &cobra.Command{
 		Use:   "sources",
 		Short: "List the specifications langspec can ingest, where from, and what is stored",
@@ -28,9 +26,6 @@ would be read from (local copies first, then the network), and the latest
 version stored.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runSources(cmd.Context(), opts)
 		},
 	}
@@ -39,26 +34,25 @@ version stored.`,
 }
 
 func runSources(ctx context.Context, opts *sourcesOptions) error {
-	f := opts.f
-	a, err := f.newApp(app.Workspace{}, nil)
+	a, err := opts.app()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	rows, err := a.Sources(ctx, f.env(ctx))
+	rows, err := a.Sources(ctx)
 	if err != nil {
 		return err
 	}
 	if opts.jsonOut {
-		return writeJSON(f.io.Out, rows)
+		return writeJSON(opts.io.Out, rows)
 	}
-	tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(opts.io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tKIND\tPOLICY\tSTORED\tREAD FROM")
 	for _, r := range rows {
 		from := "(nowhere: pass --from)"
 		if len(r.ReadFrom) > 0 {
 			from = r.ReadFrom[0].String()
-			if r.ReadFrom[0].Kind == ingest.AtFolder {
+			if r.ReadFrom[0].Kind == app.AtFolder {
 				from += " (local)"
 			}
 		}
@@ -85,7 +79,7 @@ func newCmdConfig(f *factory) *cobra.Command {
 		Short: "Print the JSON Schema of langspec.json",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := config.JSONSchema()
+			b, err := app.ConfigSchema()
 			if err != nil {
 				return err
 			}
@@ -97,8 +91,8 @@ func newCmdConfig(f *factory) *cobra.Command {
 		Short: "Print the config file's path, and check it",
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, _ := config.Path(f.configFlag, f.getenv)
-			if _, err := f.config(); err != nil {
+			p, _ := app.ConfigFile(f.configFlag, f.getenv)
+			if _, err := app.LoadConfig(f.configFlag, f.getenv); err != nil {
 				return err
 			}
 			_, err := fmt.Fprintln(f.io.Out, p)

@@ -64,27 +64,30 @@ func TestDiffFindsExactlyTheEdits(t *testing.T) {
 	}
 	var got []string
 	for _, it := range ans.Items {
-		got = append(got, it.Kind+" "+it.Name())
+		got = append(got, it.Kind+" "+it.Class+" "+it.Name())
 	}
+	// Rule changes first, the new section first among them; the rename
+	// alone is editorial, so last.
 	want := []string{
-		"renamed Sets of methods (Sets_of_methods) → Method sets (Method_sets)",
-		"changed Blocks (Blocks)",
-		"removed An old rule (Old_rule)", // where it stood: before what replaced it
-		"added Empty statements (Empty_statements)",
+		"added rule Empty statements (Empty_statements)",
+		"changed rule Blocks (Blocks)",
+		"removed rule An old rule (Old_rule)",
+		"renamed editorial Sets of methods (Sets_of_methods) → Method sets (Method_sets)",
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("items\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	s := ans.Summary
-	if s.Added != 1 || s.Removed != 1 || s.Renamed != 1 || s.Changed != 1 || s.Unchanged != ans.To.Sections-3 || len(s.Chapters) < 2 {
-		t.Errorf("summary %+v; want one of each kind, every other section of %d unchanged, counts by chapter", s, ans.To.Sections)
+	if s.Added != 1 || s.Removed != 1 || s.Renamed != 1 || s.Changed != 1 || s.Unchanged != ans.To.Sections-3 || len(s.Chapters) < 2 ||
+		s.Classes["rule"] != 3 || s.Classes["editorial"] != 1 {
+		t.Errorf("summary %+v; want one of each kind, every other section of %d unchanged, counts by chapter and class", s, ans.To.Sections)
 	}
 	blocks := ans.Items[1]
-	if len(blocks.Sentences) != 1 || blocks.Sentences[0].Marked != "[-Besides the-]{+In addition to+} explicit blocks in the source code, there are implicit blocks:" {
+	if len(blocks.Sentences) != 1 || blocks.Sentences[0].Text != "[-Besides the-]{+In addition to+} explicit blocks in the source code, there are implicit blocks:" {
 		t.Errorf("Blocks' sentences %+v", blocks.Sentences)
 	}
-	if blocks.Old.URL != "https://go.dev/ref/spec#Blocks" || blocks.Old.Version != "go1.25" || blocks.New.Version != "go1.26" {
-		t.Errorf("Blocks' citations %+v, %+v", blocks.Old, blocks.New)
+	if blocks.URL != "https://go.dev/ref/spec#Blocks" || blocks.Old != nil || blocks.Similarity >= 1 {
+		t.Errorf("Blocks' citation %+v, old side %+v (the same url: said once), similarity %v", blocks.URL, blocks.Old, blocks.Similarity)
 	}
 
 	for _, tc := range []struct {
@@ -93,20 +96,33 @@ func TestDiffFindsExactlyTheEdits(t *testing.T) {
 		code int
 		out  []string // in stdout, or stderr when code != 0
 	}{
-		{"text", nil, 0, []string{"go/spec go1.25 → go1.26 (document)", "1 added, 1 removed, 1 renamed, 1 changed",
-			"~ [-Besides the-]{+In addition to+} explicit blocks", "go1.25  https://go.dev/ref/spec#Blocks"}},
-		{"one section by its title", []string{"--section", "blocks"}, 0, []string{"(section blocks)", "1. changed: Blocks (Blocks)"}},
+		{"text", nil, 0, []string{"go/spec go1.25 → go1.26, document: 1 added, 1 removed, 1 renamed, 1 changed", "3 rule, 1 editorial",
+			"~ [-Besides the-]{+In addition to+} explicit blocks", "changed Blocks [rule] https://go.dev/ref/spec#Blocks"}},
+		{"one section by its title", []string{"--section", "blocks"}, 0, []string{"section blocks:", "1. changed Blocks [rule]"}},
 		{"a section the same in both", []string{"--section", "Slice_expressions"}, 0, []string{"nothing changed"}},
-		{"a section only in the older version", []string{"--section", "Old_rule"}, 0, []string{"removed: An old rule (Old_rule)"}},
-		{"a query", []string{"--query", "implicit blocks"}, 0, []string{"sections about \"implicit blocks\"", "changed: Blocks"}},
-		{"a page", []string{"--limit", "1", "--offset", "1"}, 0, []string{"2. changed: Blocks", "2–2 of 4 changed sections; more with --offset 2"}},
-		{"backwards", []string{"--from", "go1.26", "--to", "go1.25"}, 0, []string{"go1.26 → go1.25", "{+Besides the+}"}},
-		{"unknown version", []string{"--from", "go1.20"}, 1, []string{`not_found: no complete version "go1.20" of go/spec (from)`, "stored versions: go1.26, go1.25"}},
+		{"a section only in the older version", []string{"--section", "Old_rule"}, 0, []string{"removed An old rule [rule]"}},
+		{"a query", []string{"--query", "implicit blocks"}, 0, []string{"sections about \"implicit blocks\"", "changed Blocks"}},
+		{"one class", []string{"--class", "editorial"}, 0, []string{"renamed Method sets [editorial]", "was Sets of methods (Sets_of_methods)"}},
+		// Bug 49.1: the hint for the next page names the versions compared,
+		// so run as printed it shows the same diff.
+		{"a page", []string{"--from", "go1.25", "--limit", "1", "--offset", "1"}, 0, []string{"2. changed Blocks",
+			"2–2 of 4 sections that differ; more: langspec diff go --from go1.25 --to go1.26 --offset 2"}},
+		// Bug 49.3: versions in the wrong order are refused, the right order in the hint.
+		{"backwards", []string{"--from", "go1.26", "--to", "go1.25"}, 2, []string{"from go1.26 is newer than to go1.25", "the older version goes first: from go1.25, to go1.26"}},
+		// Bug 49.6: versions as people write them.
+		{"aliases", []string{"--from", "1.25", "--to", "go1.26.0", "--section", "Blocks"}, 0, []string{"go1.25 → go1.26", "changed Blocks"}},
+		// Bug 49.4: a query that finds nothing says so and fails.
+		{"a query that finds nothing", []string{"--query", "zzxqv wibblefrotz"}, 1, []string{"no section of go1.25 or go1.26 matches", "leave the query out"}},
+		// Bug 49.5: an offset names an item: the last is total-1.
+		{"offset at the end", []string{"--offset", "4"}, 2, []string{"offset 4 is past the 4 sections that differ", "use an offset from 0 to 3"}},
+		{"the last offset", []string{"--offset", "3"}, 0, []string{"4. renamed Method sets"}},
+		{"no such class", []string{"--class", "rules"}, 2, []string{`--class "rules": use one of rule, example, moved, editorial`}},
+		{"unknown version", []string{"--from", "go1.20"}, 1, []string{`no complete version "go1.20" of go/spec (from)`, "stored versions: go1.26, go1.25"}},
 		{"the same version twice", []string{"--from", "go1.26", "--to", "go1.26"}, 2, []string{"from and to are both go1.26"}},
 		{"the oldest has no version before it", []string{"--to", "go1.25"}, 2, []string{"go1.25 is the oldest version stored"}},
-		{"a section in neither", []string{"--section", "Slice_expresions"}, 1, []string{"not_found", "Slice_expressions"}},
-		{"section and query", []string{"--section", "Blocks", "--query", "x"}, 2, []string{"section_id and query are both given"}},
-		{"offset past the end", []string{"--offset", "9"}, 2, []string{"offset 9 is past the 4 changed sections"}},
+		{"a section in neither", []string{"--section", "Slice_expresions"}, 1, []string{"no section", "Slice_expressions"}},
+		{"section and query", []string{"--section", "Blocks", "--query", "x"}, 2, []string{"section id and query are both given"}},
+		{"offset past the end", []string{"--offset", "9"}, 2, []string{"offset 9 is past the 4 sections that differ"}},
 		{"limit out of range", []string{"--limit", "0"}, 2, []string{"--limit 0 is out of range; use 1 to 100"}},
 		{"unknown language", []string{"--doc", "x"}, 1, []string{`no document "x" for go`}},
 	} {
@@ -155,7 +171,7 @@ func TestDiffOverMCP(t *testing.T) {
 		t.Fatalf("spec_diff: %v %+v", err, res)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	for _, w := range []string{"go/spec go1.25 → go1.26, section Blocks: 0 added, 0 removed, 0 renamed, 1 changed", "~ [-Besides the-]{+In addition to+}", "go1.25: https://go.dev/ref/spec#Blocks"} {
+	for _, w := range []string{"go/spec go1.25 → go1.26, section Blocks: 0 added, 0 removed, 0 renamed, 1 changed", "~ [-Besides the-]{+In addition to+}", "changed Blocks [rule] https://go.dev/ref/spec#Blocks"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("spec_diff text lacks %q:\n%s", w, text)
 		}

@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/app"
 )
 
-// newListCmd is a "list" command over what the store keeps of tokens or
+// newListCmd is a "list" command over what the state keeps of tokens or
 // secrets: a table, or with --json one object a row. cells and asJSON say
 // what a row shows; neither ever holds a token or a secret's value.
-func newListCmd[T any](f *factory, short string, read func(*db.DB, context.Context) ([]T, error),
+func newListCmd[T any](f *factory, short string, read func(*app.App, context.Context) ([]T, error),
 	header []string, cells func(T) []string, asJSON func(T) any) *cobra.Command {
 	var jsonOut bool
 	cmd := &cobra.Command{
@@ -22,12 +22,12 @@ func newListCmd[T any](f *factory, short string, read func(*db.DB, context.Conte
 		Short: short,
 		Args:  exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, closeStore, err := tokenStore(cmd.Context(), f)
+			a, err := f.specApp()
 			if err != nil {
 				return err
 			}
-			defer closeStore()
-			list, err := read(store, cmd.Context())
+			defer a.Close()
+			list, err := read(a, cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -48,15 +48,4 @@ func newListCmd[T any](f *factory, short string, read func(*db.DB, context.Conte
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
 	return cmd
-}
-
-// deleteSecret deletes the stored secret name of the subject whose home
-// is subject ("" for the shared one; subjectHome).
-func deleteSecret(ctx context.Context, f *factory, name, subject string) error {
-	store, closeStore, err := tokenStore(ctx, f)
-	if err != nil {
-		return err
-	}
-	defer closeStore()
-	return store.DeleteSecret(ctx, name, subject)
 }

@@ -33,6 +33,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/app"
 )
 
 // mcpPost sends one JSON-RPC body to s's /mcp as a client would, with
@@ -125,7 +127,7 @@ func pageCSRF(t *testing.T, c *http.Client, pageURL string) (status int, csrf st
 // marked.
 func tokenNames(t *testing.T, dbPath string) map[string]bool {
 	t.Helper()
-	code, out, errOut := run(t, nil, "--db", dbPath, "token", "list", "--json")
+	code, out, errOut := run(t, homeOf(dbPath), "--db", dbPath, "token", "list", "--json")
 	if code != 0 {
 		t.Fatal(errOut)
 	}
@@ -154,7 +156,7 @@ func TestTeamAttackRevokedAdminLosesThePage(t *testing.T) {
 	if status != http.StatusOK || csrf == "" {
 		t.Fatalf("the tokens page as an admin: %d, csrf %q", status, csrf)
 	}
-	if code, _, errOut := run(t, nil, "--db", dbPath, "token", "revoke", "admin2"); code != 0 {
+	if code, _, errOut := run(t, homeOf(dbPath), "--db", dbPath, "token", "revoke", "admin2"); code != 0 {
 		t.Fatal(errOut)
 	}
 	if status, _ := pageCSRF(t, c, s.url+"/ui/tokens"); status != http.StatusUnauthorized {
@@ -391,7 +393,7 @@ func TestTeamAttackShutdownWithAStreamOpen(t *testing.T) {
 	// The bound is the behaviour, not a benchmark: well under the 10 s
 	// grace the server used to wait out, with room for a loaded machine
 	// under the race detector (BenchmarkTeamServerShutdown measures).
-	if hung || exit != nil || took > shutdownGrace/2 {
+	if hung || exit != nil || took > app.ShutdownGrace/2 {
 		t.Errorf("SIGTERM with a stream open: exit %v after %s (hung %v); stderr:\n%s", exit, took, hung, s.stderr)
 	}
 	t.Logf("SIGTERM to exit with a stream open: %s", took)
@@ -459,7 +461,7 @@ func TestTeamAttackShutdownMidUpstreamCall(t *testing.T) {
 	}()
 	time.Sleep(time.Second) // the call reaches the upstream
 	exit, took, hung := s.stop(syscall.SIGTERM)
-	if hung || exit != nil || took > shutdownGrace/2 {
+	if hung || exit != nil || took > app.ShutdownGrace/2 {
 		t.Errorf("SIGTERM mid-call: exit %v after %s (hung %v); stderr:\n%s", exit, took, hung, s.stderr)
 	}
 	select {
@@ -574,35 +576,35 @@ func sseData(body string) string {
 	return body
 }
 
-// Item 2: a read-only replica reads tokens from the index that answers,
-// not from the one it started with: a newer index renamed over the file,
-// in which alice is revoked and newbie made, takes effect within one look
-// at the file.
-func TestTeamAttackReplicaFollowsTokens(t *testing.T) {
+// Item 2 (wave 3), since issue 48 item 3: tokens live in the state file,
+// not in the index, so swapping the index neither brings back a revoked
+// token nor loses a new one — an index copied from before the revocation,
+// renamed over the replica's, changes nothing about who is let in.
+func TestTeamAttackIndexSwapKeepsTokens(t *testing.T) {
 	dbPath := seededDB(t)
 	alice := makeToken(t, dbPath, "alice")
+	before := filepath.Join(filepath.Dir(dbPath), "before.db")
+	copyFile(t, dbPath, before)
 	s := startTeamServer(t, dbPath, "--read-only")
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	if resp, body := mcpPost(t, s, alice, "", ping); resp.StatusCode != http.StatusOK {
 		t.Fatalf("alice before the swap: %d %s", resp.StatusCode, body)
 	}
-	next := filepath.Join(filepath.Dir(dbPath), "next.db")
-	copyFile(t, dbPath, next)
-	if code, _, errOut := run(t, nil, "--db", next, "token", "revoke", "alice"); code != 0 {
+	if code, _, errOut := run(t, homeOf(dbPath), "--db", dbPath, "token", "revoke", "alice"); code != 0 {
 		t.Fatal(errOut)
 	}
-	newbie := makeToken(t, next, "newbie")
-	if err := os.Rename(next, dbPath); err != nil {
+	newbie := makeToken(t, dbPath, "newbie")
+	if err := os.Rename(before, dbPath); err != nil {
 		t.Fatal(err)
 	}
 	if !s.stderr.waitFor("switched to the replaced index") {
 		t.Fatalf("no swap:\n%s", s.stderr)
 	}
 	if resp, _ := mcpPost(t, s, alice, "", ping); resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("alice, revoked in the new index: %d, want 401", resp.StatusCode)
+		t.Errorf("alice, revoked, after an index from before the revocation: %d, want 401", resp.StatusCode)
 	}
 	if resp, body := mcpPost(t, s, newbie, "", ping); resp.StatusCode != http.StatusOK {
-		t.Errorf("newbie, made in the new index: %d %s, want 200", resp.StatusCode, body)
+		t.Errorf("newbie, made after the index was copied: %d %s, want 200", resp.StatusCode, body)
 	}
 }
 
@@ -645,7 +647,7 @@ func TestTeamAttackSubjectsOfOneName(t *testing.T) {
 	}
 	// And so is a token named as a configured subject.
 	cfg = writeConfig(`"carol": {"tools": ["search_spec"]}`)
-	if code, _, errOut := run(t, nil, "--db", dbPath, "--config", cfg, "token", "create", "carol"); code == 0 || !strings.Contains(errOut, "carol") {
+	if code, _, errOut := run(t, homeOf(dbPath), "--db", dbPath, "--config", cfg, "token", "create", "carol"); code == 0 || !strings.Contains(errOut, "carol") {
 		t.Errorf("token create carol with auth.subjects.carol: code %d, %q", code, errOut)
 	}
 

@@ -161,10 +161,11 @@ func TestTeamTrustPageMakesWhatTheCLIMakes(t *testing.T) {
 		if tc.tools != "" {
 			args = append(args, "--tools", tc.tools)
 		}
+		env := map[string]string{"HOME": t.TempDir()}
 		if tc.name == "ALICE" {
-			args[1] = dbPath // the name alice is taken there
+			args[1], env = dbPath, homeOf(dbPath) // the name alice is taken there
 		}
-		code, _, errOut := run(t, map[string]string{"HOME": t.TempDir()}, args...)
+		code, _, errOut := run(t, env, args...)
 		if tc.want == "" {
 			if status != http.StatusOK || !strings.Contains(page, "lsp_") || code != 0 {
 				t.Errorf("%s: the page answered %d, the CLI %d %q; want both to make it", tc.name, status, code, errOut)
@@ -289,7 +290,7 @@ func TestTeamTrustLaterTokenDoesNotInheritAJWTSubjectsVault(t *testing.T) {
 func TestTeamTrustNamesDifferingInCase(t *testing.T) {
 	dbPath := seededDB(t)
 	makeToken(t, dbPath, "alice")
-	if code, _, errOut := run(t, nil, "--db", dbPath, "token", "create", "ALICE"); code == 0 || !strings.Contains(errOut, "differ only in case") {
+	if code, _, errOut := run(t, homeOf(dbPath), "--db", dbPath, "token", "create", "ALICE"); code == 0 || !strings.Contains(errOut, "differ only in case") {
 		t.Errorf("token create ALICE beside alice: %d %q", code, errOut)
 	}
 	s := startTeamServerEnv(t, dbPath, []string{"JWT_SECRET=" + jwtSecret}, "--config", jwtConfig(t, "", ""))

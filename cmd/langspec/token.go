@@ -1,20 +1,14 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/langspec/langspec/internal/app"
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/config"
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/teamauth"
-	"github.com/langspec/langspec/internal/tools"
 )
 
 func newCmdToken(f *factory) *cobra.Command {
@@ -47,16 +41,12 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 			if cmd.Flags().Changed("tools") {
 				allowed = strings.Split(toolsFlag, ",") // an empty list is refused, not taken for every tool
 			}
-			cfg, err := f.config()
+			a, err := f.plainApp() // the configuration names the subjects a token may not take
 			if err != nil {
 				return err
 			}
-			store, closeStore, err := tokenStore(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			defer closeStore()
-			token, err := tokenRules(store, cfg.Auth, f.now).Create(cmd.Context(), name, allowed, admin)
+			defer a.Close()
+			token, err := a.CreateToken(cmd.Context(), name, allowed, admin)
 			if apperr.CodeOf(err) == apperr.InvalidArgument {
 				return usageError{err}
 			}
@@ -77,16 +67,6 @@ func newCmdTokenCreate(f *factory) *cobra.Command {
 	return cmd
 }
 
-// tokenRules is the one rule for making tokens (teamauth.Tokens), as the
-// command line and the management page both apply it.
-func tokenRules(store *db.DB, ac config.Auth, now func() time.Time) teamauth.Tokens {
-	var known []string
-	for _, t := range append(tools.Inventory(), tools.Meta()...) {
-		known = append(known, t.Def.Name)
-	}
-	return teamauth.Tokens{Store: store, Configured: slices.Collect(maps.Keys(ac.Subjects)), Known: known, Now: now}
-}
-
 func newCmdTokenList(f *factory) *cobra.Command {
 	type row struct {
 		Name      string   `json:"name"`
@@ -95,9 +75,9 @@ func newCmdTokenList(f *factory) *cobra.Command {
 		CreatedAt string   `json:"created_at"`
 		RevokedAt string   `json:"revoked_at,omitempty"`
 	}
-	return newListCmd(f, "List the tokens: names, tools and dates, never the tokens", (*db.DB).Tokens,
+	return newListCmd(f, "List the tokens: names, tools and dates, never the tokens", (*app.App).Tokens,
 		[]string{"NAME", "TOOLS", "ADMIN", "CREATED", "REVOKED"},
-		func(t db.APIToken) []string {
+		func(t app.Token) []string {
 			toolsText, adminText, revoked := "all", "", ""
 			if t.Tools != nil {
 				toolsText = strings.Join(t.Tools, ",")
@@ -110,7 +90,7 @@ func newCmdTokenList(f *factory) *cobra.Command {
 			}
 			return []string{t.Name, toolsText, adminText, t.CreatedAt.Format(time.DateTime), revoked}
 		},
-		func(t db.APIToken) any {
+		func(t app.Token) any {
 			r := row{Name: t.Name, Tools: t.Tools, Admin: t.Admin, CreatedAt: t.CreatedAt.Format(time.RFC3339)}
 			if !t.RevokedAt.IsZero() {
 				r.RevokedAt = t.RevokedAt.Format(time.RFC3339)
@@ -125,27 +105,16 @@ func newCmdTokenRevoke(f *factory) *cobra.Command {
 		Short: "Revoke a token: the next request with it gets 401",
 		Args:  exactArgs(1, "the token's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store, closeStore, err := tokenStore(cmd.Context(), f)
+			a, err := f.specApp()
 			if err != nil {
 				return err
 			}
-			defer closeStore()
-			if err := store.RevokeToken(cmd.Context(), args[0], f.now()); err != nil {
+			defer a.Close()
+			if err := a.RevokeToken(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: token %q revoked\n", args[0])
 			return nil
 		},
 	}
-}
-
-// tokenStore opens the database the tokens live in.
-func tokenStore(ctx context.Context, f *factory) (*db.DB, func(), error) {
-	a := f.specApp()
-	store, err := a.Store(ctx)
-	if err != nil {
-		a.Close()
-		return nil, nil, err
-	}
-	return store, func() { a.Close() }, nil
 }

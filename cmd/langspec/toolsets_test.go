@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -82,6 +83,37 @@ func TestServeToolsets(t *testing.T) {
 	}
 }
 
+// A vault/ folder that happens to be where the server starts gives the
+// model no writing tool: with one user-scope registration it would be any
+// project's that has one. Named (VAULT_ROOT), it does.
+func TestServeStrayVaultFolderWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "vault"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env   []string
+		vault bool
+	}{{nil, false}, {[]string{"VAULT_ROOT=" + filepath.Join(dir, "vault")}, true}} {
+		stderr := &lockedBuffer{}
+		cmd := exec.Command(langspecBinary(t), "--db", seededDB(t), "serve")
+		cmd.Dir = dir
+		cmd.Env = append([]string{"HOME=" + dir, "LANGSPEC_LOG=info"}, tc.env...)
+		cmd.Stderr = stderr
+		ctx, cancel := context.WithTimeout(context.Background(), hangLimit)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		cancel()
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, stderr)
+		}
+		names := listedNames(t, cs)
+		cs.Close()
+		if writes := slices.Contains(names, "vault_write") || slices.Contains(names, "vault_create"); writes != tc.vault {
+			t.Errorf("env %v: the model may write into the vault: %v, want %v (tools %v)", tc.env, writes, tc.vault, names)
+		}
+	}
+}
+
 // TestServeToolsetErrors: a name that is no toolset, and a toolset whose
 // folder is missing, stop serve before it reads stdin, with exit code 2
 // and what to do.
@@ -95,10 +127,10 @@ func TestServeToolsetErrors(t *testing.T) {
 		want  []string
 	}{
 		{name: "unknown name", flags: []string{"--toolsets", "spec,vaults"},
-			want: []string{`unknown toolset "vaults"`, "toolsets are spec, manual, vault, bridge or all", "Run 'langspec --help'"}},
+			want: []string{`unknown toolset "vaults"`, "toolsets are spec, manual, vault, bridge or all", "Run 'langspec serve --help'"}},
 		{name: "unknown name from env", env: []string{"LANGSPEC_TOOLSETS=meta"}, want: []string{`unknown toolset "meta"`}},
 		{name: "vault not configured", flags: []string{"--toolsets", "spec,vault"},
-			want: []string{"toolset vault: no vault is configured", "pass --vault-root DIR (env VAULT_ROOT)"}},
+			want: []string{"toolset vault: no vault is named", "pass --vault-root DIR (env VAULT_ROOT)"}},
 		{name: "all without manuals", env: []string{"VAULT_ROOT=" + filepath.Join(dir, "v")}, flags: []string{"--toolsets", "all"},
 			want: []string{"toolset manual: the manuals folder", "--manuals-root DIR (env MANUALS_ROOT)"}},
 	} {

@@ -3,13 +3,14 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/langspec/langspec/internal/mcpserver"
+	"github.com/langspec/langspec/internal/app"
 )
 
 // newCmdUI is `langspec ui`: the team server on a loopback address, for
 // one person, with the management page opened in a browser.
 func newCmdUI(f *factory) *cobra.Command {
-	opts := &serveOptions{f: f, logLevel: "warn", rate: mcpserver.DefaultRatePerSecond, openUI: true}
+	opts := &serveOptions{io: f.io, options: f.serveOptions, logLevel: "warn", rate: app.DefaultRatePerSecond,
+		sessionIdle: app.DefaultSessionIdle, maxSessions: app.DefaultSessionsPerSubject, openUI: true}
 	cmd := &cobra.Command{
 		Use:   "ui",
 		Short: "Open the management page on this machine (the team server on a loopback address)",
@@ -24,7 +25,7 @@ compare, spec_diff). MCP clients can connect to /mcp at the same
 address. It runs until interrupted.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !isLoopback(opts.http) {
+			if !app.IsLoopback(opts.http) {
 				return usageErrorf("--http %q: ui serves a loopback address only, such as 127.0.0.1:8765; use serve --http for others", opts.http)
 			}
 			return runServe(cmd.Context(), opts)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
 	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 
@@ -230,7 +231,7 @@ func TestManagementPageInBrowser(t *testing.T) {
 		t.Errorf("a reader on the tokens page: %d %q", tokensResp.Status, readerTokens)
 	}
 	// The revoked token no longer opens anything.
-	if code, _, _ := run(t, nil, "--db", dbPath, "token", "list", "--json"); code != 0 {
+	if code, _, _ := run(t, homeOf(dbPath), "--db", dbPath, "token", "list", "--json"); code != 0 {
 		t.Error("token list failed")
 	}
 	cs, err := s.connect(t, strings.TrimSpace(newToken))

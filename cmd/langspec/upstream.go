@@ -7,10 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/catalog/upstream"
 )
 
 func newCmdUpstream(f *factory) *cobra.Command {
@@ -37,28 +33,21 @@ port, and stores the tokens encrypted like secrets. Access tokens are then
 renewed before they expire, and once when the server answers 401.`,
 		Args: exactArgs(1, "the upstream's NAME (an mcpServers entry)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := subjectHome(f, subject)
-			if err != nil {
-				return err
-			}
-			a, err := f.newApp(app.Workspace{}, nil)
+			a, err := f.plainApp()
 			if err != nil {
 				return err
 			}
 			defer a.Close()
-			mgr, err := a.Upstreams()
+			home, err := subjectHome(a, subject)
 			if err != nil {
 				return err
 			}
-			if mgr == nil {
-				return usageError{apperr.New(apperr.InvalidArgument, "add it under mcpServers in langspec.json", "no upstream named %q: no mcpServers are configured", args[0])}
-			}
-			err = mgr.Login(cmd.Context(), args[0], upstream.LoginOptions{Subject: home, Timeout: timeout, Open: func(u string) {
+			err = a.UpstreamLogin(cmd.Context(), args[0], home, timeout, func(u string) {
 				fmt.Fprintf(f.io.ErrOut, "langspec: open this address to log in to %s:\n%s\n", args[0], u)
 				if !noBrowser {
 					openBrowser(u)
 				}
-			}})
+			})
 			if err != nil {
 				return err
 			}
@@ -101,11 +90,16 @@ func newCmdUpstreamLogout(f *factory) *cobra.Command {
 		Short: "Forget an upstream's OAuth tokens",
 		Args:  exactArgs(1, "the upstream's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			home, err := subjectHome(f, subject)
+			a, err := f.specApp()
 			if err != nil {
 				return err
 			}
-			if err := deleteSecret(cmd.Context(), f, app.OAuthTokenSecret(args[0]), home); err != nil {
+			defer a.Close()
+			home, err := subjectHome(a, subject)
+			if err != nil {
+				return err
+			}
+			if err := a.UpstreamLogout(cmd.Context(), args[0], home); err != nil {
 				return err
 			}
 			fmt.Fprintf(f.io.ErrOut, "langspec: logged out of %s%s\n", args[0], forSubject(subject))

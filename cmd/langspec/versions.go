@@ -9,27 +9,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/langspec/langspec/internal/app"
-	"github.com/langspec/langspec/internal/ingest"
 )
 
 type versionsOptions struct {
-	f        *factory
+	io       *ioStreams
+	app      func() (*app.App, error)
 	language string
 	doc      string
 	keep     int
 	jsonOut  bool
 }
 
-func newCmdVersions(f *factory, runF func(context.Context, *versionsOptions) error) *cobra.Command {
-	opts := &versionsOptions{f: f}
+func newCmdVersions(f *factory) *cobra.Command {
+	opts := &versionsOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:     "versions [LANGUAGE]",
 		Aliases: []string{"list"},
 		Short:   "List stored versions, newest first",
 		Long: `Versions lists the stored versions of each document, newest first, with
-when and where each was read and how many sections it has. "latest" marks
-the version searched when none is named; "incomplete" marks a version with
-pages that could not be read, which is never searched by default.`,
+when and where each was read and how many sections it has. "default" marks
+the version searched when none is named: the newest complete release, or the
+version ingested with --default; "pre-release" marks a nightly or beta, the
+default only when asked; "incomplete" marks a version with pages that could
+not be read, which is never searched by default.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageErrorf("versions takes at most one LANGUAGE (got %d arguments)", len(args))
@@ -43,9 +45,6 @@ pages that could not be read, which is never searched by default.`,
 				}
 				opts.language = args[0]
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runVersions(cmd.Context(), opts)
 		},
 	}
@@ -55,7 +54,10 @@ pages that could not be read, which is never searched by default.`,
 }
 
 func runVersions(ctx context.Context, opts *versionsOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	vs, err := a.Versions(ctx, opts.language)
 	if err != nil {
@@ -65,20 +67,23 @@ func runVersions(ctx context.Context, opts *versionsOptions) error {
 		if vs == nil { // nothing stored at all: print [], not null
 			vs = []app.Version{}
 		}
-		return writeJSON(opts.f.io.Out, vs)
+		return writeJSON(opts.io.Out, vs)
 	}
-	return printVersions(opts.f, vs)
+	return printVersions(opts.io, vs)
 }
 
-func printVersions(f *factory, vs []app.Version) error {
-	tw := tabwriter.NewWriter(f.io.Out, 0, 4, 2, ' ', 0)
+func printVersions(io *ioStreams, vs []app.Version) error {
+	tw := tabwriter.NewWriter(io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LANGUAGE\tDOC\tVERSION\tSECTIONS\tFETCHED\tSOURCE")
 	for _, v := range vs {
 		ver := v.Version
-		if v.Latest {
-			ver += " (latest)"
-		} else if !v.Complete {
+		switch {
+		case v.Default:
+			ver += " (default)"
+		case !v.Complete:
 			ver += " (incomplete)"
+		case v.Prerelease:
+			ver += " (pre-release)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", v.Language, v.Doc, ver, v.SectionCount,
 			v.FetchedAt.Local().Format(time.DateTime), sourceLabel(v.SourceURL))
@@ -90,14 +95,14 @@ func printVersions(f *factory, vs []app.Version) error {
 // the copy compiled into langspec (its sections still cite the canonical
 // URL), else the URL or file.
 func sourceLabel(sourceURL string) string {
-	if ingest.BuiltIn(sourceURL) {
+	if app.BuiltIn(sourceURL) {
 		return "built in"
 	}
 	return sourceURL
 }
 
-func newCmdPrune(f *factory, runF func(context.Context, *versionsOptions) error) *cobra.Command {
-	opts := &versionsOptions{f: f}
+func newCmdPrune(f *factory) *cobra.Command {
+	opts := &versionsOptions{io: f.io, app: f.specApp}
 	cmd := &cobra.Command{
 		Use:   "prune LANGUAGE --keep N",
 		Short: "Remove old versions, keeping the newest N of each document",
@@ -110,9 +115,6 @@ LANGUAGE, and every incomplete version. The latest version is never removed.`,
 			if opts.keep < 1 {
 				return usageErrorf("--keep %d: keep at least 1 version", opts.keep)
 			}
-			if runF != nil {
-				return runF(cmd.Context(), opts)
-			}
 			return runPrune(cmd.Context(), opts)
 		},
 	}
@@ -123,28 +125,31 @@ LANGUAGE, and every incomplete version. The latest version is never removed.`,
 }
 
 func runPrune(ctx context.Context, opts *versionsOptions) error {
-	a := opts.f.specApp()
+	a, err := opts.app()
+	if err != nil {
+		return err
+	}
 	defer a.Close()
 	removed, err := a.Prune(ctx, opts.language, opts.doc, opts.keep)
 	if err != nil {
 		return err
 	}
-	printPruned(opts.f, removed, opts.jsonOut)
+	printPruned(opts.io, removed, opts.jsonOut)
 	return nil
 }
 
-func printPruned(f *factory, removed []app.Version, jsonOut bool) {
+func printPruned(io *ioStreams, removed []app.Version, jsonOut bool) {
 	if jsonOut {
 		if removed == nil {
 			removed = []app.Version{}
 		}
-		writeJSON(f.io.Out, map[string]any{"removed": removed})
+		writeJSON(io.Out, map[string]any{"removed": removed})
 		return
 	}
 	if len(removed) == 0 {
-		fmt.Fprintln(f.io.Out, "pruned nothing")
+		fmt.Fprintln(io.Out, "pruned nothing")
 	}
 	for _, v := range removed {
-		fmt.Fprintf(f.io.Out, "removed %s/%s %s (%d sections)\n", v.Language, v.Doc, v.Version, v.SectionCount)
+		fmt.Fprintf(io.Out, "removed %s/%s %s (%d sections)\n", v.Language, v.Doc, v.Version, v.SectionCount)
 	}
 }

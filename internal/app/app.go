@@ -9,42 +9,48 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
 	"log/slog"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
-
-	"golang.org/x/oauth2"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/catalog/upstream"
 	"github.com/langspec/langspec/internal/config"
 	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/search"
-	"github.com/langspec/langspec/internal/secrets"
+	"github.com/langspec/langspec/internal/semantic"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
 )
 
 // Options say where the parts live.
 type Options struct {
-	DBPath    string
+	DBPath string
+	// DBNamedBy is the flag or variable that named DBPath ("--db",
+	// "LANGSPEC_DB"), "" for the default place. Only the default place is
+	// made when it is missing: a database named in a folder that does not
+	// exist is a typo to report, not a new database to make in silence.
+	DBNamedBy string
 	Workspace Workspace
 	Config    config.Config
-	Logger    *slog.Logger     // nil discards
-	Now       func() time.Time // nil: time.Now
+	// ConfigFile is where Config was read from, for the hints that send
+	// a person there (ConfigFile); "" when none was.
+	ConfigFile string
+	Logger     *slog.Logger     // nil discards
+	Now        func() time.Time // nil: time.Now
 	// Stderr and Getenv are handed to upstream servers (their stderr,
 	// prefixed with their name; ${VAR} expansion and their environment).
 	Stderr  io.Writer
@@ -55,10 +61,16 @@ type Options struct {
 	// load: created says the database file did not exist before this run.
 	// nil tells no one.
 	Seeding func(dbPath string, created bool)
-	// Env finds the local toolchains, for the hint that names a local copy
-	// of a language that is not stored (ingest.NotStored); nil looks only
-	// where no toolchain is needed.
+	// Env finds the local toolchains: where an ingest reads a local copy
+	// first, and the hint that names one for a language not stored
+	// (ingest.Known); nil: ingest.DetectEnv.
 	Env func(context.Context) ingest.Env
+	// Getter fetches what an ingest reads from the network; nil: the
+	// fetcher with its HTTP cache (NetworkGetter).
+	Getter ingest.Getter
+	// StatePath is the state file (tokens, secrets: db.State); "" is
+	// DefaultStatePath.
+	StatePath string
 	// ReadOnly opens the database read-only (db.OpenReadOnly): it must
 	// exist, and nothing is written to it, not even the built-in Go spec.
 	ReadOnly bool
@@ -76,16 +88,27 @@ type App struct {
 	opts    Options
 	log     *slog.Logger
 	store   *db.DB
+	state   *db.StateFile
 	vault   *vault.Vault
 	manuals *manual.Library
 	index   *find.Index
 	finder  *find.Finder
 	closers []func() error
 
+	spec *spec.Service
+
 	semanticOnce sync.Once
-	semantic     *embed.Channel
+	semantic     *semantic.Channel
 
 	created bool // Store made the database file
+}
+
+// getenv is Getenv, or the process's environment.
+func (o Options) getenv() func(string) string {
+	if o.Getenv == nil {
+		return os.Getenv
+	}
+	return o.Getenv
 }
 
 // New returns an App that opens nothing yet.
@@ -97,20 +120,6 @@ func New(opts Options) *App {
 		opts.Now = time.Now
 	}
 	return &App{opts: opts, log: opts.Logger}
-}
-
-// Notes are the context notes the app was given; nil: none.
-func (a *App) Notes() *contextnote.Source { return a.opts.Notes }
-
-// noteSet is the notes in force now; unreadable notes are logged and
-// left out, as the tools do.
-func (a *App) noteSet() *contextnote.Set {
-	set, err := a.opts.Notes.Set()
-	if err != nil {
-		a.log.Warn("context notes not read; answering without them", "err", err)
-		return nil
-	}
-	return set
 }
 
 // Config is the configuration the app was built with.
@@ -141,6 +150,12 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 		open = db.OpenReadOnly
 	}
 	_, statErr := os.Stat(a.opts.DBPath)
+	if dir := filepath.Dir(a.opts.DBPath); a.opts.DBNamedBy != "" && errors.Is(statErr, fs.ErrNotExist) {
+		if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+			return nil, apperr.New(apperr.InvalidArgument, "check the path, or make the folder first (mkdir -p "+dir+"); only the default database is made where it is missing",
+				"%s %s: the folder %s does not exist", a.opts.DBNamedBy, a.opts.DBPath, dir)
+		}
+	}
 	store, err := open(ctx, a.opts.DBPath)
 	if err != nil {
 		return nil, err
@@ -155,6 +170,61 @@ func (a *App) Store(ctx context.Context) (*db.DB, error) {
 	a.created = errors.Is(statErr, fs.ErrNotExist)
 	a.onClose(store.Close)
 	return store, nil
+}
+
+// DefaultStatePath is where the state file lives unless told otherwise:
+// $XDG_STATE_HOME/langspec/state.db, else ~/.local/state/langspec/state.db;
+// "" without either.
+func DefaultStatePath(getenv func(string) string) string {
+	if d := getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "langspec", "state.db")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "state", "langspec", "state.db")
+	}
+	return ""
+}
+
+// State is the state file as it is now: tokens and secrets, apart from
+// the index (db.State). Opened once, followed when it is replaced (a
+// replica's shipped copy: db.StateFile). On its first open beside an
+// index made by an older langspec, the tokens and secrets that index held
+// move into it (db.State.Adopt). Errors: invalid_argument when no place
+// for it is known; those of db.OpenState.
+func (a *App) State(ctx context.Context) (*db.State, error) {
+	if a.state != nil {
+		return a.state.Current(ctx), nil
+	}
+	path := a.opts.StatePath
+	if path == "" {
+		path = DefaultStatePath(a.opts.getenv())
+	}
+	if path == "" {
+		return nil, apperr.New(apperr.InvalidArgument, "pass --state PATH, or set LANGSPEC_STATE, XDG_STATE_HOME or HOME",
+			"no place for the state file (tokens and secrets)")
+	}
+	f, err := db.FollowState(ctx, path, a.opts.ReadOnly)
+	if err != nil {
+		return nil, err
+	}
+	a.state = f
+	a.onClose(f.Close)
+	state := f.Current(ctx)
+	if _, err := os.Stat(a.opts.DBPath); a.opts.DBPath != "" && err == nil && !a.opts.ReadOnly {
+		index, err := a.Store(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rep, err := state.Adopt(ctx, index)
+		if err != nil {
+			return nil, err
+		}
+		if rep.Tokens+rep.Secrets > 0 {
+			a.log.Info("moved the tokens and secrets of the index into the state file", "tokens", rep.Tokens, "secrets", rep.Secrets,
+				"index", index.Path(), "state", state.Path())
+		}
+	}
+	return state, nil
 }
 
 // SeededStore is Store, with the Go specification built into langspec
@@ -265,7 +335,7 @@ func (a *App) RefreshManualsInBackground(ctx context.Context) error {
 // ToolDeps opens what the tools need: the seeded store, the vault, the
 // manuals and their finder, and the languages stored now.
 func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return tools.Deps{}, err
 	}
@@ -281,11 +351,11 @@ func (a *App) ToolDeps(ctx context.Context) (tools.Deps, error) {
 	if err != nil {
 		return tools.Deps{}, err
 	}
-	langs, err := search.LanguageIDs(ctx, store)
+	langs, err := svc.LanguageIDs(ctx)
 	if err != nil {
 		return tools.Deps{}, err
 	}
-	return tools.Deps{Store: store, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log, Semantic: a.Semantic(), Notes: a.opts.Notes}, nil
+	return tools.Deps{Store: svc.Store(), Spec: svc, Vault: v, Manuals: lib, Finder: finder, Languages: langs, Logger: a.log, Notes: a.opts.Notes}, nil
 }
 
 // Semantic is the semantic channel when langspec.json configures an
@@ -301,112 +371,12 @@ func (a *App) Semantic() search.Semantic {
 			a.log.Warn("semantic channel off", "err", err)
 			return
 		}
-		a.semantic = embed.NewChannel(c)
+		a.semantic = semantic.NewChannel(c)
 	})
 	if a.semantic == nil {
 		return nil // not a typed nil in the interface
 	}
 	return a.semantic
-}
-
-// secretLookup reads ${secret:NAME} from the store's secrets
-// (internal/secrets) for the upstream manager; the key is loaded on the
-// first lookup, and a store without a key has no secrets.
-func (a *App) secretLookup() func(name, subject string) (string, bool, error) {
-	var once sync.Once
-	var store *secrets.Store
-	var loadErr error
-	return func(name, subject string) (string, bool, error) {
-		ctx := context.Background()
-		once.Do(func() {
-			getenv := a.opts.Getenv
-			if getenv == nil {
-				getenv = os.Getenv
-			}
-			key, err := secrets.LoadKey(getenv, secrets.DefaultKeyFile(getenv), false)
-			if apperr.CodeOf(err) == apperr.NotFound {
-				return // no key: nothing was ever stored
-			}
-			if err != nil {
-				loadErr = err
-				return
-			}
-			d, err := a.Store(ctx)
-			if err != nil {
-				loadErr = err
-				return
-			}
-			store = &secrets.Store{DB: d, Key: key}
-		})
-		if loadErr != nil || store == nil {
-			return "", false, loadErr
-		}
-		v, own, _, err := store.Lookup(ctx, name, subject)
-		return v, own, err
-	}
-}
-
-// oauthTokens keeps upstreams' OAuth tokens as secrets named
-// "oauth.<server>" (internal/secrets): encrypted like any other.
-type oauthTokens struct{ a *App }
-
-// OAuthTokenSecret is the secret an upstream's OAuth tokens are kept in.
-func OAuthTokenSecret(server string) string { return "oauth." + server }
-
-func (o oauthTokens) store(create bool) (*secrets.Store, error) {
-	getenv := o.a.opts.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	key, err := secrets.LoadKey(getenv, secrets.DefaultKeyFile(getenv), create)
-	if err != nil {
-		return nil, err
-	}
-	d, err := o.a.Store(context.Background())
-	if err != nil {
-		return nil, err
-	}
-	return &secrets.Store{DB: d, Key: key, Now: o.a.opts.Now}, nil
-}
-
-func (o oauthTokens) LoadToken(server, subject string) (*oauth2.Token, error) {
-	s, err := o.store(false)
-	if apperr.CodeOf(err) == apperr.NotFound {
-		return nil, nil // no key: nothing was ever stored
-	}
-	if err != nil {
-		return nil, err
-	}
-	v, own, ok, err := s.Lookup(context.Background(), OAuthTokenSecret(server), subject)
-	if err != nil || !ok || subject != "" && !own {
-		return nil, err
-	}
-	var t oauth2.Token
-	if err := json.Unmarshal([]byte(v), &t); err != nil {
-		return nil, apperr.New(apperr.Unavailable, "log in again with: langspec upstream login "+server, "the stored OAuth login of %q is unreadable", server)
-	}
-	return &t, nil
-}
-
-// DeleteToken forgets the tokens of server for subject (upstream logout).
-func (o oauthTokens) DeleteToken(server, subject string) error {
-	d, err := o.a.Store(context.Background())
-	if err != nil {
-		return err
-	}
-	return d.DeleteSecret(context.Background(), OAuthTokenSecret(server), subject)
-}
-
-func (o oauthTokens) SaveToken(server, subject string, t *oauth2.Token) error {
-	s, err := o.store(true)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return err
-	}
-	return s.Set(context.Background(), OAuthTokenSecret(server), subject, b)
 }
 
 // Upstreams is a manager over the configuration's mcpServers, not started;

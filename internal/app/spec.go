@@ -2,19 +2,20 @@ package app
 
 import (
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/ingest/fetch"
 	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/semantic"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/specdiff"
 )
 
@@ -36,108 +37,124 @@ const (
 	PolicyExcerptOnly = db.ExcerptOnly
 )
 
-// Search is the CLI's search: the same search.Search that search_spec runs,
-// over the seeded store.
-func (a *App) Search(ctx context.Context, req search.Request) (search.Result, error) {
+// Spec is the specification use cases over the seeded store, made once:
+// the same internal/spec the tools and the page call, with the semantic
+// channel when langspec.json configures one, the context notes, and the
+// configured sources and local toolchains for the not-stored hint.
+func (a *App) Spec(ctx context.Context) (*spec.Service, error) {
+	if a.spec != nil {
+		return a.spec, nil
+	}
 	store, err := a.seeded(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.spec = spec.New(spec.Options{Store: store, Semantic: a.Semantic(), Notes: a.opts.Notes, Log: a.log,
+		Known: ingest.Known{Sources: a.opts.Config.Sources, Env: a.opts.env}})
+	return a.spec, nil
+}
+
+// Search is `langspec search`: spec.Service.Search, search_spec's call.
+func (a *App) Search(ctx context.Context, req search.Request) (search.Result, error) {
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return search.Result{}, err
 	}
-	if req.Semantic == nil && !req.Lexical {
-		req.Semantic = a.Semantic()
-	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	res, err := search.Search(ctx, store, req)
-	return res, a.notStored(ctx, err, req.Language)
+	return svc.Search(ctx, req)
 }
 
-// Compare is the CLI's compare: the same search.Compare the compare tool
-// runs, over the seeded store.
+// Compare is `langspec compare`: spec.Service.Compare, the compare tool's.
 func (a *App) Compare(ctx context.Context, req search.CompareRequest) (search.CompareResult, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return search.CompareResult{}, err
 	}
-	if req.Semantic == nil && !req.Lexical {
-		req.Semantic = a.Semantic()
-	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	return search.Compare(ctx, store, req)
+	return svc.Compare(ctx, req)
 }
 
-// Diff is the CLI's diff: the same specdiff.Run the spec_diff tool runs.
+// Diff is `langspec diff`: spec.Service.Diff, spec_diff's.
 func (a *App) Diff(ctx context.Context, req specdiff.Request) (specdiff.Answer, error) {
-	store, err := a.seeded(ctx)
+	svc, err := a.Spec(ctx)
 	if err != nil {
 		return specdiff.Answer{}, err
 	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	ans, err := specdiff.Run(ctx, store, req)
-	return ans, a.notStored(ctx, err, req.Language)
+	return svc.Diff(ctx, req)
 }
 
-// notStored is ingest.NotStored over the configured sources and the local
-// toolchains: an error for a language with nothing stored names the ingest
-// that adds it, and the local copy it would read.
-func (a *App) notStored(ctx context.Context, err error, language string) error {
-	if err == nil {
-		return nil
+// Since is `langspec since`: spec.Service.Since, spec_diff's since mode.
+func (a *App) Since(ctx context.Context, req specdiff.SinceRequest) (specdiff.SinceAnswer, error) {
+	svc, err := a.Spec(ctx)
+	if err != nil {
+		return specdiff.SinceAnswer{}, err
 	}
-	env := ingest.Env{}
-	if a.opts.Env != nil && errors.Is(err, db.ErrUnknownLanguage) {
-		env = a.opts.Env(ctx)
-	}
-	return ingest.NotStored(err, language, a.opts.Config.Sources, &env)
+	return svc.Since(ctx, req)
 }
 
-// IndexedManuals are the manuals the store has an index of (ingest
-// manuals, or a server's refresh), sorted; none when it has none.
+// SetDefaultVersion makes version the one a document is searched at when
+// none is named (db.DB.SetDefaultVersion).
+func (a *App) SetDefaultVersion(ctx context.Context, language, doc, version string) error {
+	store, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	return store.SetDefaultVersion(ctx, language, doc, version)
+}
+
+// IndexedRoots are the manuals folders the store holds manuals of, with
+// their manual ids.
+func (a *App) IndexedRoots(ctx context.Context) ([]db.IndexedRoot, error) {
+	store, err := a.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return store.IndexedRoots(ctx)
+}
+
+// IndexedManuals are the ids of the manuals the store has an index of
+// (ingest manuals, or a server's refresh), of every manuals folder, each
+// once, sorted; none when it has none.
 func (a *App) IndexedManuals(ctx context.Context) ([]string, error) {
 	store, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return store.IndexedManuals(ctx)
-}
-
-// Section reads one section, as get_section does.
-func (a *App) Section(ctx context.Context, req search.SectionRequest) (search.SectionResult, error) {
-	store, err := a.seeded(ctx)
-	if err != nil {
-		return search.SectionResult{}, err
-	}
-	if req.Notes == nil {
-		req.Notes = a.noteSet()
-	}
-	res, err := search.Section(ctx, store, req)
-	return res, a.notStored(ctx, err, req.Language)
-}
-
-// Plan builds a reading plan, as build_learning_plan does.
-func (a *App) Plan(ctx context.Context, req plan.Request) (plan.Plan, error) {
-	store, err := a.seeded(ctx)
-	if err != nil {
-		return plan.Plan{}, err
-	}
-	p, err := plan.Build(ctx, store, req)
-	return p, a.notStored(ctx, err, req.Language)
-}
-
-// Versions lists the stored versions of a language ("" for all), each
-// document's newest first.
-func (a *App) Versions(ctx context.Context, language string) ([]Version, error) {
-	store, err := a.seeded(ctx)
+	roots, err := store.IndexedRoots(ctx)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := store.Versions(ctx, language)
-	return vs, a.notStored(ctx, err, language)
+	var ids []string
+	for _, r := range roots {
+		ids = append(ids, r.Manuals...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}
+
+// Section is `langspec section`: spec.Service.Section, get_section's.
+func (a *App) Section(ctx context.Context, req search.SectionRequest) (search.SectionResult, error) {
+	svc, err := a.Spec(ctx)
+	if err != nil {
+		return search.SectionResult{}, err
+	}
+	return svc.Section(ctx, req)
+}
+
+// Plan is `langspec plan`: spec.Service.Plan, build_learning_plan's.
+func (a *App) Plan(ctx context.Context, req plan.Request) (plan.Plan, error) {
+	svc, err := a.Spec(ctx)
+	if err != nil {
+		return plan.Plan{}, err
+	}
+	return svc.Plan(ctx, req)
+}
+
+// Versions is `langspec versions`: spec.Service.Versions, list_versions'.
+func (a *App) Versions(ctx context.Context, language string) ([]Version, error) {
+	svc, err := a.Spec(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return svc.Versions(ctx, language)
 }
 
 // Prune keeps the newest keep versions of a language's documents (one
@@ -185,7 +202,7 @@ func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report, progre
 		return sr
 	}
 	sr.Model = c.Model()
-	er, err := embed.EmbedSnapshot(ctx, store, c, rep.Language, rep.Doc, rep.Version, progress)
+	er, err := semantic.EmbedSnapshot(ctx, store, c, rep.Language, rep.Doc, rep.Version, progress)
 	sr.Sections, sr.Embedded, sr.Cached = er.Sections, er.Embedded, er.Cached
 	if err != nil {
 		sr.Off = err.Error()
@@ -197,7 +214,7 @@ func (a *App) embed(ctx context.Context, store *db.DB, rep ingest.Report, progre
 // Embedder is the client of the configured embeddings endpoint, its
 // api_key's ${VAR} read from the environment. Errors: invalid_argument
 // when nothing is configured or the variable is not set.
-func (a *App) Embedder() (*embed.Client, error) {
+func (a *App) Embedder() (*semantic.Client, error) {
 	e := a.opts.Config.Embeddings
 	if e == nil {
 		return nil, apperr.New(apperr.InvalidArgument, "add \"embeddings\" to langspec.json", "no embeddings endpoint is configured")
@@ -213,7 +230,7 @@ func (a *App) Embedder() (*embed.Client, error) {
 			return nil, apperr.New(apperr.InvalidArgument, "export "+name, "embeddings.api_key names %s, which is not set", name)
 		}
 	}
-	return embed.New(embed.Options{URL: e.URL, Model: e.Model, APIKey: key, Dimensions: e.Dimensions, Batch: e.Batch}), nil
+	return semantic.New(semantic.Options{URL: e.URL, Model: e.Model, APIKey: key, Dimensions: e.Dimensions, Batch: e.Batch}), nil
 }
 
 // SourceStatus is a source as the sources command shows it.
@@ -225,7 +242,8 @@ type SourceStatus struct {
 
 // Sources lists every source that can be ingested (built-in and declared),
 // where it would be read from on this machine, and the version stored.
-func (a *App) Sources(ctx context.Context, env ingest.Env) ([]SourceStatus, error) {
+func (a *App) Sources(ctx context.Context) ([]SourceStatus, error) {
+	env := a.opts.env(ctx)
 	store, err := a.Store(ctx)
 	if err != nil {
 		return nil, err
@@ -239,7 +257,7 @@ func (a *App) Sources(ctx context.Context, env ingest.Env) ([]SourceStatus, erro
 		row := SourceStatus{SourceSpec: src}
 		row.ReadFrom, _ = ingest.Candidates(src, "", env) // none found is shown as such
 		for _, v := range vs {
-			if v.Language == src.Language && v.Doc == src.Doc && v.Latest {
+			if v.Language == src.Language && v.Doc == src.Doc && v.Default {
 				row.Stored = v.Version
 			}
 		}

@@ -14,9 +14,11 @@ import (
 //
 //   - spec always: the store is always there;
 //   - manual when the manuals folder exists;
-//   - vault when the vault's place was named (VAULT_ROOT or WORKSPACE_ROOT)
-//     or the folder exists: a server started in some working directory does
-//     not offer to write into a vault/ there unasked;
+//   - vault when the vault's place was named (--vault-root or VAULT_ROOT,
+//     --workspace-root or WORKSPACE_ROOT): a folder named vault/ that
+//     happens to be where the server starts gives the model no writing
+//     tool — with one user-scope registration, that would be any project
+//     that has one;
 //   - bridge when both manual and vault are on: it copies from one into the
 //     other.
 //
@@ -67,12 +69,12 @@ func (w Workspace) manualsErr() *apperr.Error {
 
 // vaultErr says why the vault tools cannot serve, or nil.
 func (w Workspace) vaultErr() *apperr.Error {
-	if w.VaultNamed || isDir(w.Vault) {
+	if w.VaultNamed {
 		return nil
 	}
 	return apperr.New(apperr.InvalidArgument,
-		"pass --vault-root DIR (env VAULT_ROOT) or --workspace-root DIR (env WORKSPACE_ROOT), or create "+w.Vault,
-		"no vault is configured and %s does not exist", apperr.Quote(w.Vault))
+		"pass --vault-root DIR (env VAULT_ROOT) or --workspace-root DIR (env WORKSPACE_ROOT): the model writes only into a vault you name",
+		"no vault is named")
 }
 
 // firstErr is the first error that is not nil.

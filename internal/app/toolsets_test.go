@@ -28,17 +28,18 @@ func TestWorkspaceToolsets(t *testing.T) {
 		{name: "nothing there", ws: Workspace{Manuals: missing, Vault: vault}, want: []string{"spec"}},
 		{name: "manuals only", ws: Workspace{Manuals: manuals, Vault: vault}, want: []string{"spec", "manual"}},
 		{name: "vault named", ws: Workspace{Manuals: missing, Vault: vault, VaultNamed: true}, want: []string{"spec", "vault"}},
-		{name: "vault exists", ws: Workspace{Manuals: missing, Vault: existingVault}, want: []string{"spec", "vault"}},
+		// A vault/ that happens to be there is not one the user named.
+		{name: "vault exists, not named", ws: Workspace{Manuals: missing, Vault: existingVault}, want: []string{"spec"}},
 		{name: "everything", ws: Workspace{Manuals: manuals, Vault: vault, VaultNamed: true}, want: []string{"spec", "manual", "vault", "bridge"}},
 		{name: "spec asked", ws: Workspace{Manuals: manuals, Vault: vault, VaultNamed: true}, requested: []string{"spec"}, want: []string{"spec"}},
 		{name: "vault asked, none configured", ws: Workspace{Manuals: manuals, Vault: vault}, requested: []string{"spec", "vault"},
-			wantErr: "toolset vault: no vault is configured; hint: pass --vault-root DIR (env VAULT_ROOT)"},
+			wantErr: "toolset vault: no vault is named; hint: pass --vault-root DIR (env VAULT_ROOT)"},
 		{name: "manual asked, no folder", ws: Workspace{Manuals: missing, Vault: vault}, requested: []string{"manual"},
 			wantErr: "toolset manual: the manuals folder"},
 		{name: "bridge asked, no manuals", ws: Workspace{Manuals: missing, Vault: vault, VaultNamed: true}, requested: []string{"bridge"},
 			wantErr: "--manuals-root DIR (env MANUALS_ROOT)"},
 		{name: "bridge asked, no vault", ws: Workspace{Manuals: manuals, Vault: vault}, requested: []string{"bridge"},
-			wantErr: "toolset bridge: no vault is configured"},
+			wantErr: "toolset bridge: no vault is named"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := tc.ws.Toolsets(tc.requested)

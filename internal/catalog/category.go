@@ -1,11 +1,13 @@
 // Package catalog groups tools into categories, so a server can list a
 // handful of meta tools instead of every tool it can reach and let the model
-// load one category's schemas when it needs them (seed 000).
+// load one category's schemas when it needs them: what a model pays for in
+// its context stays a handful of tools, however many the servers have.
 //
 // A category names one server (an upstream MCP server, or langspec itself)
 // and selects some of its tools by name or glob, with per-tool overrides
 // (enabled, description). A mask hides tools from listing and execution
-// alike, across categories (seed 004's tool masks). The package decides
+// alike, across categories: a masked tool is reached by no path, listed,
+// called or batched. The package decides
 // membership only; it neither lists nor calls tools.
 package catalog
 

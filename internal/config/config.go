@@ -35,7 +35,8 @@ type Config struct {
 	Schema  string              `json:"$schema,omitempty" jsonschema:"URL or path of the JSON Schema (langspec config schema), for editors"`
 	Sources []ingest.SourceSpec `json:"sources,omitempty" jsonschema:"documents to ingest; an entry with the language and doc of a built-in source replaces it"`
 	// MCPServers, Categories and ToolMask configure serve's categories mode
-	// (seed 000, seed 004's tool masks).
+	// (internal/catalog) and the mask that hides tools from listing and
+	// execution alike.
 	MCPServers map[string]upstream.ServerConfig `json:"mcpServers,omitempty" jsonschema:"upstream MCP servers whose tools langspec serves through categories; ${VAR} in args, env, url and headers is expanded from the environment"`
 	Categories map[string]catalog.Config        `json:"categories,omitempty" jsonschema:"categories of tools: each names a server (an mcpServers entry, or langspec) and selects some of its tools"`
 	ToolMask   catalog.Mask                     `json:"toolMask,omitzero" jsonschema:"tools hidden from listing and execution, as category/tool globs"`
@@ -147,6 +148,18 @@ func Load(path string, explicit bool) (Config, error) {
 
 // Parse checks and decodes the bytes of a config file named name.
 func Parse(b []byte, name string) (Config, error) {
+	// Windows editors and shells start a file with a byte order mark:
+	// Notepad and PowerShell 5's Set-Content -Encoding UTF8 a UTF-8 one,
+	// PowerShell 5's ">" a UTF-16 one. JSON text has none (RFC 8259 section
+	// 8.1), so encoding/json would refuse the file at its first byte: read
+	// it as the text it is. Line ends need nothing: "\r" is JSON white space.
+	if bytes.HasPrefix(b, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(b, []byte("\xff\xfe")) || bytes.HasPrefix(b, []byte("\xfe\xff")) {
+		text, _, err := decode.Text(b, "")
+		if err != nil {
+			return Config{}, apperr.Wrap(err, apperr.InvalidArgument, "save the file as UTF-8", "%s: %v", name, err)
+		}
+		b = []byte(text)
+	}
 	var raw any
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()

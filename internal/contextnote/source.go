@@ -1,6 +1,9 @@
 package contextnote
 
-import "sync"
+import (
+	"log/slog"
+	"sync"
+)
 
 // Source is the notes a running langspec uses: the config's, fixed at
 // start, and the state file's, read again when it changes, so a note added
@@ -35,6 +38,23 @@ func (s *Source) Set() (*Set, error) {
 	}
 	s.state, s.set = state, set
 	return set, nil
+}
+
+// Current is the notes in force now, for an answer to carry. Notes that
+// cannot be read are logged to log (nil: nowhere) and the answer goes
+// without them: a note is an aid, never a reason for a search, a read or a
+// page to fail. Every front end (the tools, the page, the command line, the
+// manuals' finder) asks here, so they all carry the same notes and all fail
+// the same soft way.
+func (s *Source) Current(log *slog.Logger) *Set {
+	set, err := s.Set()
+	if err != nil {
+		if log != nil {
+			log.Warn("context notes not read; answering without them", "err", err)
+		}
+		return nil
+	}
+	return set
 }
 
 // sameSlice reports whether a and b are the same slice (Store.Notes

@@ -344,6 +344,25 @@ var migrationSteps = map[string]func(context.Context, *sql.Tx) error{
 	"0004_index_storage.sql": fillLiterals,
 	"0006_word_postings.sql": fillWordPostings,
 	"0007_word_skips.sql":    fillWordSkips,
+	"0015_state_apart.sql":   dropEmptyLegacyState,
+}
+
+// dropEmptyLegacyState drops the old token and secret tables that hold
+// nothing (every new index, and an old one that never had a token): only
+// those with rows wait for the state file to take them (State.Adopt).
+func dropEmptyLegacyState(ctx context.Context, tx *sql.Tx) error {
+	for _, table := range []string{"legacy_api_tokens", "legacy_secrets"} {
+		var rows int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&rows); err != nil {
+			return err
+		}
+		if rows == 0 {
+			if _, err := tx.ExecContext(ctx, `DROP TABLE `+table); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // fillLiterals writes the literals (text/shape.Literals) of the sections
@@ -510,4 +529,10 @@ func (d *DB) IntegrityCheck(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Ping checks that the database answers: the team server's health.
+func (d *DB) Ping(ctx context.Context) error {
+	var one int
+	return d.classify(d.sql.QueryRowContext(ctx, `SELECT 1`).Scan(&one), "ping the database")
 }

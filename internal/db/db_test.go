@@ -187,7 +187,7 @@ func TestPublish(t *testing.T) {
 	}
 	var got []string
 	for _, v := range vs {
-		got = append(got, fmt.Sprintf("%s:%v", v.Version, v.Latest))
+		got = append(got, fmt.Sprintf("%s:%v", v.Version, v.Default))
 	}
 	if strings.Join(got, " ") != "go1.26:true go1.25:false go1.9:false" {
 		t.Errorf("versions = %v", got)
@@ -430,7 +430,7 @@ func TestPrune(t *testing.T) {
 		t.Errorf("removed %v", names)
 	}
 	vs, _ := d.Versions(ctx, "go")
-	if len(vs) != 2 || vs[0].Version != "go1.25" || !vs[0].Latest || vs[1].Version != "go1.24" {
+	if len(vs) != 2 || vs[0].Version != "go1.25" || !vs[0].Default || vs[1].Version != "go1.24" {
 		t.Errorf("left %+v", vs)
 	}
 	if _, err := d.Scope(ctx, db.Filter{Scope: db.Scope{Version: "go1.22"}}); apperr.CodeOf(err) != apperr.NotFound {
@@ -577,10 +577,21 @@ func TestMemoFollowsOtherWriters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 2 || vs[0].Version != "go1.27" || !vs[0].Latest {
+	if len(vs) != 2 || vs[0].Version != "go1.27" || !vs[0].Default {
 		t.Errorf("versions after the other handle's publish = %+v", vs)
 	}
 	if hits := mustSearch(t, server, db.Scope{}, "delta"); len(hits) != 1 || hits[0].Version != "go1.27" {
 		t.Errorf("delta hits = %+v", hits)
+	}
+}
+
+func TestIsPrerelease(t *testing.T) {
+	for v, want := range map[string]bool{
+		"1.97.0-nightly": true, "2.0.0-beta.1": true, "3.14.0rc1": true, "1.0.0-rc.2": true, "go1.27rc1": true, "preview-2026": true,
+		"1.95.0": false, "go1.26": false, "se21": false, "2024": false, "es2025": false, "3.11": false, "source": false, "arc4": false,
+	} {
+		if got := db.IsPrerelease(v); got != want {
+			t.Errorf("IsPrerelease(%q) = %v, want %v", v, got, want)
+		}
 	}
 }

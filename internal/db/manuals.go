@@ -42,56 +42,100 @@ type ManualNode struct {
 	FileName  string // as stored: the file_name field of the indexes (fileName); PutManualFile ignores it
 }
 
-// ManualFiles returns the indexed files of a manual, by path. An unknown
-// manual has none.
-func (d *DB) ManualFiles(ctx context.Context, manualID string) (map[string]ManualFile, error) {
-	rows, err := d.query(ctx, `SELECT path, size, mtime_ns, content_hash FROM manual_files WHERE manual_id = ?1`, manualID)
+// ManualRoot is the manuals of one manuals folder in the index: a manual is
+// (root, id), so the manuals of several folders live side by side, and
+// refreshing one folder's never touches another's (migration 0013). root
+// is the folder's absolute path as the index names it.
+type ManualRoot struct {
+	d    *DB
+	root string
+}
+
+// ManualRoot returns the manuals of the folder root.
+func (d *DB) ManualRoot(root string) *ManualRoot { return &ManualRoot{d: d, root: root} }
+
+// Root is the folder's path as stored.
+func (r *ManualRoot) Root() string { return r.root }
+
+// Files returns the indexed files of a manual, by path. An unknown manual
+// has none.
+func (r *ManualRoot) Files(ctx context.Context, manualID string) (map[string]ManualFile, error) {
+	rows, err := r.d.query(ctx, `SELECT path, size, mtime_ns, content_hash FROM manual_files WHERE root = ?1 AND manual_id = ?2`, r.root, manualID)
 	if err != nil {
-		return nil, d.classify(err, "read manual files from")
+		return nil, r.d.classify(err, "read manual files from")
 	}
 	defer rows.Close()
 	out := map[string]ManualFile{}
 	for rows.Next() {
 		f := ManualFile{ManualID: manualID}
 		if err := rows.Scan(&f.Path, &f.Size, &f.MtimeNS, &f.Hash); err != nil {
-			return nil, d.classify(err, "read manual files from")
+			return nil, r.d.classify(err, "read manual files from")
 		}
 		out[f.Path] = f
 	}
-	return out, d.classify(rows.Err(), "read manual files from")
+	return out, r.d.classify(rows.Err(), "read manual files from")
 }
 
-// IndexedManuals returns the manual ids that have indexed files.
-func (d *DB) IndexedManuals(ctx context.Context) ([]string, error) {
-	rows, err := d.query(ctx, `SELECT DISTINCT manual_id FROM manual_files ORDER BY manual_id`)
+// Indexed returns the ids of the folder's manuals that have indexed files.
+func (r *ManualRoot) Indexed(ctx context.Context) ([]string, error) {
+	rows, err := r.d.query(ctx, `SELECT DISTINCT manual_id FROM manual_files WHERE root = ?1 ORDER BY manual_id`, r.root)
 	if err != nil {
-		return nil, d.classify(err, "read manuals from")
+		return nil, r.d.classify(err, "read manuals from")
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, d.classify(err, "read manuals from")
+			return nil, r.d.classify(err, "read manuals from")
 		}
 		out = append(out, id)
+	}
+	return out, r.d.classify(rows.Err(), "read manuals from")
+}
+
+// IndexedRoot is a manuals folder the index holds manuals of.
+type IndexedRoot struct {
+	Root    string   `json:"root"`
+	Manuals []string `json:"manuals"`
+}
+
+// IndexedRoots returns every manuals folder the index holds manuals of, by
+// path, with their manual ids.
+func (d *DB) IndexedRoots(ctx context.Context) ([]IndexedRoot, error) {
+	rows, err := d.query(ctx, `SELECT DISTINCT root, manual_id FROM manual_files ORDER BY root, manual_id`)
+	if err != nil {
+		return nil, d.classify(err, "read manuals from")
+	}
+	defer rows.Close()
+	var out []IndexedRoot
+	for rows.Next() {
+		var root, id string
+		if err := rows.Scan(&root, &id); err != nil {
+			return nil, d.classify(err, "read manuals from")
+		}
+		if len(out) == 0 || out[len(out)-1].Root != root {
+			out = append(out, IndexedRoot{Root: root})
+		}
+		out[len(out)-1].Manuals = append(out[len(out)-1].Manuals, id)
 	}
 	return out, d.classify(rows.Err(), "read manuals from")
 }
 
-// PutManualFile stores a file and its nodes, replacing what was indexed for
-// the same (manual, path), in one transaction: a search never sees half a file.
-func (d *DB) PutManualFile(ctx context.Context, f ManualFile, nodes []ManualNode) error {
+// Put stores a file and its nodes, replacing what was indexed for the same
+// (manual, path), in one transaction: a search never sees half a file.
+func (r *ManualRoot) Put(ctx context.Context, f ManualFile, nodes []ManualNode) error {
+	d := r.d
 	tx, err := d.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return d.classify(err, "index manual file in")
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM manual_files WHERE manual_id = ?1 AND path = ?2`, f.ManualID, f.Path); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM manual_files WHERE root = ?1 AND manual_id = ?2 AND path = ?3`, r.root, f.ManualID, f.Path); err != nil {
 		return d.classify(err, "index manual file in")
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO manual_files (manual_id, path, size, mtime_ns, content_hash, indexed_at)
-		VALUES (?1, ?2, ?3, ?4, ?5, ?6)`, f.ManualID, f.Path, f.Size, f.MtimeNS, f.Hash, time.Now().UTC().Format(time.RFC3339))
+	res, err := tx.ExecContext(ctx, `INSERT INTO manual_files (root, manual_id, path, size, mtime_ns, content_hash, indexed_at)
+		VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`, r.root, f.ManualID, f.Path, f.Size, f.MtimeNS, f.Hash, time.Now().UTC().Format(time.RFC3339))
 	if err != nil {
 		return d.classify(err, "index manual file in")
 	}
@@ -153,27 +197,28 @@ func fileName(p string) string {
 	return normalize.Normal(strings.TrimSuffix(p, path.Ext(p)))
 }
 
-// TouchManualFile records a new size and mtime for a file whose content did
-// not change, so the next refresh skips it without hashing it again.
-func (d *DB) TouchManualFile(ctx context.Context, f ManualFile) error {
-	_, err := d.sql.ExecContext(ctx, `UPDATE manual_files SET size = ?3, mtime_ns = ?4 WHERE manual_id = ?1 AND path = ?2`,
-		f.ManualID, f.Path, f.Size, f.MtimeNS)
-	return d.classify(err, "update manual file in")
+// Touch records a new size and mtime for a file whose content did not
+// change, so the next refresh skips it without hashing it again.
+func (r *ManualRoot) Touch(ctx context.Context, f ManualFile) error {
+	_, err := r.d.sql.ExecContext(ctx, `UPDATE manual_files SET size = ?4, mtime_ns = ?5 WHERE root = ?1 AND manual_id = ?2 AND path = ?3`,
+		r.root, f.ManualID, f.Path, f.Size, f.MtimeNS)
+	return r.d.classify(err, "update manual file in")
 }
 
-// DeleteManualFiles removes files from the index; with no paths, the whole
-// manual.
-func (d *DB) DeleteManualFiles(ctx context.Context, manualID string, paths []string) error {
+// Delete removes files of a manual from the index; with no paths, the
+// whole manual. Another folder's manual of the same id is untouched.
+func (r *ManualRoot) Delete(ctx context.Context, manualID string, paths []string) error {
+	d := r.d
 	tx, err := d.sql.BeginTx(ctx, nil)
 	if err != nil {
 		return d.classify(err, "remove manual files from")
 	}
 	defer tx.Rollback()
 	if len(paths) == 0 {
-		_, err = tx.ExecContext(ctx, `DELETE FROM manual_files WHERE manual_id = ?1`, manualID)
+		_, err = tx.ExecContext(ctx, `DELETE FROM manual_files WHERE root = ?1 AND manual_id = ?2`, r.root, manualID)
 	}
 	for _, p := range paths {
-		if _, err = tx.ExecContext(ctx, `DELETE FROM manual_files WHERE manual_id = ?1 AND path = ?2`, manualID, p); err != nil {
+		if _, err = tx.ExecContext(ctx, `DELETE FROM manual_files WHERE root = ?1 AND manual_id = ?2 AND path = ?3`, r.root, manualID, p); err != nil {
 			break
 		}
 	}
@@ -194,11 +239,12 @@ func scanManualNode(rows *sql.Rows) (ManualNode, error) {
 	return n, err
 }
 
-// ManualNodes returns every node of a manual in path and document order.
-func (d *DB) ManualNodes(ctx context.Context, manualID string) ([]ManualNode, error) {
+// Nodes returns every node of a manual in path and document order.
+func (r *ManualRoot) Nodes(ctx context.Context, manualID string) ([]ManualNode, error) {
+	d := r.d
 	rows, err := d.query(ctx, `SELECT `+manualNodeColumns+`
 		FROM manual_nodes n JOIN manual_files f ON f.id = n.file_id
-		WHERE f.manual_id = ?1 ORDER BY f.path, n.ord`, manualID)
+		WHERE f.root = ?1 AND f.manual_id = ?2 ORDER BY f.path, n.ord`, r.root, manualID)
 	if err != nil {
 		return nil, d.classify(err, "read manual nodes from")
 	}
@@ -231,11 +277,14 @@ func (m *ManualScope) Columns() []rank.Field {
 // vocabulary of its own.
 type ManualScope struct {
 	d        *DB
+	root     string
 	manualID string
 }
 
-// ManualScope returns the ranking source for one manual.
-func (d *DB) ManualScope(manualID string) *ManualScope { return &ManualScope{d: d, manualID: manualID} }
+// Scope returns the ranking source for one manual of the folder.
+func (r *ManualRoot) Scope(manualID string) *ManualScope {
+	return &ManualScope{d: r.d, root: r.root, manualID: manualID}
+}
 
 // Words runs e against the manual's word index, best first by bm25 with
 // weights by field in Columns order (nil for the defaults).
@@ -276,19 +325,20 @@ func (m *ManualScope) match(ctx context.Context, table string, weights []float64
 	if len(weights) != len(manualBM25Weights) {
 		weights = manualBM25Weights
 	}
-	score := "bm25(" + table + ", ?4, ?5, ?6)"
+	score := "bm25(" + table + ", ?5, ?6, ?7)"
 	// A row is the manual's when its node's file is: two lookups a row,
 	// a third of a query matching thousands of rows. When no other manual
 	// is indexed every row is the manual's, and they are skipped: that test
-	// is worked out once (two seeks in the files' index), and OR only works
+	// is worked out once (seeks in the files' index), and OR only works
 	// out its right side when its left side is false. The rows, their
 	// scores and their order (rows of equal score by id, as the index lists
 	// them) are the same either way.
 	rows, err := m.d.query(ctx, `SELECT `+table+`.rowid, -`+score+` FROM `+table+`
 		WHERE `+table+` MATCH ?1 AND (
-			NOT EXISTS (SELECT 1 FROM manual_files WHERE manual_id < ?2) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE manual_id > ?2)
-			OR EXISTS (SELECT 1 FROM manual_nodes n JOIN manual_files f ON f.id = n.file_id WHERE n.id = `+table+`.rowid AND f.manual_id = ?2))
-		ORDER BY `+score+` LIMIT ?3`, e.String(), m.manualID, limit, weights[0], weights[1], weights[2])
+			NOT EXISTS (SELECT 1 FROM manual_files WHERE root < ?4) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE root > ?4) AND
+			NOT EXISTS (SELECT 1 FROM manual_files WHERE root = ?4 AND manual_id < ?2) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE root = ?4 AND manual_id > ?2)
+			OR EXISTS (SELECT 1 FROM manual_nodes n JOIN manual_files f ON f.id = n.file_id WHERE n.id = `+table+`.rowid AND f.root = ?4 AND f.manual_id = ?2))
+		ORDER BY `+score+` LIMIT ?3`, e.String(), m.manualID, limit, m.root, weights[0], weights[1], weights[2])
 	return m.d.collectPostings(rows, err)
 }
 

@@ -41,6 +41,15 @@ func TestSqliteVarint(t *testing.T) {
 // the trigram index folds them as strings.ToLower does).
 func manualTestStore(t *testing.T, manuals ...string) *DB {
 	t.Helper()
+	return manualTestStoreOf(t, []string{testRoot}, manuals...)
+}
+
+// testRoot is the manuals folder of manualTestStore.
+const testRoot = "/work/manuals"
+
+// manualTestStoreOf is manualTestStore with the manuals in each of roots.
+func manualTestStoreOf(t *testing.T, roots []string, manuals ...string) *DB {
+	t.Helper()
 	ctx := context.Background()
 	d, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"))
 	if err != nil {
@@ -48,17 +57,20 @@ func manualTestStore(t *testing.T, manuals ...string) *DB {
 	}
 	t.Cleanup(func() { d.Close() })
 	words := []string{"Failover", "fail over", "database", "backup", "incident", "the", "Change Window", "freeze"}
-	for mi, m := range manuals {
-		for f := range 3 {
-			var nodes []ManualNode
-			for k := range 4 {
-				title := words[(mi+f+k)%len(words)]
-				body := strings.Repeat(words[(f*k+mi)%len(words)]+" ", k+1)
-				nodes = append(nodes, ManualNode{NodeID: fmt.Sprint(k), Kind: "heading", Title: title, Body: body,
-					Norm: normalize.Normal(title + "\n" + body), Loose: normalize.Loose(title + "\n" + body)})
-			}
-			if err := d.PutManualFile(ctx, ManualFile{ManualID: m, Path: fmt.Sprintf("dir/%s-%d.md", words[f], f), Hash: "h"}, nodes); err != nil {
-				t.Fatal(err)
+	for ri, root := range roots {
+		for mi, m := range manuals {
+			mi += ri // another folder's manual of the same id holds other words
+			for f := range 3 {
+				var nodes []ManualNode
+				for k := range 4 {
+					title := words[(mi+f+k)%len(words)]
+					body := strings.Repeat(words[(f*k+mi)%len(words)]+" ", k+1)
+					nodes = append(nodes, ManualNode{NodeID: fmt.Sprint(k), Kind: "heading", Title: title, Body: body,
+						Norm: normalize.Normal(title + "\n" + body), Loose: normalize.Loose(title + "\n" + body)})
+				}
+				if err := d.ManualRoot(root).Put(ctx, ManualFile{ManualID: m, Path: fmt.Sprintf("dir/%s-%d.md", words[f], f), Hash: "h"}, nodes); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
 	}
@@ -73,7 +85,7 @@ func TestManualTrigramStats(t *testing.T) {
 	d := manualTestStore(t, "a", "b")
 	var rows [][3]string
 	for _, m := range []string{"a", "b"} {
-		nodes, err := d.ManualNodes(ctx, m)
+		nodes, err := d.ManualRoot(testRoot).Nodes(ctx, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,25 +123,30 @@ func TestManualTrigramStats(t *testing.T) {
 
 // TestManualScopeKeepsToItsManual compares the manual queries with the
 // join they used to make on every row, with one manual indexed (where the
-// join is skipped) and with several.
+// join is skipped), with several, and with a second folder holding
+// manuals of the same ids.
 func TestManualScopeKeepsToItsManual(t *testing.T) {
 	ctx := context.Background()
 	joined := func(d *DB, table string, weights []float64, manual string, e ftsquery.Expr, limit int) []rank.Posting {
 		score := fmt.Sprintf("bm25(%s, %g, %g, %g)", table, weights[0], weights[1], weights[2])
 		rows, err := d.sql.QueryContext(ctx, `SELECT `+table+`.rowid, -`+score+`
 			FROM `+table+` JOIN manual_nodes n ON n.id = `+table+`.rowid JOIN manual_files f ON f.id = n.file_id
-			WHERE `+table+` MATCH ?1 AND f.manual_id = ?2
-			ORDER BY `+score+` LIMIT ?3`, e.String(), manual, limit)
+			WHERE `+table+` MATCH ?1 AND f.root = ?4 AND f.manual_id = ?2
+			ORDER BY `+score+` LIMIT ?3`, e.String(), manual, limit, testRoot)
 		ps, err := d.collectPostings(rows, err)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ps
 	}
-	for _, manuals := range [][]string{{"a"}, {"a", "b", "c"}} {
-		d := manualTestStore(t, manuals...)
+	for _, tc := range []struct {
+		roots   []string
+		manuals []string
+	}{{[]string{testRoot}, []string{"a"}}, {[]string{testRoot}, []string{"a", "b", "c"}}, {[]string{"/other", testRoot}, []string{"a"}}, {[]string{testRoot, "/z"}, []string{"a", "b"}}} {
+		manuals := tc.manuals
+		d := manualTestStoreOf(t, tc.roots, manuals...)
 		for _, m := range append(manuals, "none") {
-			sc := d.ManualScope(m)
+			sc := d.ManualRoot(testRoot).Scope(m)
 			for _, q := range []string{"failover", "fail over database", "the freeze", "backup incident window"} {
 				words := ftsquery.AnyWord([]ftsquery.Word{{Text: "fail"}, {Text: "database"}, {Text: q}})
 				for _, limit := range []int{1, 3, 200} {

@@ -20,52 +20,52 @@ type SealedSecret struct {
 
 // PutSecret stores a sealed secret, replacing the one of the same name and
 // subject (keeping its creation date).
-func (d *DB) PutSecret(ctx context.Context, s SealedSecret, now time.Time) error {
+func (st *State) PutSecret(ctx context.Context, s SealedSecret, now time.Time) error {
 	ts := now.UTC().Format(time.RFC3339)
-	_, err := d.sql.ExecContext(ctx, `INSERT INTO secrets (name, subject, nonce, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+	_, err := st.sql.ExecContext(ctx, `INSERT INTO secrets (name, subject, nonce, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (name, subject) DO UPDATE SET nonce = excluded.nonce, ciphertext = excluded.ciphertext, updated_at = excluded.updated_at`,
 		s.Name, s.Subject, s.Nonce, s.Ciphertext, ts, ts)
-	return d.classify(err, "store a secret")
+	return st.classify(err, "store a secret")
 }
 
 // Secret returns the sealed secret name of subject; ok is false when there
 // is none.
-func (d *DB) Secret(ctx context.Context, name, subject string) (s SealedSecret, ok bool, err error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT name, subject, nonce, ciphertext, created_at, updated_at FROM secrets WHERE name = ? AND subject = ?`, name, subject)
+func (st *State) Secret(ctx context.Context, name, subject string) (s SealedSecret, ok bool, err error) {
+	rows, err := st.sql.QueryContext(ctx, `SELECT name, subject, nonce, ciphertext, created_at, updated_at FROM secrets WHERE name = ? AND subject = ?`, name, subject)
 	if err != nil {
-		return s, false, d.classify(err, "read a secret")
+		return s, false, st.classify(err, "read a secret")
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return s, false, d.classify(rows.Err(), "read a secret")
+		return s, false, st.classify(rows.Err(), "read a secret")
 	}
 	s, err = scanSecret(rows)
-	return s, err == nil, d.classify(err, "read a secret")
+	return s, err == nil, st.classify(err, "read a secret")
 }
 
 // Secrets lists every sealed secret by name and subject.
-func (d *DB) Secrets(ctx context.Context) ([]SealedSecret, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT name, subject, nonce, ciphertext, created_at, updated_at FROM secrets ORDER BY name, subject`)
+func (st *State) Secrets(ctx context.Context) ([]SealedSecret, error) {
+	rows, err := st.sql.QueryContext(ctx, `SELECT name, subject, nonce, ciphertext, created_at, updated_at FROM secrets ORDER BY name, subject`)
 	if err != nil {
-		return nil, d.classify(err, "list secrets")
+		return nil, st.classify(err, "list secrets")
 	}
 	defer rows.Close()
 	var out []SealedSecret
 	for rows.Next() {
 		s, err := scanSecret(rows)
 		if err != nil {
-			return nil, d.classify(err, "list secrets")
+			return nil, st.classify(err, "list secrets")
 		}
 		out = append(out, s)
 	}
-	return out, d.classify(rows.Err(), "list secrets")
+	return out, st.classify(rows.Err(), "list secrets")
 }
 
 // DeleteSecret removes the secret name of subject. Errors: not_found.
-func (d *DB) DeleteSecret(ctx context.Context, name, subject string) error {
-	res, err := d.sql.ExecContext(ctx, `DELETE FROM secrets WHERE name = ? AND subject = ?`, name, subject)
+func (st *State) DeleteSecret(ctx context.Context, name, subject string) error {
+	res, err := st.sql.ExecContext(ctx, `DELETE FROM secrets WHERE name = ? AND subject = ?`, name, subject)
 	if err != nil {
-		return d.classify(err, "delete a secret")
+		return st.classify(err, "delete a secret")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		who := "shared"
@@ -80,14 +80,14 @@ func (d *DB) DeleteSecret(ctx context.Context, name, subject string) error {
 // ResealSecrets replaces every secret's nonce and ciphertext with what
 // reseal returns for it, in one transaction: all or nothing (a key
 // rotation).
-func (d *DB) ResealSecrets(ctx context.Context, reseal func(SealedSecret) (nonce, ciphertext []byte, err error)) (n int, err error) {
-	all, err := d.Secrets(ctx)
+func (st *State) ResealSecrets(ctx context.Context, reseal func(SealedSecret) (nonce, ciphertext []byte, err error)) (n int, err error) {
+	all, err := st.Secrets(ctx)
 	if err != nil {
 		return 0, err
 	}
-	tx, err := d.sql.BeginTx(ctx, nil)
+	tx, err := st.sql.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, d.classify(err, "re-encrypt secrets")
+		return 0, st.classify(err, "re-encrypt secrets")
 	}
 	defer tx.Rollback()
 	for _, s := range all {
@@ -96,11 +96,11 @@ func (d *DB) ResealSecrets(ctx context.Context, reseal func(SealedSecret) (nonce
 			return 0, err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE secrets SET nonce = ?, ciphertext = ? WHERE name = ? AND subject = ?`, nonce, ct, s.Name, s.Subject); err != nil {
-			return 0, d.classify(err, "re-encrypt secrets")
+			return 0, st.classify(err, "re-encrypt secrets")
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return 0, d.classify(err, "re-encrypt secrets")
+		return 0, st.classify(err, "re-encrypt secrets")
 	}
 	return len(all), nil
 }

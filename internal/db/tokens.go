@@ -25,7 +25,7 @@ type APIToken struct {
 // a token, valid or revoked, has the name in any case: names that differ
 // only in case would be one vault folder on macOS and Windows. (Names are
 // ASCII, so SQLite's NOCASE folds them whole.)
-func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []string, admin bool, now time.Time) error {
+func (s *State) CreateToken(ctx context.Context, name, sha256Hex string, tools []string, admin bool, now time.Time) error {
 	var toolsJSON any
 	if tools != nil {
 		b, _ := json.Marshal(tools) // []string always marshals
@@ -33,16 +33,16 @@ func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []st
 	}
 	// One statement checks and inserts, so two makers of one name at once
 	// cannot both pass the check.
-	res, err := d.sql.ExecContext(ctx, `INSERT INTO api_tokens (name, sha256, tools, admin, created_at)
+	res, err := s.sql.ExecContext(ctx, `INSERT INTO api_tokens (name, sha256, tools, admin, created_at)
 		SELECT ?, ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM api_tokens WHERE name = ? COLLATE NOCASE)`,
 		name, sha256Hex, toolsJSON, admin, now.UTC().Format(time.RFC3339), name)
 	if err != nil {
-		return d.classify(err, "create a token")
+		return s.classify(err, "create a token")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		var taken string
-		if err := d.sql.QueryRowContext(ctx, `SELECT name FROM api_tokens WHERE name = ? COLLATE NOCASE`, name).Scan(&taken); err != nil {
-			return d.classify(err, "create a token")
+		if err := s.sql.QueryRowContext(ctx, `SELECT name FROM api_tokens WHERE name = ? COLLATE NOCASE`, name).Scan(&taken); err != nil {
+			return s.classify(err, "create a token")
 		}
 		if taken != name {
 			return apperr.New(apperr.AlreadyExists, "choose another name; `langspec token list` shows the names in use",
@@ -57,11 +57,11 @@ func (d *DB) CreateToken(ctx context.Context, name, sha256Hex string, tools []st
 // RevokeToken marks the token named name revoked from now on. Errors:
 // not_found when no token has that name; revoking a revoked token is not
 // an error.
-func (d *DB) RevokeToken(ctx context.Context, name string, now time.Time) error {
-	res, err := d.sql.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE name = ?`,
+func (s *State) RevokeToken(ctx context.Context, name string, now time.Time) error {
+	res, err := s.sql.ExecContext(ctx, `UPDATE api_tokens SET revoked_at = coalesce(revoked_at, ?) WHERE name = ?`,
 		now.UTC().Format(time.RFC3339), name)
 	if err != nil {
-		return d.classify(err, "revoke a token")
+		return s.classify(err, "revoke a token")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return apperr.New(apperr.NotFound, "`langspec token list` shows the names", "no token named %q", name)
@@ -70,53 +70,53 @@ func (d *DB) RevokeToken(ctx context.Context, name string, now time.Time) error 
 }
 
 // Tokens lists every token, valid and revoked, by name.
-func (d *DB) Tokens(ctx context.Context) ([]APIToken, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, admin, created_at, revoked_at FROM api_tokens ORDER BY name`)
+func (s *State) Tokens(ctx context.Context) ([]APIToken, error) {
+	rows, err := s.sql.QueryContext(ctx, `SELECT name, tools, admin, created_at, revoked_at FROM api_tokens ORDER BY name`)
 	if err != nil {
-		return nil, d.classify(err, "list tokens")
+		return nil, s.classify(err, "list tokens")
 	}
 	defer rows.Close()
 	var out []APIToken
 	for rows.Next() {
 		t, err := scanToken(rows)
 		if err != nil {
-			return nil, d.classify(err, "list tokens")
+			return nil, s.classify(err, "list tokens")
 		}
 		out = append(out, t)
 	}
-	return out, d.classify(rows.Err(), "list tokens")
+	return out, s.classify(rows.Err(), "list tokens")
 }
 
 // TokenByHash returns the valid token whose SHA-256 is sha256Hex; ok is
 // false when there is none or it was revoked.
-func (d *DB) TokenByHash(ctx context.Context, sha256Hex string) (t APIToken, ok bool, err error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT name, tools, admin, created_at, revoked_at FROM api_tokens WHERE sha256 = ? AND revoked_at IS NULL`, sha256Hex)
+func (s *State) TokenByHash(ctx context.Context, sha256Hex string) (t APIToken, ok bool, err error) {
+	rows, err := s.sql.QueryContext(ctx, `SELECT name, tools, admin, created_at, revoked_at FROM api_tokens WHERE sha256 = ? AND revoked_at IS NULL`, sha256Hex)
 	if err != nil {
-		return t, false, d.classify(err, "check a token")
+		return t, false, s.classify(err, "check a token")
 	}
 	defer rows.Close()
 	if !rows.Next() {
-		return t, false, d.classify(rows.Err(), "check a token")
+		return t, false, s.classify(rows.Err(), "check a token")
 	}
 	t, err = scanToken(rows)
-	return t, err == nil, d.classify(err, "check a token")
+	return t, err == nil, s.classify(err, "check a token")
 }
 
 // TokenNameTaken says whether a token, valid or revoked, has name in any
 // case: its vault folder and secrets are that name's, so no other subject
 // may take it.
-func (d *DB) TokenNameTaken(ctx context.Context, name string) (bool, error) {
+func (s *State) TokenNameTaken(ctx context.Context, name string) (bool, error) {
 	var n int
-	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ? COLLATE NOCASE`, name).Scan(&n)
-	return n > 0, d.classify(err, "look up a token name")
+	err := s.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE name = ? COLLATE NOCASE`, name).Scan(&n)
+	return n > 0, s.classify(err, "look up a token name")
 }
 
 // HasTokens says whether any token is valid: whether the team server must
 // ask for one.
-func (d *DB) HasTokens(ctx context.Context) (bool, error) {
+func (s *State) HasTokens(ctx context.Context) (bool, error) {
 	var n int
-	err := d.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL`).Scan(&n)
-	return n > 0, d.classify(err, "count tokens")
+	err := s.sql.QueryRowContext(ctx, `SELECT count(*) FROM api_tokens WHERE revoked_at IS NULL`).Scan(&n)
+	return n > 0, s.classify(err, "count tokens")
 }
 
 func scanToken(rows *sql.Rows) (APIToken, error) {
@@ -139,10 +139,4 @@ func scanToken(rows *sql.Rows) (APIToken, error) {
 		t.RevokedAt, _ = time.Parse(time.RFC3339, revoked.String)
 	}
 	return t, nil
-}
-
-// Ping checks that the database answers: the team server's health.
-func (d *DB) Ping(ctx context.Context) error {
-	var one int
-	return d.classify(d.sql.QueryRowContext(ctx, `SELECT 1`).Scan(&one), "ping the database")
 }

@@ -73,6 +73,10 @@ type CaseResult struct {
 	CaseID        string   `json:"case_id"`
 	Facet         string   `json:"facet"`
 	Recall        float64  `json:"recall"`           // expected entries found among all candidates
+	FirstRank     int      `json:"first_rank"`       // 1-based rank of the first candidate inside an expected entry; 0 when none is
+	Hit1          float64  `json:"hit_at_1"`         // 1 when FirstRank is 1
+	Hit5          float64  `json:"hit_at_5"`         // 1 when FirstRank is 5 or better
+	MRR10         float64  `json:"mrr_at_10"`        // 1/FirstRank when it is 10 or better, else 0
 	RecallAt20    float64  `json:"recall_at_20"`     // expected entries found among the first 20 (manual_hits\' default page)
 	Precision     float64  `json:"precision"`        // first-page candidates inside an expected entry
 	ForbiddenHits int      `json:"forbidden_hits"`   // first-page candidates inside a forbidden entry
@@ -89,6 +93,9 @@ type CaseResult struct {
 // Totals are a mode's means over cases (sums for forbidden hits).
 type Totals struct {
 	Cases          int     `json:"cases"`
+	Hit1           float64 `json:"hit_at_1"`
+	Hit5           float64 `json:"hit_at_5"`
+	MRR10          float64 `json:"mrr_at_10"`
 	Recall         float64 `json:"recall"`
 	RecallAt20     float64 `json:"recall_at_20"`
 	Precision      float64 `json:"precision"`
@@ -190,6 +197,15 @@ func evalCase(ctx context.Context, f *find.Finder, c GoldCase, mode string) Case
 		}
 	}
 	res.Recall = float64(found) / float64(len(c.ExpectedPaths))
+	// How high the answer is: what a reader of the first hits sees.
+	res.FirstRank = firstRank(cands, c.ExpectedPaths)
+	if r := res.FirstRank; r > 0 {
+		res.Hit1 = b2f(r == 1)
+		res.Hit5 = b2f(r <= 5)
+		if r <= 10 {
+			res.MRR10 = 1 / float64(r)
+		}
+	}
 	top := cands[:min(find.DefaultHitsLimit, len(cands))]
 	foundTop := 0
 	for _, e := range c.ExpectedPaths {
@@ -225,6 +241,17 @@ func evalCase(ctx context.Context, f *find.Finder, c GoldCase, mode string) Case
 	_, _, hitTokens := adaptive.EstTokens(len(hitsIn), len(hitsOut))
 	res.EstTokens = sum.EstTokens + hitTokens
 	return res
+}
+
+// firstRank is the 1-based rank of the first candidate inside one of the
+// expected entries, 0 when none is.
+func firstRank(cands []find.Candidate, expected []string) int {
+	for i, k := range cands {
+		if slices.ContainsFunc(expected, func(e string) bool { return inEntry(k, e) }) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // candidateText is the normalised text of the candidates, to check the
@@ -286,6 +313,9 @@ func totals(rs []CaseResult) Totals {
 	var req, reqTotal int
 	var ms []float64
 	for _, r := range rs {
+		t.Hit1 += r.Hit1
+		t.Hit5 += r.Hit5
+		t.MRR10 += r.MRR10
 		t.Recall += r.Recall
 		t.RecallAt20 += r.RecallAt20
 		t.Precision += r.Precision
@@ -306,6 +336,9 @@ func totals(rs []CaseResult) Totals {
 		}
 	}
 	n := float64(len(rs))
+	t.Hit1 = round3(t.Hit1 / n)
+	t.Hit5 = round3(t.Hit5 / n)
+	t.MRR10 = round3(t.MRR10 / n)
 	t.Recall = round3(t.Recall / n)
 	t.RecallAt20 = round3(t.RecallAt20 / n)
 	t.Precision = round3(t.Precision / n)
@@ -331,13 +364,20 @@ func percentile(xs []float64, p float64) float64 {
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // WriteTable renders reports as a plain-text table: one row per mode, then
 // per facet, then the cases a mode missed something in.
 func WriteTable(w io.Writer, gold string, reports []ModeReport) {
 	fmt.Fprintf(w, "gold: %s\n\n", gold)
-	fmt.Fprintf(w, "%-10s %-11s %5s %7s %9s %9s %9s %9s %6s %7s %7s %6s\n", "mode", "facet", "cases", "recall", "recall@20", "precision", "forbidden", "req_terms", "cands", "tokens", "p50_ms", "stage4")
+	fmt.Fprintf(w, "%-10s %-11s %5s %6s %6s %7s %7s %9s %9s %9s %9s %6s %7s %7s %6s\n", "mode", "facet", "cases", "hit@1", "hit@5", "mrr@10", "recall", "recall@20", "precision", "forbidden", "req_terms", "cands", "tokens", "p50_ms", "stage4")
 	row := func(mode, facet string, t Totals) {
-		fmt.Fprintf(w, "%-10s %-11s %5d %7.3f %9.3f %9.3f %9d %9.3f %6.1f %7.0f %7.2f %6d\n", mode, facet, t.Cases, t.Recall, t.RecallAt20, t.Precision, t.ForbiddenHits, t.RequiredTerms, t.MeanCandidates, t.EstTokens, t.P50MS, t.Stage4Fired)
+		fmt.Fprintf(w, "%-10s %-11s %5d %6.3f %6.3f %7.3f %7.3f %9.3f %9.3f %9d %9.3f %6.1f %7.0f %7.2f %6d\n", mode, facet, t.Cases, t.Hit1, t.Hit5, t.MRR10, t.Recall, t.RecallAt20, t.Precision, t.ForbiddenHits, t.RequiredTerms, t.MeanCandidates, t.EstTokens, t.P50MS, t.Stage4Fired)
 	}
 	if len(reports) > 0 && reports[0].GoldPathsNormalized > 0 {
 		fmt.Fprintf(w, "(%d gold paths were brought to NFC with / separators before comparing)\n", reports[0].GoldPathsNormalized)

@@ -202,3 +202,21 @@ func TestGoldPathsInAnyForm(t *testing.T) {
 			nfc.Totals.Recall, nfc.Totals.Precision, nfc.Totals.ForbiddenHits, other.Totals.Recall, other.Totals.Precision, other.Totals.ForbiddenHits)
 	}
 }
+
+func TestFirstRank(t *testing.T) {
+	cands := []find.Candidate{{Path: "a.md", NodeID: "x"}, {Path: "b.md", NodeID: "top/sub"}, {Path: "c.md", NodeID: "y"}}
+	for _, tc := range []struct {
+		expected []string
+		want     int
+	}{
+		{[]string{"a.md#x"}, 1},
+		{[]string{"b.md#top"}, 2},     // a subsection of the entry
+		{[]string{"c.md", "b.md"}, 2}, // the first of several entries found
+		{[]string{"b.md#to"}, 0},      // not a prefix of a node id's parts
+		{[]string{"d.md"}, 0},
+	} {
+		if got := firstRank(cands, tc.expected); got != tc.want {
+			t.Errorf("firstRank(%v) = %d, want %d", tc.expected, got, tc.want)
+		}
+	}
+}

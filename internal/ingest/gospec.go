@@ -26,6 +26,7 @@ const (
 // Parsed is a document split into sections, in document order.
 type Parsed struct {
 	Version  string
+	Stated   string // what the page states instead of a version ("Version of Aug 2, 2023")
 	Sections []db.Section
 }
 
@@ -71,13 +72,16 @@ func parseHTMLPage(src []byte, spec SourceSpec) (Parsed, error) {
 	for _, n := range doc.Nodes {
 		b.walk(n, false)
 	}
-	return Parsed{Version: goSpecVersion(doc), Sections: b.finish()}, nil
+	v, stated := goSpecVersion(doc)
+	return Parsed{Version: v, Stated: stated, Sections: b.finish()}, nil
 }
 
 // goSpecVersion reads the version from the metadata comment go_spec.html
 // starts with ({"Subtitle": "Language version go1.26 (Jan 12, 2026)"}), or
-// from the rendered page's text when there is no such comment.
-func goSpecVersion(doc *goquery.Document) string {
+// from the rendered page's text when there is no such comment. Until Go
+// 1.22 the subtitle gave a date ("Version of Aug 2, 2023"): no version,
+// and stated is what it said.
+func goSpecVersion(doc *goquery.Document) (version, stated string) {
 	var found string
 	var visit func(n *html.Node)
 	visit = func(n *html.Node) {
@@ -88,6 +92,9 @@ func goSpecVersion(doc *goquery.Document) string {
 			var meta struct{ Subtitle string }
 			if json.Unmarshal([]byte(strings.TrimSpace(n.Data)), &meta) == nil {
 				found = goVersionRE.FindString(meta.Subtitle)
+				if found == "" {
+					stated = meta.Subtitle
+				}
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -98,10 +105,10 @@ func goSpecVersion(doc *goquery.Document) string {
 		visit(n)
 	}
 	if found != "" {
-		return found
+		return found, ""
 	}
 	if m := renderedVersionRE.FindStringSubmatch(doc.Text()); m != nil {
-		return m[1]
+		return m[1], ""
 	}
-	return ""
+	return "", stated
 }

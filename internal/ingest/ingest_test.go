@@ -222,7 +222,7 @@ func TestChaptersOverHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(vs) != 2 || vs[0].Version != "se22" || vs[0].Complete || vs[0].Latest || vs[1].Version != "se21" || !vs[1].Latest {
+	if len(vs) != 2 || vs[0].Version != "se22" || vs[0].Complete || vs[0].Default || vs[1].Version != "se21" || !vs[1].Default {
 		t.Errorf("versions after a partial fetch: %+v", vs)
 	}
 	if _, err := store.Section(ctx, db.Scope{Language: "java"}, "jls-4.1"); err != nil {
@@ -350,5 +350,49 @@ func TestIngestWithoutNetwork(t *testing.T) {
 	_, err = ingest.Ingest(context.Background(), mustOpenDB(t), src, ingest.Options{})
 	if apperr.CodeOf(err) != apperr.Unavailable || !strings.Contains(err.Error(), "java/jls has no local copy") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestVersionNeverTodayInSilence (issue 49): a document's version comes
+// from --version-label, else the document; a Go spec that states only a
+// date is refused, naming the flag, and nothing is stored; a living
+// handbook is stored under the date, with a notice that says so.
+func TestVersionNeverTodayInSilence(t *testing.T) {
+	fx := func(p ...string) string { return filepath.Join(append([]string{"..", "..", "fixtures"}, p...)...) }
+	now := func() time.Time { return time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC) }
+	for _, tc := range []struct {
+		name, language, from, label string
+		version, notice, err        string // want
+	}{
+		{"a spec that states its version", "go", fx("gospec-history", "go1.22.html"), "", "go1.22", "", ""},
+		{"a spec that states a date", "go", fx("gospec-history", "go1.21.html"), "", "", "",
+			`states no version of go/spec (it says "Version of Aug 2, 2023"); hint: name its version: langspec ingest go --from`},
+		{"the same, named", "go", fx("gospec-history", "go1.21.html"), "go1.21", "go1.21", "", ""},
+		{"a living handbook", "typescript", fx("markdown", "handbook-v2"), "", "2026-11-22", "typescript/handbook states no version: stored as 2026-11-22", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			store := mustOpenDB(t)
+			src, err := ingest.Resolve(nil, tc.language, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := ingest.Ingest(ctx, store, src, ingest.Options{From: tc.from, Version: tc.label, Now: now})
+			if tc.err != "" {
+				if apperr.CodeOf(err) != apperr.InvalidArgument || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("err %v, want invalid_argument with %q", err, tc.err)
+				}
+				if vs, _ := store.Versions(ctx, ""); len(vs) != 0 {
+					t.Errorf("stored anyway: %+v", vs)
+				}
+				return
+			}
+			if err != nil || rep.Version != tc.version {
+				t.Fatalf("version %q, %v; want %s", rep.Version, err, tc.version)
+			}
+			if got := strings.Join(rep.Notices, "\n"); tc.notice == "" && got != "" || !strings.Contains(got, tc.notice) {
+				t.Errorf("notices %q, want %q", got, tc.notice)
+			}
+		})
 	}
 }

@@ -97,6 +97,7 @@ type PageFailure struct {
 // Document is what a kind's reader returns.
 type Document struct {
 	Version  string        // "" when the document does not state one
+	Stated   string        // what it states instead, when it says something ("Version of Aug 2, 2023")
 	Sections []db.Section  // in document order, ids unique; nil once packed
 	Failed   []PageFailure // pages that could not be read
 	// texts, when not nil, holds the sections' texts, some of them in a

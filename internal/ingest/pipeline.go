@@ -42,16 +42,19 @@ type Options struct {
 
 // Report is what an ingest did, for the summary line.
 type Report struct {
-	Language  string           `json:"language"`
-	Doc       string           `json:"doc"`
-	Version   string           `json:"version"`
-	Status    db.PublishStatus `json:"status"`
-	Source    string           `json:"source"` // where it was read from
-	Pages     PageStats        `json:"pages"`
-	Sections  SectionStats     `json:"sections"`
-	Failed    []FailedPage     `json:"failed_pages,omitempty"`
-	Elapsed   time.Duration    `json:"elapsed_ns"`
-	Attempted []string         `json:"attempted,omitempty"` // locations tried before the one used
+	Language string           `json:"language"`
+	Doc      string           `json:"doc"`
+	Version  string           `json:"version"`
+	Status   db.PublishStatus `json:"status"`
+	Source   string           `json:"source"` // where it was read from
+	Pages    PageStats        `json:"pages"`
+	Sections SectionStats     `json:"sections"`
+	Failed   []FailedPage     `json:"failed_pages,omitempty"`
+	Elapsed  time.Duration    `json:"elapsed_ns"`
+	// Notices say what the ingest chose for the user: the date as the
+	// version of a document that states none.
+	Notices   []string `json:"notices,omitempty"`
+	Attempted []string `json:"attempted,omitempty"` // locations tried before the one used
 	// Semantic is what the ingest did for the optional semantic channel;
 	// nil when it is not configured.
 	Semantic *SemanticReport `json:"semantic,omitempty"`
@@ -124,8 +127,20 @@ func Ingest(ctx context.Context, store *db.DB, src SourceSpec, opts Options) (Re
 		return rep, err
 	}
 	rep.Source = sourceOf(src, loc)
-	rep.Version = firstNonEmpty(opts.Version, src.Version, doc.Version, loc.Version, now().UTC().Format(time.DateOnly))
-	citeVersion(doc.Sections, rep.Version, opts.Version != "" || src.Version != "" || doc.Version != "" || loc.Version != "")
+	rep.Version = firstNonEmpty(opts.Version, src.Version, doc.Version, loc.Version)
+	known := rep.Version != ""
+	if !known {
+		// A copy stored under today's date would pass for the newest
+		// version, whatever its age: only a document that never states a
+		// version (a living handbook) is dated, and the report says so.
+		if !DatedKind(src.Kind) {
+			return rep, noVersion(src, loc, doc)
+		}
+		rep.Version = now().UTC().Format(time.DateOnly)
+		rep.Notices = append(rep.Notices, fmt.Sprintf("%s/%s states no version: stored as %s, the date it was read; --version-label names it",
+			src.Language, src.Doc, rep.Version))
+	}
+	citeVersion(doc.Sections, rep.Version, known)
 	for _, f := range doc.Failed {
 		rep.Failed = append(rep.Failed, FailedPage{Page: f.Rel, Error: f.Err.Error()})
 	}
@@ -272,7 +287,7 @@ func readHTML(ctx context.Context, src SourceSpec, r PageReader) (Document, erro
 	if err != nil {
 		return Document{}, err
 	}
-	return Document{Version: parsed.Version, Sections: parsed.Sections}, nil
+	return Document{Version: parsed.Version, Stated: parsed.Stated, Sections: parsed.Sections}, nil
 }
 
 // VersionPlaceholder in a source's canonical_url stands for the version
@@ -310,4 +325,29 @@ func citeVersion(sections []db.Section, version string, known bool) {
 			sections[i].URL = strings.ReplaceAll(u, VersionPlaceholder+"/", "")
 		}
 	}
+}
+
+// DatedKind reports whether documents of a kind may be stored under the
+// date they were read when they state no version: Markdown pages (the
+// TypeScript handbook) are living documents with no version of their own.
+// The other kinds' documents state one (the Go spec's "Language version
+// go1.26", the JLS's edition, ECMAScript's year or draft date, Sphinx's
+// release, the rustup toolchain's): a copy that does not is an old or a
+// partial one, and its version must be named.
+func DatedKind(k Kind) bool { return k == KindMarkdown }
+
+// noVersion is the refusal of a document that states no version.
+// Errors: apperr.InvalidArgument, the hint naming --version-label.
+func noVersion(src SourceSpec, loc Location, doc Document) error {
+	said := ""
+	if doc.Stated != "" {
+		said = fmt.Sprintf(" (it says %q)", doc.Stated)
+	}
+	example := "VERSION"
+	if src.Language == GoLanguage {
+		example = "go1.21"
+	}
+	return apperr.New(apperr.InvalidArgument,
+		"name its version: langspec ingest "+src.Language+" --from "+loc.String()+" --version-label "+example,
+		"%s states no version of %s/%s%s", loc, src.Language, src.Doc, said)
 }

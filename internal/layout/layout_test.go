@@ -26,9 +26,9 @@ var layers = [][]string{
 	{"internal/db"},
 	{"internal/ingest/fetch", "internal/ingest/manualfile"},
 	{"internal/ingest"},
-	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream", "internal/embed"},
+	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream", "internal/catalog/upstream/upstreamtest", "internal/semantic"},
 	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog", "internal/specdiff"},
-	{"internal/manual/find", "internal/teamauth", "internal/secrets"},
+	{"internal/manual/find", "internal/teamauth", "internal/secrets", "internal/spec"},
 	{"internal/eval", "internal/config"},
 	{"internal/tools", "internal/tools/toolsnaps", "internal/tools/toolstest"},
 	{"internal/completion"},
@@ -37,6 +37,29 @@ var layers = [][]string{
 	{"internal/mcpserver"},
 	{"internal/app"},
 	{"cmd/langspec"},
+}
+
+// cmdMay is what cmd/langspec may import (its files that are not tests):
+// the rule that keeps it a thin front end that parses flags and prints.
+//
+//   - internal/app, which runs every use case over the parts it builds,
+//     and internal/apperr, whose codes decide exit codes;
+//   - the packages whose request and result types the commands fill and
+//     print, with their bounds and their renderings: search (a search, a
+//     section, a comparison), specdiff (a diff, since), plan, manual/find
+//     (a manual's list, files, toc, read, find and hits), contextnote (the
+//     notes an answer carries), text/snippet (how a snippet is marked),
+//     eval (gold runs, their reports and tables: its runs take the parts
+//     app builds, since app cannot import eval, whose tests build apps).
+//
+// Never the store (db), the index readers (ingest, rank), the wiring
+// (config, secrets, teamauth, catalog/..., tools, mcpserver, webui,
+// resources) or anything else: a type the commands print from such a
+// package is re-exported by app as an alias (app.Version, app.Token,
+// app.IngestReport, ...). docs/architecture.md states the same rule.
+var cmdMay = []string{
+	"internal/app", "internal/apperr",
+	"internal/search", "internal/specdiff", "internal/plan", "internal/manual/find", "internal/contextnote", "internal/text/snippet", "internal/eval",
 }
 
 // named are the packages the design card fixes by name and job.
@@ -241,5 +264,14 @@ func TestStoreNeverScores(t *testing.T) {
 	}
 	if used == 0 {
 		t.Fatal("internal/db uses nothing of the engine: the test reads the wrong files")
+	}
+}
+
+func TestCmdImportsOnlyTheAllowList(t *testing.T) {
+	for _, dep := range imports(t)["cmd/langspec"] {
+		if !slices.Contains(cmdMay, dep) {
+			t.Errorf("cmd/langspec imports %s: a command parses flags and prints, and reaches everything else through internal/app (cmdMay in %s)",
+				dep, "internal/layout/layout_test.go")
+		}
 	}
 }

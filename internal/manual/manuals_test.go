@@ -83,7 +83,7 @@ func TestManuals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"insurance-ja", "kasai-hoken", "ops-en", "ops-handbook"}; !slices.Equal(got, want) {
+	if want := []string{"insurance-ja", "kasai-hoken", "nodejs-en", "ops-en", "ops-handbook"}; !slices.Equal(got, want) {
 		t.Errorf("Manuals() = %q, want %q", got, want)
 	}
 }
@@ -143,7 +143,7 @@ func TestFiles(t *testing.T) {
 func TestUnknownManualHint(t *testing.T) {
 	_, err := openFixtures(t).Files("insurance")
 	ae, ok := errors.AsType[*apperr.Error](err)
-	if !ok || ae.Code != apperr.NotFound || !strings.Contains(ae.Hint, "insurance-ja, kasai-hoken, ops-en, ops-handbook") {
+	if !ok || ae.Code != apperr.NotFound || !strings.Contains(ae.Hint, "insurance-ja, kasai-hoken, nodejs-en, ops-en, ops-handbook") {
 		t.Errorf("Files(unknown) = %v; want not_found with the ids in the hint", err)
 	}
 }

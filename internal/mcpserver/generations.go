@@ -24,6 +24,9 @@ type subjectVaults struct {
 	ctx  context.Context
 	root string // "" keeps Deps.Vault for everyone
 	log  *slog.Logger
+	// state is where tokens are (adoptLegacyFolder asks whether one has a
+	// name); nil on a server without tokens.
+	state teamauth.StateOf
 
 	mu   sync.Mutex
 	open map[string]*vault.Vault
@@ -115,6 +118,7 @@ type generation struct {
 }
 
 func newGeneration(ctx context.Context, d tools.Deps, opts Options, vaults *subjectVaults, m *metrics, closeDeps func() error) *generation {
+	d.Spec = d.Specs() // one for every subject's server and the page
 	return &generation{deps: d, close: closeDeps,
 		subjects: &subjectServers{ctx: ctx, deps: d, opts: opts, vaults: vaults, metrics: m, servers: map[string]*mcp.Server{}}}
 }
@@ -221,7 +225,10 @@ func (ss *subjectServers) get(sub teamauth.Subject) (*mcp.Server, error) {
 	d := ss.deps
 	if d.Vault != nil {
 		v, err := ss.vaults.get(sub, func(name string) bool {
-			taken, err := d.Store.TokenNameTaken(ss.ctx, name)
+			if ss.vaults.state == nil {
+				return false
+			}
+			taken, err := ss.vaults.state(ss.ctx).TokenNameTaken(ss.ctx, name)
 			return err == nil && !taken
 		})
 		if err != nil {

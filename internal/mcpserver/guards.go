@@ -33,7 +33,7 @@ import (
 func checkHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-		if local != nil && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host) {
+		if local != nil && IsLoopback(local.String()) && !IsLoopback(r.Host) {
 			http.Error(w, "Host "+strconv.Quote(r.Host)+" is not this server's: a server on a loopback address answers to localhost, 127.0.0.1 or [::1] only",
 				http.StatusForbidden)
 			return
@@ -42,12 +42,17 @@ func checkHost(next http.Handler) http.Handler {
 	})
 }
 
-// isLoopbackAddr says whether hostport (or a bare host) names the loopback
-// interface: localhost or a loopback IP.
-func isLoopbackAddr(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
+// IsLoopback says whether addr, a host:port or a bare host (a Host header
+// may leave out the port), names the loopback interface only: localhost
+// in any case, or a loopback IP (127.0.0.0/8, ::1). An empty host (":8080")
+// and the unspecified addresses (0.0.0.0, ::) bind every interface, and a
+// port alone ("8080") or any other name is not loopback. It is the one
+// answer to "loopback?" for both the address a team server listens on (no
+// auth is needed there) and the Host a request names (checkHost).
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		host = hostport
+		host = addr
 	}
 	host = strings.Trim(host, "[]")
 	if strings.EqualFold(host, "localhost") {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
@@ -73,6 +74,9 @@ type HTTPOptions struct {
 	Ingest   func(ctx context.Context, language, doc string, progress func(page string, failed bool)) (ingest.Report, error)
 	Subjects map[string]webui.SubjectInfo
 	Tokens   teamauth.Tokens
+	// State is where tokens and secrets are read (the state file, apart
+	// from the index); nil on a server without tokens.
+	State teamauth.StateOf
 }
 
 // Defaults of HTTPOptions.
@@ -134,7 +138,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	h.RateBurst = cmpOr(h.RateBurst, DefaultRateBurst)
 	h.SessionIdle = cmpOr(h.SessionIdle, DefaultSessionIdle)
 	h.SessionsPerSubject = cmpOr(h.SessionsPerSubject, DefaultSessionsPerSubject)
-	vaults := &subjectVaults{ctx: ctx, root: h.VaultRoot, log: d.Logger, open: map[string]*vault.Vault{}}
+	vaults := &subjectVaults{ctx: ctx, root: h.VaultRoot, log: d.Logger, state: h.State, open: map[string]*vault.Vault{}}
 	met := newMetrics()
 	gens := &generations{}
 	var closeFirst func() error
@@ -192,7 +196,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	}
 	mcpHandler = requireToken(mcpHandler)
 
-	ui, err := webui.New(webui.Options{StoreOf: StoreOf,
+	ui, err := webui.New(webui.Options{SpecOf: SpecOf, StateOf: h.State,
 		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger, BaseURL: h.BaseURL,
 		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects, Tokens: h.Tokens, Notes: d.Notes, Limiter: lim})
 	if err != nil {
@@ -216,6 +220,12 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"status":"ok"}`)
 	}))))
+	// A person who opens the server's address in a browser gets the page;
+	// any other path, a 404 that names the ones there are.
+	mux.Handle("GET /{$}", guard(lim.plain(http.RedirectHandler(PathUI, http.StatusSeeOther))))
+	mux.Handle("/", guard(lim.plain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "404 not found: this is a langspec team server; MCP is at "+PathMCP+", the management page at "+PathUI+", health at "+PathHealth, http.StatusNotFound)
+	}))))
 	if len(h.AuthorizationServers) > 0 {
 		metadata := auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
 			Resource:               h.BaseURL + PathMCP,
@@ -235,14 +245,24 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 }
 
 // StoreOf is the index that answers a request of the team server: the
-// generation current when it arrived. Tokens are read from it, so a
-// replica that switches to a newer index switches its tokens with it.
+// generation current when it arrived. Tokens are not in it: they are read
+// from the state file (HTTPOptions.State), which a replica follows apart.
 func StoreOf(ctx context.Context) *db.DB {
 	g, _ := ctx.Value(generationKey{}).(*generation)
 	if g == nil {
 		return nil
 	}
 	return g.deps.Store
+}
+
+// SpecOf is the specification use cases of the generation that answers a
+// request (StoreOf's index): what the page runs, the tools' own calls.
+func SpecOf(ctx context.Context) *spec.Service {
+	g, _ := ctx.Value(generationKey{}).(*generation)
+	if g == nil {
+		return nil
+	}
+	return g.deps.Spec
 }
 
 func cmpOr[T comparable](v, def T) T {

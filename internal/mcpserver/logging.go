@@ -1,5 +1,11 @@
 package mcpserver
 
+// MCP's logging (logging/setLevel, notifications/message) is deprecated as
+// of protocol 2026-07-28 (SEP-2577) and stays functional for at least
+// twelve months: clients of earlier protocols still ask for the log, so
+// langspec keeps serving it until the SDK drops it.
+//lint:file-ignore SA1019 logging is served to clients of protocols before 2026-07-28 (SEP-2577's deprecation window)
+
 import (
 	"bytes"
 	"context"

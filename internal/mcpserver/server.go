@@ -107,6 +107,7 @@ func newMCPServer(d *tools.Deps, version, instructions string) *mcp.Server {
 		Logger:       d.Logger,
 		// Logging: the client may ask for the log (logging/setLevel); it
 		// gets nothing until it does, and stderr keeps every line.
+		//lint:ignore SA1019 advertised to clients of protocols before 2026-07-28 (SEP-2577's deprecation window; see logging.go)
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
 		// Completions of the resource templates' and prompts' arguments;
 		// the SDK advertises the capability because the handler is set.

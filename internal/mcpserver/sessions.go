@@ -302,13 +302,6 @@ func (sr *sessionRegistry) openStreams() int {
 	return n
 }
 
-// count is how many sessions the registry holds, for tests and logs.
-func (sr *sessionRegistry) count() int {
-	sr.mu.Lock()
-	defer sr.mu.Unlock()
-	return len(sr.byID)
-}
-
 // closeSession closes s in the SDK: its id then gets 404, and its GET
 // stream ends.
 func closeSession(s *trackedSession) {

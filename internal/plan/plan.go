@@ -70,6 +70,10 @@ type Item struct {
 	Focus       bool   `json:"focus,omitempty" jsonschema:"true when moved forward because of a focus area"`
 }
 
+// defaultLanguage is the plan's language when none is named and several
+// are stored: the one built into langspec.
+const defaultLanguage = "go"
+
 // Build makes a plan for one document version. Errors: apperr.InvalidArgument
 // for bad weeks or a focus area that matches no section, apperr.NotFound for
 // an unknown language or version.
@@ -80,6 +84,21 @@ func Build(ctx context.Context, store *db.DB, req Request) (Plan, error) {
 	if req.Weeks < 1 || req.Weeks > MaxWeeks {
 		return Plan{}, apperr.New(apperr.InvalidArgument, fmt.Sprintf("use 1 to %d weeks", MaxWeeks),
 			"%d weeks is out of range", req.Weeks)
+	}
+	if req.Language == "" {
+		// One language stored: that one; several: Go's, the one built in,
+		// as the docs show it (plan [--lang go]).
+		vs, err := store.Versions(ctx, "")
+		if err != nil {
+			return Plan{}, err
+		}
+		langs := map[string]bool{}
+		for _, v := range vs {
+			langs[v.Language] = true
+		}
+		if len(langs) > 1 && langs[defaultLanguage] {
+			req.Language = defaultLanguage
+		}
 	}
 	v, outline, err := store.Outline(ctx, db.Scope{Language: req.Language, Doc: req.Doc, Version: req.Version})
 	if err != nil {

@@ -1,8 +1,12 @@
 package plan
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
@@ -128,5 +132,41 @@ func TestPartitionIsOptimal(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("partition = %v, want %v", got, want)
 		}
+	}
+}
+
+// TestBuildDefaultsToGo: without a language, a plan is of the one stored,
+// or of Go's specification once several are stored (the docs show
+// plan [--lang go]); a language that is not stored is not_found.
+func TestBuildDefaultsToGo(t *testing.T) {
+	ctx := context.Background()
+	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "p.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	publish := func(language string) {
+		t.Helper()
+		var secs []db.Section
+		for i := range 6 {
+			secs = append(secs, db.Section{SectionID: fmt.Sprintf("S%d", i), Level: 2, Title: fmt.Sprintf("%s section %d", language, i),
+				Path: "p", URL: "u", Text: strings.Repeat("text ", 50), SourcePolicy: db.FullText})
+		}
+		snap := db.Snapshot{Language: language, Doc: "spec", DisplayName: language, Version: "v1", SourceURL: "test",
+			FetchedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), ContentHash: language}
+		if _, err := store.Publish(ctx, snap, secs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	publish("rust")
+	if p, err := Build(ctx, store, Request{Weeks: 2}); err != nil || p.Language != "rust" {
+		t.Fatalf("one language stored: %s, %v; want rust", p.Language, err)
+	}
+	publish("go")
+	if p, err := Build(ctx, store, Request{Weeks: 2}); err != nil || p.Language != "go" {
+		t.Fatalf("several stored: %s, %v; want go", p.Language, err)
+	}
+	if _, err := Build(ctx, store, Request{Weeks: 2, Language: "cobol"}); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("a language not stored: %v", err)
 	}
 }

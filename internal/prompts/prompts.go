@@ -488,7 +488,7 @@ func whatChanged(ctx context.Context, b *builder, args map[string]string) (strin
 	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "Say what changed in the %s specification between two stored versions%s, from the stored texts rather than from memory.\n\n", scope["language"], about)
-	fmt.Fprintf(&s, "1. Diff: %s. It answers the sections added, removed, renamed and changed, counts by chapter first; page on with next_offset, and pass a section_id for one section's changed sentences side by side.\n", b.call("spec_diff", diff))
+	fmt.Fprintf(&s, "1. Diff: %s. It answers the sections added, removed, renamed and changed, rule changes first (editorial edits last, each item says its class and, over several versions, its release); page on with next_offset, and pass a section_id for all of one section's changed sentences.\n", b.call("spec_diff", diff))
 	fmt.Fprintf(&s, "2. Where a change matters, read the section at each version with %s (version and section_id) to quote it in context.\n", b.name("get_section"))
 	s.WriteString("3. Answer with each change: what the rule said, what it says now, both quoted and each cited with its version's url. If nothing changed, say so in one line.\n\n")
 	s.WriteString(dataNote)

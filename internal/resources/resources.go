@@ -293,13 +293,12 @@ func (r *reader) contents(ctx context.Context, t target) (*mcp.ResourceContents,
 }
 
 func (r *reader) section(ctx context.Context, t target) (*mcp.ResourceContents, error) {
-	store, err := r.store(t)
-	if err != nil {
+	if _, err := r.store(t); err != nil {
 		return nil, err
 	}
-	// MaxChars as a page bound: search.Section returns what the source
-	// policy allows, and says what it withheld, exactly as get_section.
-	res, err := search.Section(ctx, store, search.SectionRequest{
+	// get_section's call, MaxChars as a page bound: it returns what the
+	// source policy allows, and says what it withheld.
+	res, err := r.d.Specs().Section(ctx, search.SectionRequest{
 		Language: t.language, Doc: t.doc, Version: t.version, SectionID: t.sectionID, MaxChars: MaxChars,
 	})
 	if err != nil {
@@ -313,16 +312,15 @@ func (r *reader) section(ctx context.Context, t target) (*mcp.ResourceContents, 
 // diff is what spec_diff answers for the two versions, its text content:
 // the counts and the first page, never the whole document.
 func (r *reader) diff(ctx context.Context, t target) (*mcp.ResourceContents, error) {
-	store, err := r.store(t)
-	if err != nil {
+	if _, err := r.store(t); err != nil {
 		return nil, err
 	}
-	ans, err := specdiff.Run(ctx, store, specdiff.Request{Language: t.language, Doc: t.doc, From: t.from, To: t.to})
+	ans, err := r.d.Specs().Diff(ctx, specdiff.Request{Language: t.language, Doc: t.doc, From: t.from, To: t.to})
 	if err != nil {
 		return nil, err
 	}
 	uri := Scheme + escape(ans.Language, false) + "/" + escape(ans.Doc, false) + "/diff/" + escape(ans.From.Version, false) + "/" + escape(ans.To.Version, false)
-	return &mcp.ResourceContents{URI: uri, MIMEType: mimeMarkdown, Text: tools.RenderSpecDiff(ans)}, nil
+	return &mcp.ResourceContents{URI: uri, MIMEType: mimeMarkdown, Text: specdiff.Text(ans)}, nil
 }
 
 func (r *reader) manualFile(t target) (*mcp.ResourceContents, error) {
@@ -378,15 +376,16 @@ func capped(text, name, readOn string) (string, string) {
 }
 
 // rpcError turns a read's error into the JSON-RPC error the client gets:
-// not found is the SDK's resource-not-found code with the message and hint
-// that say what exists, a bad URI or path is invalid params, and anything
-// else is reported without internals (tools.UserError logs it in full).
+// not found is invalid params, the code MCP gives a resource not found
+// (SEP-2164), with the message and hint that say what exists; so is a bad
+// URI or path; anything else is reported without internals
+// (tools.UserError logs it in full).
 func (r *reader) rpcError(ctx context.Context, uri string, err error) error {
 	err = tools.UserError(ctx, r.log, "resources/read", err)
 	data, _ := json.Marshal(map[string]string{"uri": uri})
 	switch apperr.CodeOf(err) {
 	case apperr.NotFound:
-		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: err.Error(), Data: data}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error(), Data: data}
 	case apperr.Internal, apperr.Unavailable, apperr.CorruptDatabase:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error(), Data: data}
 	}

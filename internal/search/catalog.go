@@ -38,7 +38,7 @@ func Languages(ctx context.Context, store *db.DB) ([]Language, error) {
 		}
 		doc := &lang.Docs[len(lang.Docs)-1]
 		doc.Versions++
-		if v.Latest {
+		if v.Default {
 			doc.LatestVersion, doc.SectionCount = v.Version, v.SectionCount
 		}
 	}

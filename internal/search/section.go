@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -73,6 +74,11 @@ func Section(ctx context.Context, store *db.DB, req SectionRequest) (SectionResu
 			"empty section id")
 	}
 	row, err := store.Section(ctx, db.Scope{Language: req.Language, Doc: req.Doc, Version: req.Version}, id)
+	if ae, ok := errors.AsType[*apperr.Error](err); ok && ae.Code == apperr.NotFound && strings.HasPrefix(ae.Message, "no section ") && !strings.Contains(ae.Hint, "search for") {
+		// Not an id: perhaps a topic. Say how to find its sections, in
+		// words every caller knows (the terminal and the tools alike).
+		return SectionResult{}, apperr.Wrap(err, apperr.NotFound, ae.Hint+fmt.Sprintf("; or search for %s to find its sections", apperr.Quote(id)), "%s", ae.Message)
+	}
 	if err != nil {
 		return SectionResult{}, err
 	}

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/langspec/langspec/internal/embed"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/semantic"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
 
@@ -49,12 +49,12 @@ func TestSemanticChannel(t *testing.T) {
 	ctx := context.Background()
 	store := search.GoSpecStore(t)
 	srv := bagOfWords(t)
-	client := embed.New(embed.Options{URL: srv.URL, Model: "bag", Dimensions: 64})
+	client := semantic.New(semantic.Options{URL: srv.URL, Model: "bag", Dimensions: 64})
 	vs, _ := store.Versions(ctx, "go")
-	if _, err := embed.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
+	if _, err := semantic.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
 		t.Fatal(err)
 	}
-	ch := embed.NewChannel(client)
+	ch := semantic.NewChannel(client)
 	req := search.Request{Query: "slice expressions", Snippet: snippet.Options{Mark: snippet.Markdown}, Semantic: ch}
 	res, err := search.Search(ctx, store, req)
 	if err != nil {
@@ -119,12 +119,12 @@ func BenchmarkSemanticSearch(b *testing.B) {
 		json.NewEncoder(w).Encode(map[string]any{"data": data})
 	}))
 	defer srv.Close()
-	client := embed.New(embed.Options{URL: srv.URL, Model: "bag", Dimensions: 768})
+	client := semantic.New(semantic.Options{URL: srv.URL, Model: "bag", Dimensions: 768})
 	vs, _ := store.Versions(ctx, "go")
-	if _, err := embed.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
+	if _, err := semantic.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
 		b.Fatal(err)
 	}
-	ch := embed.NewChannel(client)
+	ch := semantic.NewChannel(client)
 	queries := []string{"slice expressions", "defer statements", "method sets", "type assertions"}
 	var with, without []time.Duration
 	i := 0

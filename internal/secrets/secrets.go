@@ -186,7 +186,7 @@ func open(key []byte, s db.SealedSecret) ([]byte, error) {
 
 // Store is the secrets of one database under one key.
 type Store struct {
-	DB  *db.DB
+	DB  *db.State
 	Key Key
 	Now func() time.Time
 }

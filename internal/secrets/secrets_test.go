@@ -17,7 +17,7 @@ func newStore(t *testing.T) (*Store, string) {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.db")
-	d, err := db.Open(context.Background(), path)
+	d, err := db.OpenState(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}

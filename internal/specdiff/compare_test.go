@@ -251,7 +251,7 @@ func TestCompareItemFields(t *testing.T) {
 		t.Errorf("similarity %.3f, want between 0.8 and 1", it.Similarity)
 	}
 	want := []specdiff.SentenceChange{{
-		Kind: specdiff.KindChanged, Old: para2, New: edited,
+		Kind: specdiff.KindChanged, Class: specdiff.ClassRule, Old: para2, New: edited,
 		Marked: "There are two variants: a simple form that specifies a low and high bound, and a full form that also specifies a [-bound on the-]{+maximum+} capacity.",
 	}}
 	if !slices.Equal(it.Sentences, want) || it.Truncated {
@@ -301,7 +301,7 @@ func TestCompareChapters(t *testing.T) {
 	d := compare(t, old, newer)
 	want := []specdiff.Chapter{
 		{ID: "Types", Title: "Types", Changed: 1, Removed: 1},
-		{ID: "Exprs", Title: "Expressions", Renamed: 1, Added: 1},
+		{ID: "Exprs", Title: "Expressions", Renamed: 1, Added: 1, Editorial: 1}, // the rename alone
 	}
 	if !slices.Equal(d.Summary.Chapters, want) {
 		t.Errorf("chapters %+v, want %+v", d.Summary.Chapters, want)
@@ -323,8 +323,9 @@ func TestDiffJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"summary":{"added":1,"removed":0,"renamed":0,"changed":0,"unchanged":0,"chapters":[{"id":"A","title":"Alpha","added":1,"removed":0,"renamed":0,"changed":0}]},` +
-		`"items":[{"kind":"added","new":{"section_id":"A","title":"Alpha","path":"Alpha","url":"https://example.com/spec#A","version":"v2"},"chapter":"A","similarity":0,"text_changed":false}]}`
+	want := `{"summary":{"added":1,"removed":0,"renamed":0,"changed":0,"unchanged":0,"chapters":[{"id":"A","title":"Alpha","added":1}],"classes":{"rule":1}},` +
+		`"items":[{"kind":"added","new":{"section_id":"A","title":"Alpha","path":"Alpha","url":"https://example.com/spec#A","version":"v2"},"chapter":"A","similarity":0,"text_changed":false,` +
+		`"sentences":[{"kind":"added","class":"rule","new":"text"}],"class":"rule"}]}`
 	if string(b) != want {
 		t.Errorf("JSON\n%s\nwant\n%s", b, want)
 	}

@@ -195,10 +195,10 @@ func appendHunk(changes []SentenceChange, removed, added []string, maxWords int)
 	truncated := false
 	if len(removed) == 0 || len(added) == 0 {
 		for _, s := range removed {
-			changes = append(changes, SentenceChange{Kind: KindRemoved, Old: s})
+			changes = append(changes, SentenceChange{Kind: KindRemoved, Class: classifySentence(s, ""), Old: s})
 		}
 		for _, s := range added {
-			changes = append(changes, SentenceChange{Kind: KindAdded, New: s})
+			changes = append(changes, SentenceChange{Kind: KindAdded, Class: classifySentence("", s), New: s})
 		}
 		return changes, false
 	}
@@ -216,19 +216,19 @@ func appendHunk(changes []SentenceChange, removed, added []string, maxWords int)
 			}
 		}
 		if best < 0 {
-			changes = append(changes, SentenceChange{Kind: KindRemoved, Old: r})
+			changes = append(changes, SentenceChange{Kind: KindRemoved, Class: classifySentence(r, ""), Old: r})
 			continue
 		}
 		for ; next < best; next++ {
-			changes = append(changes, SentenceChange{Kind: KindAdded, New: added[next]})
+			changes = append(changes, SentenceChange{Kind: KindAdded, Class: classifySentence("", added[next]), New: added[next]})
 		}
 		marked, t := markWords(collapseSpace(r), collapseSpace(added[best]), maxWords)
 		truncated = truncated || t
-		changes = append(changes, SentenceChange{Kind: KindChanged, Old: r, New: added[best], Marked: marked})
+		changes = append(changes, SentenceChange{Kind: KindChanged, Class: classifySentence(r, added[best]), Old: r, New: added[best], Marked: marked})
 		next = best + 1
 	}
 	for ; next < len(added); next++ {
-		changes = append(changes, SentenceChange{Kind: KindAdded, New: added[next]})
+		changes = append(changes, SentenceChange{Kind: KindAdded, Class: classifySentence("", added[next]), New: added[next]})
 	}
 	return changes, truncated
 }

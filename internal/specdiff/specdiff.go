@@ -27,6 +27,7 @@ const (
 	KindRemoved = "removed"
 	KindRenamed = "renamed" // Item only
 	KindChanged = "changed"
+	KindMoved   = "moved" // SentenceChange only: the sentence left another section for this one
 )
 
 // The bounds Options falls back to. 400 sentences is more than any section
@@ -92,16 +93,21 @@ type Summary struct {
 	Changed   int       `json:"changed" jsonschema:"sections with the same title and anchor and a new text"`
 	Unchanged int       `json:"unchanged" jsonschema:"sections with the same anchor, title and text"`
 	Chapters  []Chapter `json:"chapters" jsonschema:"per top-level chapter with at least one change, in document order"`
+	// Classes counts the sections by what the change means (Item.Class).
+	Classes map[string]int `json:"classes,omitempty" jsonschema:"sections by class: rule, example, moved, editorial"`
 }
 
 // Chapter counts the changes under one top-level section.
 type Chapter struct {
 	ID      string `json:"id" jsonschema:"section id of the top-level chapter"`
 	Title   string `json:"title" jsonschema:"title of the chapter"`
-	Added   int    `json:"added" jsonschema:"sections added under it"`
-	Removed int    `json:"removed" jsonschema:"sections removed from under it"`
-	Renamed int    `json:"renamed" jsonschema:"sections renamed under it"`
-	Changed int    `json:"changed" jsonschema:"sections whose text changed under it"`
+	Added   int    `json:"added,omitempty" jsonschema:"sections added under it"`
+	Removed int    `json:"removed,omitempty" jsonschema:"sections removed from under it"`
+	Renamed int    `json:"renamed,omitempty" jsonschema:"sections renamed under it"`
+	Changed int    `json:"changed,omitempty" jsonschema:"sections whose text changed under it"`
+	// Editorial counts those of them whose change is editorial only, so
+	// that a page can list them last and still say where they are.
+	Editorial int `json:"editorial,omitempty" jsonschema:"of those, sections whose change is editorial only"`
 }
 
 // Item is one section that is not unchanged.
@@ -112,8 +118,21 @@ type Item struct {
 	Chapter     string           `json:"chapter" jsonschema:"id of the top-level chapter it is under (in the old version when removed)"`
 	Similarity  float64          `json:"similarity" jsonschema:"how alike the old and new texts are, 0 to 1 (shared word pairs); 0 when added or removed"`
 	TextChanged bool             `json:"text_changed" jsonschema:"true when the text differs beyond white space"`
-	Sentences   []SentenceChange `json:"sentences,omitempty" jsonschema:"the sentences that differ, in order, when the text changed"`
+	Sentences   []SentenceChange `json:"sentences,omitempty" jsonschema:"the sentences that differ, in order, when the text changed; an added or removed section's sentences"`
 	Truncated   bool             `json:"truncated,omitempty" jsonschema:"true when the text was too long to compare whole: sentences lists the changes found within the bounds"`
+	// Class is what the change means (classify.go): the most substantial
+	// class among its sentences.
+	Class string `json:"class" jsonschema:"rule, example, moved or editorial"`
+	// MovedOut counts the sentences that left this section for another,
+	// which lists them (as KindMoved); they are not listed here as removed.
+	MovedOut []MovedOut `json:"moved_out,omitempty" jsonschema:"sentences that left this section, by the section they went to"`
+}
+
+// MovedOut is a group of sentences that left a section for another one.
+type MovedOut struct {
+	To        string `json:"to" jsonschema:"section id they went to, in the new version"`
+	Title     string `json:"title" jsonschema:"its title"`
+	Sentences int    `json:"sentences" jsonschema:"how many"`
 }
 
 // Ref names a section in one version.
@@ -127,9 +146,13 @@ type Ref struct {
 
 // SentenceChange is one sentence removed, added or reworded.
 type SentenceChange struct {
-	Kind string `json:"kind" jsonschema:"changed (reworded: both sides and marked), removed (old only) or added (new only)"`
-	Old  string `json:"old,omitempty" jsonschema:"the sentence in the old version"`
-	New  string `json:"new,omitempty" jsonschema:"the sentence in the new version"`
+	Kind  string `json:"kind" jsonschema:"changed (reworded: both sides and marked), removed (old only), added (new only) or moved (new only; from names where it was)"`
+	Class string `json:"class" jsonschema:"rule, example, moved or editorial"`
+	Old   string `json:"old,omitempty" jsonschema:"the sentence in the old version"`
+	New   string `json:"new,omitempty" jsonschema:"the sentence in the new version"`
+	// From is, for a moved sentence, the section of the old version it
+	// stood in.
+	From string `json:"from,omitempty" jsonschema:"moved: the id of the section it left, in the old version"`
 	// Marked is the word diff in the style of git diff --word-diff=plain;
 	// Escape describes how text holding the marks is escaped.
 	Marked string `json:"marked,omitempty" jsonschema:"for changed: the sentence with removed words as [-old-] and added ones as {+new+}; a backslash makes the next character literal"`
@@ -168,6 +191,20 @@ func Compare(ctx context.Context, oldVersion, newVersion []db.SectionRow, opts O
 	d := c.diff(ctx, opts.withDefaults())
 	if err := ctx.Err(); err != nil {
 		return Diff{}, err
+	}
+	markMoved(d.Items)
+	d.Summary.Classes = map[string]int{}
+	for i := range d.Items {
+		it := &d.Items[i]
+		it.Class = itemClass(it)
+		d.Summary.Classes[it.Class]++
+		if it.Class == ClassEditorial {
+			for k := range d.Summary.Chapters {
+				if d.Summary.Chapters[k].ID == it.Chapter {
+					d.Summary.Chapters[k].Editorial++
+				}
+			}
+		}
 	}
 	return d, nil
 }
@@ -367,7 +404,11 @@ func (c *comparison) diff(ctx context.Context, opts Options) Diff {
 		d.Items = append(d.Items, it)
 	}
 	removed := func(o int) {
-		add(Item{Kind: KindRemoved, Old: ref(c.old[o].row)}, oldTree.chapter(o))
+		it := Item{Kind: KindRemoved, Old: ref(c.old[o].row)}
+		for _, s := range splitSentences(c.old[o].row.Text) {
+			it.Sentences = append(it.Sentences, SentenceChange{Kind: KindRemoved, Class: classifySentence(s, ""), Old: s})
+		}
+		add(it, oldTree.chapter(o))
 	}
 
 	for _, o := range leading {
@@ -379,7 +420,11 @@ func (c *comparison) diff(ctx context.Context, opts Options) Diff {
 		}
 		ns := &c.new[n]
 		if ns.match < 0 {
-			add(Item{Kind: KindAdded, New: ref(ns.row)}, newTree.chapter(n))
+			it := Item{Kind: KindAdded, New: ref(ns.row)}
+			for _, s := range splitSentences(ns.row.Text) {
+				it.Sentences = append(it.Sentences, SentenceChange{Kind: KindAdded, Class: classifySentence("", s), New: s})
+			}
+			add(it, newTree.chapter(n))
 		} else if it, changed := c.pair(ns.match, n, opts); changed {
 			add(it, newTree.chapter(n))
 		} else {

@@ -135,7 +135,7 @@ func subjectName(sub string) string {
 // page (their homes are apart: Subject.Home). CheckNames refuses such a
 // configuration at start; this covers a subject the configuration does not
 // name.
-func Either(storeOf StoreOf, static, jwtv auth.TokenVerifier) auth.TokenVerifier {
+func Either(storeOf StateOf, static, jwtv auth.TokenVerifier) auth.TokenVerifier {
 	return func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 		if strings.HasPrefix(token, tokenPrefix) || jwtv == nil {
 			return static(ctx, token, r)

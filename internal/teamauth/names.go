@@ -110,7 +110,7 @@ func SubjectHome(spec, issuer string) (string, error) {
 // that decides whether a token may be made, for the command line and the
 // management page alike.
 type Tokens struct {
-	Store *db.DB
+	Store *db.State
 	// Configured are the identity provider's subjects (sub claims) under
 	// auth.subjects: the names they go by are theirs.
 	Configured []string
@@ -185,7 +185,7 @@ func (t Tokens) CheckTools(tools []string) ([]string, error) {
 // in any case: the two would be one name in the logs and on the page, and
 // the subject would be refused (Either). Errors: invalid_argument naming
 // both and the way out.
-func CheckNames(ctx context.Context, store *db.DB, jwtSubjects []string) error {
+func CheckNames(ctx context.Context, store *db.State, jwtSubjects []string) error {
 	for _, sub := range slices.Sorted(slices.Values(jwtSubjects)) {
 		name := subjectName(sub)
 		taken, err := store.TokenNameTaken(ctx, name)
@@ -209,7 +209,7 @@ func ConfiguredName(sub string) string { return subjectName(sub) }
 // subject by its bare name before JWT subjects' homes were kept under their
 // issuer. The server names them at start, since it can no longer tell whose
 // they are.
-func OrphanSecretSubjects(ctx context.Context, store *db.DB) ([]string, error) {
+func OrphanSecretSubjects(ctx context.Context, store *db.State) ([]string, error) {
 	secrets, err := store.Secrets(ctx)
 	if err != nil {
 		return nil, err

@@ -71,7 +71,7 @@ func TestSubjectHome(t *testing.T) {
 // TestTokensCreate holds the one rule for making a token.
 func TestTokensCreate(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	store, err := db.OpenState(ctx, filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

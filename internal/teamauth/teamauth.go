@@ -116,23 +116,23 @@ const staticExpiry = 24 * time.Hour
 // subjectKey carries a Subject in TokenInfo.Extra.
 const subjectKey = "langspec.subject"
 
-// StoreOf is the store that answers a request: tokens are read from it.
-// A read-only replica that switches to a newer index switches its tokens
-// with it, so a revocation shipped with the index takes effect with it.
-type StoreOf func(context.Context) *db.DB
+// StateOf is the state file tokens are read from for a request: the
+// server's own, or, on a replica, the copy it follows (db.StateFile), so
+// a revocation reaches it without a new index.
+type StateOf func(context.Context) *db.State
 
-// Fixed is the StoreOf of a server with one store.
-func Fixed(store *db.DB) StoreOf { return func(context.Context) *db.DB { return store } }
+// Fixed is the StateOf of a server with one state file.
+func Fixed(state *db.State) StateOf { return func(context.Context) *db.State { return state } }
 
-// errNoStore is what a verifier answers when the request names no store: a
-// bug of the caller's, never a reason to let a token through.
-var errNoStore = errors.New("teamauth: no store for this request")
+// errNoStore is what a verifier answers when the request has no state to
+// read: a bug of the caller's, never a reason to let a token through.
+var errNoStore = errors.New("teamauth: no state for this request")
 
-// Verifier checks bearer tokens against the tokens of the request's store:
-// a token that is unknown or revoked is refused with auth.ErrInvalidToken
-// (401). The store is asked on every request, so a revoked token stops
+// Verifier checks bearer tokens against the tokens of the state file: a
+// token that is unknown or revoked is refused with auth.ErrInvalidToken
+// (401). The state is asked on every request, so a revoked token stops
 // working at once.
-func Verifier(storeOf StoreOf) auth.TokenVerifier {
+func Verifier(storeOf StateOf) auth.TokenVerifier {
 	return func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		store := storeOf(ctx)
 		if store == nil {

@@ -78,7 +78,7 @@ func TestSubjectMask(t *testing.T) {
 // with its subject and tools, a made-up or revoked one is ErrInvalidToken.
 func TestVerifier(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	store, err := db.OpenState(ctx, filepath.Join(t.TempDir(), "state.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func bridgeToolset() []Tool {
 			nonEmpty(s, "path", maxVaultPathChars)
 			maxLen(s, "node_id", maxPathChars)
 			maxLen(s, "dest", maxVaultPathChars)
-			maxLen(s, "trace_id", 64)
+			maxLen(s, "trace_id", find.MaxTraceIDChars)
 			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
 			s.Properties["end_line"].Minimum = jsonschema.Ptr(1.0)
 		}, (*bridgeTools).copySection, renderBridge),
@@ -96,6 +96,11 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 			return BridgeOut{}, err
 		}
 	}
+	r, err := bt.lib.ResolveRef("", in.ManualID, in.Path, in.NodeID)
+	if err != nil {
+		return BridgeOut{}, err
+	}
+	in.ManualID, in.Path, in.NodeID = r.ManualID, r.Path, r.NodeID
 	ref, _, err := bt.source(in.ManualID, in.Path)
 	if err != nil {
 		return BridgeOut{}, err
@@ -134,6 +139,11 @@ func (bt *bridgeTools) copySection(_ context.Context, in BridgeCopySectionIn) (B
 }
 
 func (bt *bridgeTools) copyFile(_ context.Context, in BridgeCopyFileIn) (BridgeOut, error) {
+	r, err := bt.lib.ResolveRef("", in.ManualID, in.Path, "")
+	if err != nil {
+		return BridgeOut{}, err
+	}
+	in.ManualID, in.Path = r.ManualID, r.Path
 	ref, raw, err := bt.source(in.ManualID, in.Path)
 	if err != nil {
 		return BridgeOut{}, err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/tools/toolstest"
 )
 
@@ -41,7 +42,7 @@ func TestLongHandlersStopWhenCancelled(t *testing.T) {
 		}},
 		{"manual_ls", func() error { _, err := mt.ls(ctx, ManualLsIn{ManualID: "ops-en"}); return err }},
 		{"manual_read", func() error {
-			_, err := mt.readParts(ctx, ManualReadIn{ManualID: "ops-en", Path: "runbooks/db/failover.md", Scope: scopeSections,
+			_, err := mt.read(ctx, ManualReadIn{ManualID: "ops-en", Path: "runbooks/db/failover.md", Scope: find.ScopeSections,
 				NodeIDs: []string{"database-failover", "database-failover"}})
 			return err
 		}},

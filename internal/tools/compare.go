@@ -36,7 +36,6 @@ type CompareColumnOut struct {
 	Language string      `json:"language" jsonschema:"language id"`
 	Doc      string      `json:"doc" jsonschema:"document id"`
 	Version  string      `json:"version" jsonschema:"version searched"`
-	URL      string      `json:"url" jsonschema:"the start of its results' URLs"`
 	Results  []SearchHit `json:"results" jsonschema:"best first; pass section_id to get_section"`
 }
 
@@ -62,10 +61,9 @@ func compareTool() Tool {
 }
 
 func (st *specTools) compare(ctx context.Context, in CompareIn) (CompareOut, error) {
-	res, err := search.Compare(ctx, st.store, search.CompareRequest{
+	res, err := st.svc.Compare(ctx, search.CompareRequest{
 		Concept: in.Concept, Also: in.Also, Languages: in.Languages, PerDoc: in.PerLanguage,
-		Snippet:  snippet.Options{Chars: compareSnippetChars, Windows: 1, Mark: snippet.Markdown},
-		Semantic: st.semantic, Stems: st.stems, Notes: st.d.noteSet(),
+		Snippet: snippet.Options{Chars: compareSnippetChars, Windows: 1, Mark: snippet.Markdown},
 	})
 	if err != nil {
 		return CompareOut{}, err
@@ -79,9 +77,6 @@ func compactCompare(res search.CompareResult) CompareOut {
 	for _, col := range res.Columns {
 		s := compactSearch(search.Result{Hits: col.Hits}, false)
 		c := CompareColumnOut{Language: col.Language, Doc: col.Doc, Version: col.Version, Results: s.Results}
-		if len(s.Documents) > 0 {
-			c.URL = s.Documents[0].URL
-		}
 		out.Columns = append(out.Columns, c)
 	}
 	return out
@@ -89,24 +84,22 @@ func compactCompare(res search.CompareResult) CompareOut {
 
 func renderCompare(out CompareOut) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%q in %d documents; each result: section_id, [title], matched channels.\n", out.Concept, len(out.Columns))
+	fmt.Fprintf(&b, "%q in %d documents; each result: section_id, [title], url, matched channels.\n", out.Concept, len(out.Columns))
 	for _, n := range out.Notices {
 		fmt.Fprintf(&b, "(%s)\n", n)
 	}
 	for _, col := range out.Columns {
-		fmt.Fprintf(&b, "\n## %s/%s %s %s\n", col.Language, col.Doc, col.Version, col.URL)
+		fmt.Fprintf(&b, "\n## %s/%s %s\n", col.Language, col.Doc, col.Version)
 		for i, h := range col.Results {
 			fmt.Fprintf(&b, "%d. %s", i+1, h.SectionID)
 			if strings.ReplaceAll(h.Title, " ", "_") != h.SectionID {
 				b.WriteString(" [" + h.Title + "]")
 			}
-			if h.URL != "" {
-				b.WriteString(" " + h.URL)
-			}
+			b.WriteString(" " + h.URL)
 			b.WriteString(" · " + strings.Join(h.Matched, ","))
 			b.WriteString("\n   " + h.text + "\n")
 		}
 	}
-	renderNotes(&b, out.Context, true)
+	contextnote.WriteText(&b, out.Context, true)
 	return b.String()
 }

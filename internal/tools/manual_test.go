@@ -16,10 +16,10 @@ func TestManualTools(t *testing.T) {
 		not  []string // must not appear
 		err  bool
 	}{
-		{"manual ids only", "manual_list", map[string]any{}, []string{"insurance-ja\nkasai-hoken\nops-en\nops-handbook"}, []string{".md"}, false},
+		{"manual ids only", "manual_list", map[string]any{}, []string{"insurance-ja\nkasai-hoken\nnodejs-en\nops-en\nops-handbook"}, []string{".md"}, false},
 		{"files at any depth, .md and .json only", "manual_ls", map[string]any{"manual_id": "ops-en"},
 			[]string{"alerts/thresholds.json", "runbooks/db/failover.md"}, []string{"notes.txt"}, false},
-		{"unknown manual", "manual_ls", map[string]any{"manual_id": "medical"}, []string{"not_found", "insurance-ja, kasai-hoken, ops-en, ops-handbook"}, nil, true},
+		{"unknown manual", "manual_ls", map[string]any{"manual_id": "medical"}, []string{"not_found", "insurance-ja, kasai-hoken, nodejs-en, ops-en, ops-handbook"}, nil, true},
 		{"table of contents", "manual_toc", map[string]any{"manual_id": "insurance-ja", "path": policy},
 			[]string{"保険金の支払い (node_id=保険金の支払い, lines 9-42)", "    免責事項 (node_id=保険金の支払い/支払いの対象外/免責事項, lines 22-27)"}, nil, false},
 		{"a section with its subsections", "manual_read",

@@ -25,6 +25,7 @@ type ManualFindIn struct {
 	Also                     []string          `json:"also,omitempty" jsonschema:"up to 4 rephrasings in the manual's words, searched too and fused with query"`
 	ManualID                 string            `json:"manual_id,omitempty" jsonschema:"manual id from manual_list; omit to search every manual"`
 	Intent                   string            `json:"intent,omitempty" jsonschema:"override the intent read from the query"`
+	Hits                     *int              `json:"hits,omitempty" jsonschema:"how many of the best candidates to show in the answer (default 5, 0 for none); manual_hits pages the rest"`
 	Budget                   *ManualFindBudget `json:"budget,omitempty" jsonschema:"time and candidate limits"`
 	OnlyUnscannedFromTraceID string            `json:"only_unscanned_from_trace_id,omitempty" jsonschema:"search only what that trace left unscanned (its query unless query is given)"`
 }
@@ -47,9 +48,18 @@ type ManualHitsOut struct {
 	snippets []string // by candidate, for the text content
 }
 
-// findTools serves manual_find and manual_hits over one Finder.
+// ManualFindOut is manual_find's answer. The best hits' snippets are in
+// the text content; the structured copy has their refs and lines, as
+// manual_hits' has without verbose.
+type ManualFindOut struct {
+	find.Summary
+	snippets []string // by hit, for the text content
+}
+
+// findTools serves manual_find and manual_hits: find.Service's calls,
+// `langspec manual find`'s too.
 type findTools struct {
-	finder *find.Finder
+	svc *find.Service
 }
 
 func findToolset() []Tool {
@@ -60,25 +70,27 @@ func findToolset() []Tool {
 	return needing(func(d *Deps) bool { return d.Manuals != nil && d.Finder != nil }, []Tool{
 		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_find", Title: "Collect everything about a topic in the manuals",
-			Description: "Collect everything about a topic in the manuals, built not to miss: normalised and separator-free matching, synonyms, exception wording (対象外, ただし…), headings with subsections, a widening pass. Add the manual's own terms in also (query \"can I cancel midway\", also [\"中途解約\"]). Returns a trace_id and next_actions: page with manual_hits, read with manual_read.",
+			Description: "Collect everything about a topic in the manuals, built not to miss: normalised and separator-free matching, synonyms, exception wording (対象外, ただし…), headings with subsections, a widening pass. Add the manual's own terms in also (query \"can I cancel midway\", also [\"中途解約\"]). Answers with the best hits (ref, title, lines, a snippet), a trace_id that manual_hits pages, and next_actions; read a hit with manual_read (pass its ref).",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "query", 1000)
 			maxLen(s, "manual_id", maxNameChars)
-			maxLen(s, "only_unscanned_from_trace_id", 64)
+			maxLen(s, "only_unscanned_from_trace_id", find.MaxTraceIDChars)
 			s.Properties["also"].MaxItems = jsonschema.Ptr(find.MaxAlso)
 			s.Properties["also"].Items.MaxLength = jsonschema.Ptr(1000)
 			s.Properties["intent"].Enum = intents
 			b := s.Properties["budget"]
 			intRange(b, "time_ms", 1, find.MaxTimeMS, find.DefaultTimeMS)
 			intRange(b, "max_candidates", 1, find.MaxMaxCandidates, find.DefaultMaxCandidates)
+			s.Properties["hits"].Minimum, s.Properties["hits"].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(find.MaxShownHits))
+			s.Properties["hits"].Default = fmt.Appendf(nil, "%d", find.DefaultShownHits)
 		}, (*findTools).find, renderFind),
 		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_hits", Title: "Page through a manual_find trace",
 			Description: "Page through a manual_find trace's candidates (best first: node_id, lines, a snippet) or unscanned sections (with reasons). Traces expire after 24 hours.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
-			nonEmpty(s, "trace_id", 64)
+			nonEmpty(s, "trace_id", find.MaxTraceIDChars)
 			s.Properties["kind"].Enum = []any{find.KindCandidates, find.KindUnscanned}
 			intRange(s, "offset", 0, find.MaxMaxCandidates*10, 0)
 			intRange(s, "limit", 1, find.MaxHitsLimit, find.DefaultHitsLimit)
@@ -86,19 +98,37 @@ func findToolset() []Tool {
 	})
 }
 
-// bindFind binds the manual tools to their dependencies.
-func bindFind(d *Deps) *findTools { return &findTools{finder: d.Finder} }
+// bindFind binds manual_find and manual_hits to the manual use cases.
+func bindFind(d *Deps) *findTools { return &findTools{svc: d.manuals()} }
 
-func (ft *findTools) find(ctx context.Context, in ManualFindIn) (find.Summary, error) {
-	req := find.Request{ManualID: in.ManualID, Query: in.Query, Also: in.Also, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID}
+// findRequest is what manual_find asks the finder.
+func findRequest(in ManualFindIn) find.Request {
+	req := find.Request{ManualID: in.ManualID, Query: in.Query, Also: in.Also, Intent: in.Intent, OnlyUnscannedFromTraceID: in.OnlyUnscannedFromTraceID,
+		Hits: find.DefaultShownHits}
+	if in.Hits != nil {
+		req.Hits = *in.Hits
+	}
 	if in.Budget != nil {
 		req.TimeMS, req.MaxCandidates = in.Budget.TimeMS, in.Budget.MaxCandidates
 	}
-	return ft.finder.Find(ctx, req)
+	return req
+}
+
+func (ft *findTools) find(ctx context.Context, in ManualFindIn) (ManualFindOut, error) {
+	sum, err := ft.svc.Find(ctx, findRequest(in))
+	if err != nil {
+		return ManualFindOut{}, err
+	}
+	out := ManualFindOut{Summary: sum, snippets: make([]string, len(sum.Hits))}
+	out.Hits = slices.Clone(sum.Hits)
+	for i := range out.Hits {
+		out.snippets[i], out.Hits[i].Snippet = out.Hits[i].Snippet, ""
+	}
+	return out, nil
 }
 
 func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (ManualHitsOut, error) {
-	page, err := ft.finder.Hits(ctx, find.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
+	page, err := ft.svc.Hits(ctx, find.HitsRequest{TraceID: in.TraceID, Kind: in.Kind, Offset: in.Offset, Limit: in.Limit})
 	if err != nil {
 		return ManualHitsOut{}, err
 	}
@@ -115,32 +145,51 @@ func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (ManualHitsOut, 
 	return out, nil
 }
 
-func renderFind(s find.Summary) string {
+// renderFind is manual_find's text: the best hits first, each with what
+// manual_read takes (its ref) and a line of its prose; then what else the
+// trace holds and what to do next, in a line or two.
+func renderFind(out ManualFindOut) string {
+	s := out.Summary
 	var b strings.Builder
-	fmt.Fprintf(&b, "trace_id %s: %d candidates in %d files (intent %s, terms %s); stages %s",
-		s.TraceID, s.Candidates, s.Files, s.Intent, strings.Join(s.Terms, " | "), strings.Join(s.StagesRun, ", "))
-	if s.Retries > 0 {
-		fmt.Fprintf(&b, "; widened because %s", strings.Join(s.Stage4Reasons, "; "))
+	for i, c := range s.Hits {
+		writeCandidate(&b, i+1, c, out.snippets[i])
 	}
-	if s.CutoffReason != "" {
-		fmt.Fprintf(&b, "; cut short: %s, %d sections unscanned", s.CutoffReason, s.Unscanned)
+	more := s.Candidates - len(s.Hits)
+	switch {
+	case s.Candidates == 0:
+		fmt.Fprintf(&b, "No section matched (terms %s).", strings.Join(s.Terms, " | "))
+	case more > 0:
+		fmt.Fprintf(&b, "%d more candidates in %d files: manual_hits with trace_id %s.", more, s.Files, s.TraceID)
+	default:
+		fmt.Fprintf(&b, "%d candidates in %d files (trace_id %s).", s.Candidates, s.Files, s.TraceID)
 	}
-	fmt.Fprintf(&b, "; est_tokens %d\n", s.EstTokens)
+	if s.Unsearched > 0 {
+		fmt.Fprintf(&b, " %d sections were not searched (manual_hits kind unscanned lists them).", s.Unsearched)
+	}
+	b.WriteString("\n")
 	for _, a := range s.NextActions {
-		fmt.Fprintf(&b, "next: %s (%s) -> %s\n", a.Action, a.Reason, a.Tool)
+		if a.Action != find.ActionCompleted {
+			fmt.Fprintf(&b, "next: %s (%s) -> %s\n", a.Action, a.Reason, a.Tool)
+		}
 	}
 	return b.String()
+}
+
+// writeCandidate writes one candidate as manual_find and manual_hits list
+// it: its ref (manual/path#node, what every manual tool takes), title,
+// lines, stages, and a line of its text.
+func writeCandidate(b *strings.Builder, n int, c find.Candidate, snippet string) {
+	fmt.Fprintf(b, "%d. %s  %s (lines %d-%d, %s)\n", n, c.Title, c.Ref, c.LineStart, c.LineEnd, strings.Join(c.Stages, "+"))
+	if snippet != "" {
+		fmt.Fprintf(b, "   line %d: %s\n", c.SnippetLine, snippet)
+	}
 }
 
 func renderHits(out ManualHitsOut) string {
 	p := out.HitsPage
 	var b strings.Builder
 	for i, c := range p.Candidates {
-		fmt.Fprintf(&b, "%d. %s/%s#%s (lines %d-%d, score %.2f, %s) %s\n", p.Offset+i+1, c.ManualID, c.Path, c.NodeID,
-			c.LineStart, c.LineEnd, c.Score, strings.Join(c.Stages, "+"), c.Title)
-		if out.snippets[i] != "" {
-			fmt.Fprintf(&b, "   line %d: %s\n", c.SnippetLine, out.snippets[i])
-		}
+		writeCandidate(&b, p.Offset+i+1, c, out.snippets[i])
 	}
 	for _, u := range p.Unscanned {
 		fmt.Fprintf(&b, "%s/%s#%s: %s\n", u.ManualID, u.Path, u.NodeID, u.Reason)

@@ -30,11 +30,25 @@ func TestManualFindFlow(t *testing.T) {
 	}
 	var sum find.Summary
 	remarshal(t, res.StructuredContent, &sum)
-	if !strings.HasPrefix(sum.TraceID, "mf_") || sum.Candidates != 2 || sum.CutoffReason != "candidate_cap" || len(sum.NextActions) == 0 {
+	if !strings.HasPrefix(sum.TraceID, "mf2.") || sum.Candidates != 2 || sum.CutoffReason != "candidate_cap" || len(sum.NextActions) == 0 {
 		t.Fatalf("summary %+v", sum)
 	}
-	if strings.Contains(text(res), "保険契約者または被保険者の故意") {
-		t.Fatalf("manual_find returned manual text: %s", text(res))
+	// The best hits come with the answer: refs and lines in the structured
+	// result, a line of each in the text.
+	if len(sum.Hits) != 2 || sum.Hits[0].Ref != sum.Hits[0].ManualID+"/"+sum.Hits[0].Path+"#"+sum.Hits[0].NodeID || sum.Hits[0].Snippet != "" ||
+		!strings.Contains(text(res), sum.Hits[0].Ref) || !strings.Contains(text(res), "保険契約者または被保険者の故意") {
+		t.Fatalf("manual_find's hits: %+v\n%s", sum.Hits, text(res))
+	}
+	// Past the candidate cap, nothing ranks higher: no warning about it.
+	if strings.Contains(text(res), "candidate_cap") || strings.Contains(text(res), "not searched") && sum.Unsearched == 0 {
+		t.Fatalf("manual_find warns of the candidate cap: %s", text(res))
+	}
+	none := call(t, cs, "manual_find", map[string]any{"manual_id": "insurance-ja", "query": "免責事項について全部集めて", "hits": 0,
+		"budget": map[string]any{"max_candidates": 2}})
+	var noHits find.Summary
+	remarshal(t, none.StructuredContent, &noHits)
+	if len(noHits.Hits) != 0 || noHits.TraceID != sum.TraceID || strings.Contains(text(none), "保険契約者") {
+		t.Fatalf("manual_find with hits 0: %+v\n%s", noHits.Hits, text(none))
 	}
 
 	res = call(t, cs, "manual_hits", map[string]any{"trace_id": sum.TraceID, "limit": 1})

@@ -13,7 +13,7 @@ import (
 	"github.com/langspec/langspec/internal/catalog"
 )
 
-// Meta tool names (seed 000 and 004).
+// Meta tool names: the tools categories mode lists in place of every tool.
 const (
 	GetCategoryTools = "get-category-tools"
 	CallCategoryTool = "call-category-tool"

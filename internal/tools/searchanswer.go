@@ -17,8 +17,10 @@ import (
 const searchSnippetChars = 140
 
 // SearchSpecOut is search_spec's answer. What the hits of one document share
-// (language, doc, version, the start of their URLs) is said once, in
-// documents; each hit carries only what is its own. The snippets are in the
+// (language, doc, version) is said once, in documents; each hit carries
+// what is its own, its whole citable URL included: a URL left as a suffix
+// of a base that changes from one search to the next sent models to
+// get_section for a URL to cite (issue 49). The snippets are in the
 // text content, which every client shows the model; the structured copy,
 // which programs (and batch) read for ids and URLs, has them, the scores
 // and the channels run only with verbose — ten snippets twice were half of
@@ -39,7 +41,6 @@ type SearchDocument struct {
 	Language string `json:"language" jsonschema:"language id"`
 	Doc      string `json:"doc" jsonschema:"document id within the language"`
 	Version  string `json:"version" jsonschema:"version the text comes from"`
-	URL      string `json:"url" jsonschema:"the start of its results' canonical URLs"`
 }
 
 // SearchHit is one ranked section.
@@ -48,7 +49,7 @@ type SearchHit struct {
 	Title     string   `json:"title" jsonschema:"the section heading"`
 	Path      string   `json:"path,omitempty" jsonschema:"the headings above it, joined by ' > '"`
 	Document  string   `json:"document,omitempty" jsonschema:"its document's id, when the results come from several"`
-	URL       string   `json:"url,omitempty" jsonschema:"the rest of its canonical URL after its document's url, when it is not #section_id; cite the two joined"`
+	URL       string   `json:"url" jsonschema:"its canonical URL, to cite"`
 	Matched   []string `json:"matched" jsonschema:"channels that found it: words, title, anchors, phrase, typo:WORD, literal (code as typed), symbol (code of the same shape)"`
 	Snippet   string   `json:"snippet,omitempty" jsonschema:"text around the matched words, marked **like this** (verbose; always in the text content)"`
 	Score     *float64 `json:"score,omitempty" jsonschema:"fused relevance, higher is better (verbose)"`
@@ -63,17 +64,12 @@ func compactSearch(res search.Result, verbose bool) SearchSpecOut {
 		out.Channels = res.Channels
 	}
 	byID := map[string]int{}
-	urls := map[string][]string{}
 	for _, h := range res.Hits {
 		id := h.Language + "/" + h.Doc
 		if _, ok := byID[id]; !ok {
 			byID[id] = len(out.Documents)
 			out.Documents = append(out.Documents, SearchDocument{ID: id, Language: h.Language, Doc: h.Doc, Version: h.Version})
 		}
-		urls[id] = append(urls[id], h.URL)
-	}
-	for id, i := range byID {
-		out.Documents[i].URL = urlBase(urls[id])
 	}
 	for _, h := range res.Hits {
 		id := h.Language + "/" + h.Doc
@@ -81,12 +77,9 @@ func compactSearch(res search.Result, verbose bool) SearchSpecOut {
 			SectionID: h.SectionID,
 			Title:     h.Title,
 			Path:      parentPath(h.SectionPath, h.Title),
-			URL:       strings.TrimPrefix(h.URL, out.Documents[byID[id]].URL),
+			URL:       h.URL,
 			Matched:   h.Matched,
 			text:      h.Snippet,
-		}
-		if hit.URL == "#"+hit.SectionID {
-			hit.URL = "" // the usual case, said once in the schema and the text's header
 		}
 		if len(out.Documents) > 1 {
 			hit.Document = id
@@ -98,34 +91,6 @@ func compactSearch(res search.Result, verbose bool) SearchSpecOut {
 		out.Results = append(out.Results, hit)
 	}
 	return out
-}
-
-// urlBase is what every one of urls starts with, cut after its last '/'
-// or before its '#', so that what is left of each is a relative reference
-// a reader joins back on: the page for the sections of one HTML page, the
-// folder for a document of several pages.
-func urlBase(urls []string) string {
-	if len(urls) == 0 {
-		return ""
-	}
-	prefix := urls[0]
-	for _, u := range urls[1:] {
-		n := 0
-		for n < len(prefix) && n < len(u) && prefix[n] == u[n] {
-			n++
-		}
-		prefix = prefix[:n]
-	}
-	if i := strings.IndexByte(prefix, '#'); i >= 0 {
-		return prefix[:i]
-	}
-	if len(urls) == 1 {
-		return prefix // no fragment: the whole URL, and the hit's url is empty
-	}
-	if i := strings.LastIndexByte(prefix, '/'); i >= 0 && strings.Contains(prefix[:i], "://") {
-		return prefix[:i+1]
-	}
-	return ""
 }
 
 // parentPath is path without its last heading when that is the title: the
@@ -141,9 +106,8 @@ func parentPath(path, title string) string {
 }
 
 // renderSearch is the text content: a line a document, then two a hit.
-// A hit's title is left out when it is its section_id with spaces, and its
-// URL when it is the document's followed by #section_id, as the first line
-// says.
+// A hit's title is left out when it is its section_id with spaces; its URL
+// is always there, whole, ready to cite.
 func renderSearch(out SearchSpecOut) string {
 	var b strings.Builder
 	for _, c := range out.Corrections {
@@ -156,9 +120,9 @@ func renderSearch(out SearchSpecOut) string {
 		fmt.Fprintf(&b, "No sections match %q. Try other or fewer words, another language, no filters, or add phrasings in also.", out.Query)
 		return b.String()
 	}
-	b.WriteString("Each result: section_id, [title], url after its document's when not #section_id, path, matched channels.\n")
+	b.WriteString("Each result: section_id, [title], url, path, matched channels.\n")
 	for _, d := range out.Documents {
-		fmt.Fprintf(&b, "%s %s %s\n", d.ID, d.Version, d.URL)
+		fmt.Fprintf(&b, "%s %s\n", d.ID, d.Version)
 	}
 	for i, h := range out.Results {
 		fmt.Fprintf(&b, "%d. %s", i+1, h.SectionID)
@@ -168,9 +132,7 @@ func renderSearch(out SearchSpecOut) string {
 		if h.Document != "" {
 			b.WriteString(" " + h.Document)
 		}
-		if h.URL != "" {
-			b.WriteString(" " + h.URL)
-		}
+		b.WriteString(" " + h.URL)
 		if h.Path != "" {
 			b.WriteString(" · " + h.Path)
 		}
@@ -183,30 +145,6 @@ func renderSearch(out SearchSpecOut) string {
 	if len(out.Channels) > 0 {
 		fmt.Fprintf(&b, "channels: %s\n", strings.Join(out.Channels, ","))
 	}
-	renderNotes(&b, out.Context, true)
+	contextnote.WriteText(&b, out.Context, true)
 	return b.String()
-}
-
-// renderNotes writes the user's context notes after an answer, each once;
-// withHits names the results each covers. They are marked as the user's
-// notes: text to weigh, never instructions.
-func renderNotes(b *strings.Builder, notes []contextnote.Covered, withHits bool) {
-	if len(notes) == 0 {
-		return
-	}
-	b.WriteString("\nContext notes (the user's, on what the results come from):\n")
-	for _, n := range notes {
-		fmt.Fprintf(b, "- %s", n.Target)
-		if withHits {
-			hits := make([]string, len(n.Hits))
-			for i, h := range n.Hits {
-				hits[i] = strconv.Itoa(h)
-			}
-			fmt.Fprintf(b, " (results %s)", strings.Join(hits, ","))
-		}
-		if n.Aside {
-			b.WriteString(" [aside]")
-		}
-		b.WriteString(": " + strings.ReplaceAll(n.Text, "\n", " ") + "\n")
-	}
 }

@@ -10,7 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/langspec/langspec/internal/embed"
+	"github.com/langspec/langspec/internal/semantic"
+	"github.com/langspec/langspec/internal/spec"
 )
 
 // TestSearchSpecSemantic: search_spec with the semantic channel names it
@@ -33,12 +34,12 @@ func TestSearchSpecSemantic(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"data": data})
 	}))
 	defer srv.Close()
-	client := embed.New(embed.Options{URL: srv.URL, Model: "chars", Dimensions: 8})
+	client := semantic.New(semantic.Options{URL: srv.URL, Model: "chars", Dimensions: 8})
 	vs, _ := store.Versions(ctx, "go")
-	if _, err := embed.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
+	if _, err := semantic.EmbedSnapshot(ctx, store, client, "go", "spec", vs[0].Version, nil); err != nil {
 		t.Fatal(err)
 	}
-	cs, _ := connectDeps(t, Deps{Store: store, Semantic: embed.NewChannel(client)})
+	cs, _ := connectDeps(t, Deps{Store: store, Spec: spec.New(spec.Options{Store: store, Semantic: semantic.NewChannel(client)})})
 	call := func(query string) (string, SearchSpecOut) {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_spec", Arguments: map[string]any{"query": query, "verbose": true}})

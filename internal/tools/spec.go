@@ -10,19 +10,21 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/plan"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/snippet"
-	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // Argument bounds shared by the spec tools' schemas.
 const (
 	maxNameChars     = 200 // language, doc, version and section ids
 	maxPathChars     = 1000
+	maxRefChars      = 2200 // a manual ref: a manual id, a path and a node id
 	maxFocusAreas    = 20
 	defaultPageChars = 8000
 	// defaultSnippets is one window per hit, not the CLI's two: ten hits
@@ -31,12 +33,10 @@ const (
 	defaultSnippets = 1
 )
 
-// specTools serves the specification tools from one store.
+// specTools serves the specification tools: each one call of the spec use
+// cases (internal/spec), the command line's too.
 type specTools struct {
-	d        *Deps
-	store    *db.DB
-	semantic search.Semantic // nil: no semantic channel
-	stems    *tokenize.Stems // kept across this server's searches
+	svc *spec.Service
 }
 
 // ListLanguagesIn takes no arguments.
@@ -166,10 +166,8 @@ func specToolset() []Tool {
 	}))
 }
 
-// bindSpec binds the spec tools to the store.
-func bindSpec(d *Deps) *specTools {
-	return &specTools{d: d, store: d.Store, semantic: d.Semantic, stems: &tokenize.Stems{}}
-}
+// bindSpec binds the spec tools to the spec use cases.
+func bindSpec(d *Deps) *specTools { return &specTools{svc: d.Specs()} }
 
 // withLanguages appends the stored languages to the descriptions of the
 // spec tools a model calls first, before any answer has told it the ids
@@ -193,7 +191,7 @@ func withLanguages(tools []Tool) []Tool {
 }
 
 func (st *specTools) listLanguages(ctx context.Context, _ ListLanguagesIn) (ListLanguagesOut, error) {
-	langs, err := search.Languages(ctx, st.store)
+	langs, err := st.svc.Languages(ctx)
 	if err != nil {
 		return ListLanguagesOut{}, err
 	}
@@ -204,7 +202,7 @@ func (st *specTools) listLanguages(ctx context.Context, _ ListLanguagesIn) (List
 	for i, l := range langs {
 		stored[i] = l.Language
 	}
-	return ListLanguagesOut{Languages: langs, Database: st.store.Path(), Hint: AddLanguageHint(stored)}, nil
+	return ListLanguagesOut{Languages: langs, Database: st.svc.Store().Path(), Hint: AddLanguageHint(stored)}, nil
 }
 
 // AddLanguageHint is the next step for a language that is not stored, given
@@ -227,8 +225,8 @@ func AddLanguageHint(stored []string) string {
 
 func (st *specTools) listVersions(ctx context.Context, in ListVersionsIn) (ListVersionsOut, error) {
 	language := strings.TrimSpace(in.Language)
-	vs, err := st.store.Versions(ctx, language)
-	return ListVersionsOut{Language: language, Versions: vs}, notStored(err, language)
+	vs, err := st.svc.Versions(ctx, language)
+	return ListVersionsOut{Language: language, Versions: vs}, err
 }
 
 func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpecOut, error) {
@@ -238,21 +236,18 @@ func (st *specTools) searchSpec(ctx context.Context, in SearchSpecIn) (SearchSpe
 	if in.SnippetChars == 0 {
 		in.SnippetChars = searchSnippetChars
 	}
-	res, err := search.Search(ctx, st.store, search.Request{
+	res, err := st.svc.Search(ctx, search.Request{
 		Query:      in.Query,
 		Also:       in.Also,
-		Language:   strings.TrimSpace(in.Language),
-		Doc:        strings.TrimSpace(in.Doc),
-		Version:    strings.TrimSpace(in.Version),
+		Language:   in.Language,
+		Doc:        in.Doc,
+		Version:    in.Version,
 		PathPrefix: in.SectionPathPrefix,
 		Limit:      in.Limit,
 		Snippet:    snippet.Options{Chars: in.SnippetChars, Windows: in.SnippetsPerHit, Mark: snippet.Markdown},
-		Semantic:   st.semantic,
-		Stems:      st.stems,
-		Notes:      st.d.noteSet(),
 	})
 	if err != nil {
-		return SearchSpecOut{}, notStored(err, strings.TrimSpace(in.Language))
+		return SearchSpecOut{}, err
 	}
 	return compactSearch(res, in.Verbose), nil
 }
@@ -261,38 +256,25 @@ func (st *specTools) getSection(ctx context.Context, in GetSectionIn) (search.Se
 	if in.MaxChars == 0 { // the schema default, for callers that send none
 		in.MaxChars = defaultPageChars
 	}
-	res, err := search.Section(ctx, st.store, search.SectionRequest{
-		Language:        strings.TrimSpace(in.Language),
-		Doc:             strings.TrimSpace(in.Doc),
-		Version:         strings.TrimSpace(in.Version),
+	return st.svc.Section(ctx, search.SectionRequest{
+		Language:        in.Language,
+		Doc:             in.Doc,
+		Version:         in.Version,
 		SectionID:       in.SectionID,
 		WithSubsections: in.WithSubsections,
 		Offset:          in.Offset,
 		MaxChars:        in.MaxChars,
-		Notes:           st.d.noteSet(),
 	})
-	return res, notStored(err, strings.TrimSpace(in.Language))
 }
 
 func (st *specTools) buildLearningPlan(ctx context.Context, in BuildLearningPlanIn) (plan.Plan, error) {
-	p, err := plan.Build(ctx, st.store, plan.Request{
-		Language: strings.TrimSpace(in.Language),
-		Doc:      strings.TrimSpace(in.Doc),
-		Version:  strings.TrimSpace(in.Version),
+	return st.svc.Plan(ctx, plan.Request{
+		Language: in.Language,
+		Doc:      in.Doc,
+		Version:  in.Version,
 		Weeks:    in.TotalWeeks,
 		Focus:    in.FocusAreas,
 	})
-	return p, notStored(err, strings.TrimSpace(in.Language))
-}
-
-// notStored names the ingest that adds a language with nothing stored
-// (ingest.NotStored), and a local copy found without asking a toolchain
-// (the python3-doc folder): the model can tell the user the one command.
-func notStored(err error, language string) error {
-	if err == nil {
-		return nil
-	}
-	return ingest.NotStored(err, language, nil, &ingest.Env{})
 }
 
 // The renderings below are the text content: the same facts as the
@@ -321,10 +303,12 @@ func renderVersions(out ListVersionsOut) string {
 	for _, v := range out.Versions {
 		state := ""
 		switch {
-		case v.Latest:
-			state = " (latest)"
+		case v.Default:
+			state = " (default)"
 		case !v.Complete:
 			state = " (incomplete)"
+		case v.Prerelease:
+			state = " (pre-release)"
 		}
 		fmt.Fprintf(&b, "%s/%s %s%s: %d sections, fetched %s from %s\n", v.Language, v.Doc, v.Version, state,
 			v.SectionCount, v.FetchedAt.UTC().Format(time.RFC3339), v.SourceURL)
@@ -353,7 +337,7 @@ func renderSection(res search.SectionResult) string {
 			fmt.Fprintf(&b, "- %s (section_id=%s)\n", ch.Title, ch.SectionID)
 		}
 	}
-	renderNotes(&b, res.Context, false)
+	contextnote.WriteText(&b, res.Context, false)
 	return b.String()
 }
 

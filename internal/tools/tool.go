@@ -27,7 +27,7 @@ import (
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find"
-	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/vault"
 )
 
@@ -49,23 +49,29 @@ type Deps struct {
 	// ReadOnly leaves out every tool that writes (one without the
 	// read-only annotation): `serve --http --read-only`.
 	ReadOnly bool
-	// Semantic, when set, adds the semantic channel to search_spec.
-	Semantic search.Semantic
+	// Spec is the specification use cases over Store, as the command line
+	// runs them (internal/spec: the semantic channel, the notes, the
+	// not-stored hint); nil: those use cases over Store with no semantic
+	// channel and the built-in sources' hints (Specs).
+	Spec *spec.Service
 	// Notes are the user's context notes, returned with the answers whose
 	// hits they cover; nil: none.
 	Notes *contextnote.Source
 }
 
-// noteSet is the context notes in force now. A notes file that cannot be
-// read is logged and answered without notes: a note is an aid, never a
-// reason for a search to fail.
-func (d *Deps) noteSet() *contextnote.Set {
-	set, err := d.Notes.Set()
-	if err != nil {
-		d.logger().Warn("context notes not read; answering without them", "err", err)
-		return nil
+// Specs is the specification use cases d serves: Spec, or for a Deps
+// given a store alone (a server built by hand, a test) the same use cases
+// over Store with d's notes.
+func (d *Deps) Specs() *spec.Service {
+	if d.Spec != nil {
+		return d.Spec
 	}
-	return set
+	return spec.New(spec.Options{Store: d.Store, Notes: d.Notes, Log: d.Logger})
+}
+
+// manuals is the manual use cases over d's library and finder.
+func (d *Deps) manuals() *find.Service {
+	return &find.Service{Lib: d.Manuals, Finder: d.Finder, Notes: d.Notes, Log: d.Logger}
 }
 
 func (d *Deps) logger() *slog.Logger {

@@ -4,31 +4,21 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/vault"
 	"github.com/langspec/langspec/internal/vault/audit"
 )
 
-// Bounds of the vault tools. No tool returns a whole large file by default:
-// reads are line ranges capped in characters.
+// Bounds of the vault tools' arguments; those of the use cases are
+// vault's (vault.DefaultListLimit, ...).
 const (
-	defaultListLimit   = 200
-	maxListLimit       = 2000
-	defaultReadLines   = 200
-	maxVaultReadChars  = 100_000
-	defaultSearchHits  = 50
-	maxSearchHits      = 500
-	maxSearchLineChars = 200
-	maxVaultPathChars  = 1024
-	maxContentChars    = 2 << 20
+	maxVaultPathChars = 1024
+	maxContentChars   = 2 << 20
 )
 
 // vaultTools serves the vault tools over one vault.
@@ -45,11 +35,7 @@ type VaultLsIn struct {
 }
 
 // VaultLsOut is a folder listing.
-type VaultLsOut struct {
-	Path      string       `json:"path" jsonschema:"the folder listed"`
-	Entries   []vault.Info `json:"entries" jsonschema:"files and folders, sorted by path"`
-	Truncated bool         `json:"truncated" jsonschema:"true when more entries exist than limit"`
-}
+type VaultLsOut = vault.Listing
 
 // VaultReadIn reads a line range of a file.
 type VaultReadIn struct {
@@ -61,15 +47,7 @@ type VaultReadIn struct {
 }
 
 // VaultReadOut is a line range of a file.
-type VaultReadOut struct {
-	Path       string `json:"path" jsonschema:"the file read"`
-	StartLine  int    `json:"start_line" jsonschema:"first line returned"`
-	EndLine    int    `json:"end_line" jsonschema:"last line returned (0 when the file is empty)"`
-	TotalLines int    `json:"total_lines" jsonschema:"lines in the whole file"`
-	Text       string `json:"text" jsonschema:"the lines, joined by newlines"`
-	Truncated  bool   `json:"truncated" jsonschema:"true when max_chars cut the range short"`
-	NextLine   int    `json:"next_line,omitempty" jsonschema:"pass as start_line to read on; absent at the end of the file"`
-}
+type VaultReadOut = vault.Lines
 
 // VaultSearchIn is a plain-text search.
 type VaultSearchIn struct {
@@ -80,20 +58,10 @@ type VaultSearchIn struct {
 }
 
 // VaultMatch is one matching line.
-type VaultMatch struct {
-	Path string `json:"path" jsonschema:"vault file"`
-	Line int    `json:"line" jsonschema:"line number, from 1"`
-	Text string `json:"text" jsonschema:"the line, cut to 200 characters"`
-}
+type VaultMatch = vault.Match
 
 // VaultSearchOut lists matching lines.
-type VaultSearchOut struct {
-	Query        string       `json:"query" jsonschema:"the text searched for"`
-	Matches      []VaultMatch `json:"matches" jsonschema:"matching lines in path order"`
-	FilesScanned int          `json:"files_scanned" jsonschema:"files read"`
-	Truncated    bool         `json:"truncated" jsonschema:"true when max_results stopped the search"`
-	Warnings     []string     `json:"warnings,omitempty" jsonschema:"files not searched because they are not text in an encoding langspec reads"`
-}
+type VaultSearchOut = vault.SearchResult
 
 // VaultFindScope narrows vault_find.
 type VaultFindScope struct {
@@ -170,7 +138,7 @@ func vaultToolset() []Tool {
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "path", maxVaultPathChars)
-			intRange(s, "limit", 1, maxListLimit, defaultListLimit)
+			intRange(s, "limit", 1, vault.MaxListLimit, vault.DefaultListLimit)
 		}, (*vaultTools).ls, renderVaultLs),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_read", Title: "Read vault lines",
@@ -180,7 +148,7 @@ func vaultToolset() []Tool {
 			nonEmpty(s, "path", maxVaultPathChars)
 			s.Properties["start_line"].Minimum = jsonschema.Ptr(1.0)
 			s.Properties["end_line"].Minimum = jsonschema.Ptr(1.0)
-			intRange(s, "max_chars", 1, maxVaultReadChars, defaultPageChars)
+			intRange(s, "max_chars", 1, vault.MaxReadChars, vault.DefaultReadChars)
 		}, (*vaultTools).read, renderVaultRead),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_search", Title: "Search vault text",
@@ -190,7 +158,7 @@ func vaultToolset() []Tool {
 			nonEmpty(s, "query", 1000)
 			maxLen(s, "path", maxVaultPathChars)
 			maxLen(s, "glob", maxVaultPathChars)
-			intRange(s, "max_results", 1, maxSearchHits, defaultSearchHits)
+			intRange(s, "max_results", 1, vault.MaxSearchHits, vault.DefaultSearchHits)
 		}, (*vaultTools).search, renderVaultSearch),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_find", Title: "Find in the vault",
@@ -265,151 +233,16 @@ func vaultToolset() []Tool {
 func bindVault(d *Deps) *vaultTools { return &vaultTools{v: d.Vault, log: d.logger()} }
 
 func (vt *vaultTools) ls(_ context.Context, in VaultLsIn) (VaultLsOut, error) {
-	limit := in.Limit
-	if limit == 0 {
-		limit = defaultListLimit
-	}
-	entries, err := vt.v.List(in.Path, in.Recursive)
-	if err != nil {
-		return VaultLsOut{}, err
-	}
-	out := VaultLsOut{Path: in.Path, Entries: entries}
-	if len(out.Entries) > limit {
-		out.Entries, out.Truncated = out.Entries[:limit], true
-	}
-	if out.Entries == nil {
-		out.Entries = []vault.Info{}
-	}
-	return out, nil
+	return vt.v.Ls(in.Path, in.Recursive, in.Limit)
 }
 
 func (vt *vaultTools) read(ctx context.Context, in VaultReadIn) (VaultReadOut, error) {
-	data, err := vt.v.ReadFile(in.Path)
-	if err != nil {
-		return VaultReadOut{}, err
-	}
-	maxChars := in.MaxChars
-	if maxChars == 0 {
-		maxChars = defaultPageChars
-	}
-	lines := splitLines(string(data))
-	out := VaultReadOut{Path: in.Path, TotalLines: len(lines)}
-	start := max(in.StartLine, 1)
-	end := in.EndLine
-	switch {
-	case in.WholeFile:
-		start, end = 1, len(lines)
-	case end == 0:
-		end = start + defaultReadLines - 1
-	case end < start:
-		return out, apperr.New(apperr.InvalidArgument, "give end_line >= start_line", "end_line %d is before start_line %d", end, start)
-	}
-	if start > len(lines) && len(lines) > 0 {
-		return out, apperr.New(apperr.InvalidArgument, fmt.Sprintf("the file has %d lines", len(lines)),
-			"start_line %d is past the end of %s", start, in.Path)
-	}
-	end = min(end, len(lines))
-	var b strings.Builder
-	last := start - 1
-	for i := start; i <= end; i++ {
-		line := lines[i-1]
-		if utf8.RuneCountInString(b.String())+utf8.RuneCountInString(line)+1 > maxChars && i > start {
-			out.Truncated = true
-			break
-		}
-		if i > start {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line)
-		last = i
-	}
-	out.StartLine, out.EndLine, out.Text = start, last, b.String()
-	if last < len(lines) {
-		out.NextLine = last + 1
-	}
-	if last >= start {
-		// What was read counts for vault_coverage. Failing to note it must
-		// not fail the read: the model has its lines either way.
-		if err := audit.Record(vt.v, in.Path, start, last); err != nil {
-			vt.log.WarnContext(ctx, "coverage not recorded", "path", in.Path, "err", err)
-		}
-	}
-	return out, nil
+	return audit.Read(ctx, vt.v, vault.LinesRequest{Path: in.Path, StartLine: in.StartLine, EndLine: in.EndLine,
+		WholeFile: in.WholeFile, MaxChars: in.MaxChars}, vt.log)
 }
-
-// splitLines splits text (as vault.ReadFile gives it: "\n" line ends) into
-// lines without their "\n"; a last line without a newline counts, an empty
-// text has none.
-func splitLines(text string) []string {
-	if text == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-}
-
-// searchCheckEvery is how many lines vault_search reads between looks at
-// the call's context, so a cancelled search of a large vault stops at once.
-const searchCheckEvery = 256
 
 func (vt *vaultTools) search(ctx context.Context, in VaultSearchIn) (VaultSearchOut, error) {
-	limit := in.MaxResults
-	if limit == 0 {
-		limit = defaultSearchHits
-	}
-	if in.Glob != "" {
-		if _, err := path.Match(in.Glob, ""); err != nil {
-			return VaultSearchOut{}, apperr.New(apperr.InvalidArgument, "use * ? and [a-z] within a path segment, e.g. artifacts/*.md",
-				"bad glob %q", in.Glob)
-		}
-	}
-	entries, err := vt.v.List(in.Path, true)
-	if err != nil {
-		return VaultSearchOut{}, err
-	}
-	out := VaultSearchOut{Query: in.Query, Matches: []VaultMatch{}}
-	needle := strings.ToLower(in.Query)
-	for _, e := range entries {
-		if e.IsDir {
-			continue
-		}
-		if in.Glob != "" && !vault.MatchGlob(in.Glob, e.Path) {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		data, err := vt.v.ReadFile(e.Path)
-		switch apperr.CodeOf(err) {
-		case apperr.FileTooLarge:
-			continue // unreadable through the vault either way
-		case apperr.Undecodable:
-			out.Warnings = append(out.Warnings, e.Path+" not searched: not text in an encoding langspec reads")
-			continue
-		}
-		if err != nil {
-			return out, err
-		}
-		out.FilesScanned++
-		for i, line := range splitLines(string(data)) {
-			if i%searchCheckEvery == 0 && i > 0 {
-				if err := ctx.Err(); err != nil {
-					return out, err
-				}
-			}
-			if !strings.Contains(strings.ToLower(line), needle) {
-				continue
-			}
-			if len(out.Matches) == limit {
-				out.Truncated = true
-				return out, nil
-			}
-			if r := []rune(line); len(r) > maxSearchLineChars {
-				line = string(r[:maxSearchLineChars]) + "…"
-			}
-			out.Matches = append(out.Matches, VaultMatch{Path: e.Path, Line: i + 1, Text: line})
-		}
-	}
-	return out, nil
+	return vt.v.Search(ctx, vault.SearchRequest{Query: in.Query, Path: in.Path, Glob: in.Glob, MaxResults: in.MaxResults})
 }
 
 func (vt *vaultTools) find(ctx context.Context, in VaultFindIn) (vault.FindResult, error) {
@@ -437,13 +270,7 @@ func (vt *vaultTools) create(_ context.Context, in VaultCreateIn) (vault.Result,
 }
 
 func (vt *vaultTools) write(_ context.Context, in VaultWriteIn) (vault.Result, error) {
-	switch in.Mode {
-	case "overwrite":
-		return vt.v.Overwrite(in.Path, []byte(in.Content))
-	case "append":
-		return vt.v.Append(in.Path, []byte(in.Content))
-	}
-	return vault.Result{}, apperr.New(apperr.InvalidArgument, "use overwrite or append", "mode %q is not a write mode", in.Mode)
+	return vt.v.Write(in.Path, in.Mode, []byte(in.Content))
 }
 
 func (vt *vaultTools) replace(_ context.Context, in VaultReplaceIn) (vault.Result, error) {

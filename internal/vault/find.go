@@ -15,7 +15,9 @@ import (
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
-// Find budgets and thresholds, from the design (seed 002 §6.1.1).
+// Find budgets and thresholds: a find stops at its time budget or its
+// candidate cap and says so, and too few candidates, or most of them in one
+// file, is reported as a shortage the caller can widen the search for.
 const (
 	DefaultFindTimeMS        = 60_000
 	DefaultFindMaxCandidates = 200

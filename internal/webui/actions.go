@@ -169,7 +169,7 @@ func (u *UI) startIngest(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	u.mu.Lock()
-	j := &ingestJob{ID: len(u.jobs) + 1, Language: lang, Doc: doc, Started: u.o.Now(), DBPath: u.o.StoreOf(r.Context()).Path()}
+	j := &ingestJob{ID: len(u.jobs) + 1, Language: lang, Doc: doc, Started: u.o.Now(), DBPath: u.o.SpecOf(r.Context()).Store().Path()}
 	u.jobs = append(u.jobs, j)
 	u.mu.Unlock()
 	u.o.Logger.Info("ingest started on the management page", "language", lang, "doc", doc, "by", s.subject.Name)

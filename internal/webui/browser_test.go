@@ -40,7 +40,7 @@ func TestReadingPagesInBrowser(t *testing.T) {
 		o.Notes = &contextnote.Source{Store: state, Config: map[string]contextnote.ConfigNote{
 			"langspec://demo": {Text: "A toy language for examples; none of our code is written in it.", Aside: true}}}
 	})
-	publishDemo(t, store)
+	publishDemo(t, store.DB)
 
 	shots := t.TempDir()
 	if os.Getenv("LANGSPEC_UI_SCREENSHOTS") != "" {

@@ -41,10 +41,10 @@ type langChoice struct {
 // side: the compare tool in a browser.
 func (u *UI) compare(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
-	store := u.o.StoreOf(ctx)
+	svc := u.o.SpecOf(ctx)
 	p := comparePage{page: newPage("Compare", s), Concept: strings.TrimSpace(r.FormValue("concept")),
 		PerDoc: search.DefaultComparePerDoc, MinPerDoc: 1, MaxPerDoc: search.MaxComparePerDoc}
-	ids, err := search.LanguageIDs(ctx, store)
+	ids, err := svc.LanguageIDs(ctx)
 	if err != nil {
 		p.Error = err.Error()
 		u.renderStatus(w, u.statusOf(err), "compare", p)
@@ -89,8 +89,8 @@ func (u *UI) compare(w http.ResponseWriter, r *http.Request, s *session) {
 		// Every one ticked is every one stored: no bound on how many.
 		langs = nil
 	}
-	res, err := search.Compare(ctx, store, search.CompareRequest{Concept: p.Concept, Also: also, Languages: langs, PerDoc: p.PerDoc,
-		Snippet: snippet.Options{Mark: htmlMark}, Notes: u.noteSet()})
+	res, err := svc.Compare(ctx, search.CompareRequest{Concept: p.Concept, Also: also, Languages: langs, PerDoc: p.PerDoc,
+		Snippet: snippet.Options{Mark: htmlMark}})
 	if err != nil {
 		p.Error, status = err.Error(), u.statusOf(err)
 	} else {

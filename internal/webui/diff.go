@@ -52,10 +52,10 @@ type diffItem struct {
 // the spec_diff tool in a browser.
 func (u *UI) diff(w http.ResponseWriter, r *http.Request, s *session) {
 	ctx := r.Context()
-	store := u.o.StoreOf(ctx)
+	svc := u.o.SpecOf(ctx)
 	p := diffPage{page: newPage("Diff", s), Section: strings.TrimSpace(r.FormValue("section")),
 		Query: strings.TrimSpace(r.FormValue("q"))}
-	vs, err := store.Versions(ctx, "")
+	vs, err := svc.Versions(ctx, "")
 	if err != nil {
 		p.Error = err.Error()
 		u.renderStatus(w, u.statusOf(err), "diff", p)
@@ -140,8 +140,8 @@ func (u *UI) diff(w http.ResponseWriter, r *http.Request, s *session) {
 		return
 	}
 	language, doc, _ := strings.Cut(p.Doc, "/")
-	ans, err := specdiff.Run(ctx, store, specdiff.Request{Language: language, Doc: doc, From: p.From, To: p.To,
-		SectionID: p.Section, Query: p.Query, Offset: offset, Limit: p.Limit, Notes: u.noteSet()})
+	ans, err := svc.Diff(ctx, specdiff.Request{Language: language, Doc: doc, From: p.From, To: p.To,
+		SectionID: p.Section, Query: p.Query, Offset: offset, Limit: p.Limit})
 	if err != nil {
 		p.Error = err.Error()
 		u.renderStatus(w, u.statusOf(err), "diff", p)
@@ -151,7 +151,7 @@ func (u *UI) diff(w http.ResponseWriter, r *http.Request, s *session) {
 	for i, it := range ans.Items {
 		item := diffItem{PageItem: it, N: ans.Offset + i + 1}
 		if it.MoreSentences > 0 {
-			item.Whole = p.href(it.ID(), "", 0)
+			item.Whole = p.href(it.SectionID, "", 0)
 		}
 		p.Items = append(p.Items, item)
 	}

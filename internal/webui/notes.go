@@ -19,18 +19,6 @@ type noteView struct {
 	Covers string
 }
 
-// noteSet is the context notes in force now. A notes file that cannot be
-// read is logged and the page is shown without notes: a note is an aid,
-// never a reason for a page to fail (as tools.Deps does for the tools).
-func (u *UI) noteSet() *contextnote.Set {
-	set, err := u.o.Notes.Set()
-	if err != nil {
-		u.o.Logger.Warn("context notes not read; the page shows none", "err", err)
-		return nil
-	}
-	return set
-}
-
 // resultNotes are an answer's notes, each with the results it covers.
 func resultNotes(covered []contextnote.Covered) []noteView {
 	return noteViews(covered, func(hits []int) string {

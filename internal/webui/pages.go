@@ -23,10 +23,11 @@ type searchPage struct {
 
 func (u *UI) search(w http.ResponseWriter, r *http.Request, s *session) {
 	p := searchPage{page: newPage("Search", s), Query: strings.TrimSpace(r.FormValue("q")), Language: r.FormValue("lang")}
-	p.Languages, _ = search.LanguageIDs(r.Context(), u.o.StoreOf(r.Context()))
+	svc := u.o.SpecOf(r.Context())
+	p.Languages, _ = svc.LanguageIDs(r.Context())
 	if p.Query != "" {
-		res, err := search.Search(r.Context(), u.o.StoreOf(r.Context()), search.Request{Query: p.Query, Language: p.Language, Limit: 10,
-			Snippet: snippet.Options{Mark: htmlMark}, Notes: u.noteSet()})
+		res, err := svc.Search(r.Context(), search.Request{Query: p.Query, Language: p.Language, Limit: 10,
+			Snippet: snippet.Options{Mark: htmlMark}})
 		if err != nil {
 			p.Error = err.Error()
 		} else {
@@ -58,9 +59,9 @@ type sectionLink struct{ ID, Title string }
 
 func (u *UI) section(w http.ResponseWriter, r *http.Request, s *session) {
 	p := sectionPage{page: newPage("Section", s)}
-	store := u.o.StoreOf(r.Context())
-	res, err := search.Section(r.Context(), store, search.SectionRequest{Language: r.FormValue("lang"), Doc: r.FormValue("doc"),
-		Version: r.FormValue("version"), SectionID: r.FormValue("id"), Notes: u.noteSet()})
+	svc := u.o.SpecOf(r.Context())
+	res, err := svc.Section(r.Context(), search.SectionRequest{Language: r.FormValue("lang"), Doc: r.FormValue("doc"),
+		Version: r.FormValue("version"), SectionID: r.FormValue("id")})
 	if err != nil {
 		p.Error = err.Error()
 		u.renderStatus(w, http.StatusNotFound, "section", p)
@@ -69,7 +70,7 @@ func (u *UI) section(w http.ResponseWriter, r *http.Request, s *session) {
 	p.Section, p.Title, p.Body = &res, res.Citation.Title, sectionHTML(res.Text)
 	p.SectionLang, p.SectionDoc, p.SectionVersion = res.Citation.Language, res.Citation.Doc, res.Citation.Version
 	p.Notes = wholeNotes(res.Context)
-	p.Ancestors, p.Prev, p.Next, err = around(r.Context(), store, res.Citation)
+	p.Ancestors, p.Prev, p.Next, err = around(r.Context(), svc.Store(), res.Citation)
 	if err != nil {
 		u.o.Logger.Warn("reading a document's outline for the section page", "language", res.Citation.Language,
 			"doc", res.Citation.Doc, "version", res.Citation.Version, "err", err)
@@ -123,8 +124,9 @@ type sourcesPage struct {
 }
 
 func (u *UI) sources(w http.ResponseWriter, r *http.Request, s *session) {
-	p := sourcesPage{page: newPage("Sources", s), DBPath: u.o.StoreOf(r.Context()).Path(), ReadOnly: u.o.StoreOf(r.Context()).ReadOnly()}
-	vs, err := u.o.StoreOf(r.Context()).Versions(r.Context(), "")
+	svc := u.o.SpecOf(r.Context())
+	p := sourcesPage{page: newPage("Sources", s), DBPath: svc.Store().Path(), ReadOnly: svc.Store().ReadOnly()}
+	vs, err := svc.Versions(r.Context(), "")
 	if err != nil {
 		p.Error = err.Error()
 	}
@@ -154,7 +156,7 @@ func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
 			tools = strings.Split(list, ",")
 		}
 		rules := u.o.Tokens
-		rules.Store = u.o.StoreOf(r.Context())
+		rules.Store = u.o.StateOf(r.Context())
 		token, err := rules.Create(r.Context(), name, tools, r.PostFormValue("admin") != "")
 		if err == nil {
 			// Shown once, on this answer to the form; never again.
@@ -168,7 +170,7 @@ func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
 	if p.Error != "" {
 		status = http.StatusBadRequest
 	}
-	list, err := u.o.StoreOf(r.Context()).Tokens(r.Context())
+	list, err := u.o.StateOf(r.Context()).Tokens(r.Context())
 	if err != nil && p.Error == "" {
 		p.Error, status = err.Error(), http.StatusInternalServerError
 	}
@@ -178,10 +180,10 @@ func (u *UI) tokens(w http.ResponseWriter, r *http.Request, s *session) {
 
 func (u *UI) revoke(w http.ResponseWriter, r *http.Request, s *session) {
 	name := r.PostFormValue("name")
-	if err := u.o.StoreOf(r.Context()).RevokeToken(r.Context(), name, u.o.Now()); err != nil {
+	if err := u.o.StateOf(r.Context()).RevokeToken(r.Context(), name, u.o.Now()); err != nil {
 		p := tokensPage{page: newPage("Tokens", s)}
 		p.Error = err.Error()
-		p.Tokens, _ = u.o.StoreOf(r.Context()).Tokens(r.Context())
+		p.Tokens, _ = u.o.StateOf(r.Context()).Tokens(r.Context())
 		u.renderStatus(w, http.StatusBadRequest, "tokens", p)
 		return
 	}
@@ -220,7 +222,7 @@ func (u *UI) upstreamsData(r *http.Request, s *session) upstreamsPage {
 				Tools: st.Tools, OAuth: u.o.Upstreams.UsesOAuth(st.Name)})
 		}
 	}
-	secrets, err := u.o.StoreOf(r.Context()).Secrets(r.Context())
+	secrets, err := u.o.StateOf(r.Context()).Secrets(r.Context())
 	if err != nil {
 		p.Error = err.Error()
 	}

@@ -127,12 +127,13 @@ func pageData() map[string][]any {
 	older := &specdiff.Ref{SectionID: "Sets_of_methods", Title: "Sets of methods", Path: "Sets of methods", URL: "https://go.dev/ref/spec#Sets_of_methods", Version: "go1.25"}
 	newer := &specdiff.Ref{SectionID: "Method_sets", Title: "Method sets", Path: "Method sets", URL: "https://go.dev/ref/spec#Method_sets", Version: "go1.26"}
 	items := []diffItem{
-		{N: 1, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindChanged, Old: older, New: older, Chapter: "Blocks", Similarity: .9, TextChanged: true,
-			Sentences: []specdiff.SentenceChange{{Kind: specdiff.KindChanged, Old: "In addition", New: "Besides", Marked: "[-In addition to-]{+Besides+} the"},
-				{Kind: specdiff.KindRemoved, Old: "gone <b>"}, {Kind: specdiff.KindAdded, New: "new & here"}}}, MoreSentences: 2}, Whole: "/ui/diff?doc=go%2Fspec&section=Blocks"},
-		{N: 2, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindRenamed, Old: older, New: newer, Chapter: "Method_sets", Similarity: 1, TextChanged: true, Truncated: true}}},
-		{N: 3, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindAdded, New: newer, Chapter: "Statements"}}},
-		{N: 4, PageItem: specdiff.PageItem{Item: specdiff.Item{Kind: specdiff.KindRemoved, Old: older, Chapter: "Statements"}}},
+		{N: 1, PageItem: specdiff.PageItem{Kind: specdiff.KindChanged, Class: specdiff.ClassRule, SectionID: older.SectionID, Title: older.Title, URL: older.URL, Similarity: .9,
+			Sentences: []specdiff.Sentence{{Kind: specdiff.KindChanged, Class: specdiff.ClassRule, Text: "[-In addition to-]{+Besides+} the"},
+				{Kind: specdiff.KindRemoved, Class: specdiff.ClassRule, Text: "gone <b>"}, {Kind: specdiff.KindAdded, Class: specdiff.ClassRule, Text: "new & here"}}, MoreSentences: 2}, Whole: "/ui/diff?doc=go%2Fspec&section=Blocks"},
+		{N: 2, PageItem: specdiff.PageItem{Kind: specdiff.KindRenamed, Class: specdiff.ClassEditorial, SectionID: newer.SectionID, Title: newer.Title, URL: newer.URL,
+			Old: &specdiff.Place{SectionID: older.SectionID, Title: older.Title, URL: older.URL}, Similarity: 0.999, Truncated: true}},
+		{N: 3, PageItem: specdiff.PageItem{Kind: specdiff.KindAdded, Class: specdiff.ClassRule, SectionID: newer.SectionID, Title: newer.Title, URL: newer.URL}},
+		{N: 4, PageItem: specdiff.PageItem{Kind: specdiff.KindRemoved, Class: specdiff.ClassRule, SectionID: older.SectionID, Title: older.Title, URL: older.URL}},
 	}
 	changed := &specdiff.Answer{Language: "go", Doc: "spec", From: specdiff.VersionRef{Version: "go1.25", Source: "go_spec_go1.25.html", Sections: 165},
 		To: specdiff.VersionRef{Version: "go1.26", Source: "embedded:go_spec.html", Sections: 165}, Scope: "document", Total: 24, Offset: 20,
@@ -192,7 +193,7 @@ func pageData() map[string][]any {
 		},
 		"sources": {
 			sourcesPage{page: admin, DBPath: "x.db", Versions: []db.VersionInfo{{Language: "go", Doc: "spec", DisplayName: "The Go spec", Version: "go1.26",
-				Latest: true, Complete: true, SectionCount: 165, FetchedAt: at}, {Language: "go", Doc: "spec", Version: "go1.25", FetchedAt: at},
+				Default: true, Complete: true, SectionCount: 165, FetchedAt: at}, {Language: "go", Doc: "spec", Version: "go1.25", FetchedAt: at},
 				{Language: "go", Doc: "spec", Version: "go1.24", Complete: true, FetchedAt: at}},
 				Sources: []ingest.SourceSpec{{Language: "go", Doc: "spec", DisplayName: "The Go spec"}}, CanIngest: true},
 			sourcesPage{page: withError, DBPath: "x.db", ReadOnly: true},
@@ -412,7 +413,7 @@ func TestSectionHTMLKeepsEveryCharacter(t *testing.T) {
 	if lists < 10 || code < 50 {
 		t.Errorf("%d lists and %d code blocks in the Go specification: the blocks were not found", lists, code)
 	}
-	h := string(sectionHTML(mustSection(t, store, "Struct_types")))
+	h := string(sectionHTML(mustSection(t, store.DB, "Struct_types")))
 	for _, w := range []string{"<ul>\n<li>If S contains an embedded field T,", "<pre><code>StructType    = &quot;struct&quot;", "\n\n// A struct with 6 fields.\nstruct {\n\tx, y int\n"} {
 		if !strings.Contains(h, w) {
 			t.Errorf("Struct_types lacks %q:\n%s", w, h)
@@ -549,7 +550,7 @@ func TestNonAdminPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	tokens, _ := store.Tokens(ctx)
+	tokens, _ := store.state.Tokens(ctx)
 	if resp.StatusCode != http.StatusForbidden || slices.ContainsFunc(tokens, func(t db.APIToken) bool { return t.Name == "mine" }) {
 		t.Errorf("a plain token posting the tokens form: %d; tokens %v", resp.StatusCode, tokens)
 	}
@@ -660,7 +661,7 @@ func TestSessionRoleIsReadOnEveryRequest(t *testing.T) {
 		t.Errorf("promoted again: %d, want 200", code)
 	}
 	// Revoked, the session ends (TestSessionEndsWithItsToken for admins).
-	store.RevokeToken(context.Background(), "alice", time.Now())
+	store.state.RevokeToken(context.Background(), "alice", time.Now())
 	if code := status(reader, "/ui/"); code != http.StatusUnauthorized {
 		t.Errorf("a revoked non-admin's session: %d, want 401", code)
 	}

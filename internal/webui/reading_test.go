@@ -151,7 +151,7 @@ func TestWordDiffHTMLReadsEscape(t *testing.T) {
 // each error the user can make is the page's error, never a 500.
 func TestComparePage(t *testing.T) {
 	srv, store, _, plain := newTestUI(t)
-	publishDemo(t, store)
+	publishDemo(t, store.DB)
 
 	body := open(t, srv, plain, "/ui/compare", http.StatusOK)
 	mustContain(t, "the form", body, `<input type="search" id="concept" name="concept" value=""`,
@@ -203,10 +203,10 @@ func TestComparePage(t *testing.T) {
 }
 
 // newDiffUI is newTestUI with go1.25 stored beside go1.26.
-func newDiffUI(t *testing.T, set func(*Options)) (srv *httptest.Server, store *db.DB, admin, plain string) {
+func newDiffUI(t *testing.T, set func(*Options)) (srv *httptest.Server, store uiStore, admin, plain string) {
 	t.Helper()
 	srv, store, admin, plain = newTestUIWith(t, set)
-	ingestOlderGoSpec(t, store)
+	ingestOlderGoSpec(t, store.DB)
 	return srv, store, admin, plain
 }
 
@@ -226,17 +226,17 @@ func TestDiffPage(t *testing.T) {
 	body = open(t, srv, plain, "/ui/diff?doc=go%2Fspec&from=go1.25&to=go1.26", http.StatusOK)
 	mustContain(t, "the whole document", body,
 		"<strong>1</strong> added, <strong>1</strong> removed, <strong>1</strong> renamed, <strong>1</strong> changed,",
-		`<table class="chapters">`, "<td>Blocks</td>", "Changed sections 1–4 of 4",
-		`<span class="badge">renamed</span> Sets of methods (Sets_of_methods) → Method sets (Method_sets)`,
+		`<table class="chapters">`, "<td>Blocks</td>", "Sections 1–4 of 4 that differ",
+		`<span class="badge">renamed</span> <span class="badge">editorial</span> Sets of methods (Sets_of_methods) → Method sets (Method_sets)`,
 		`<a href="/ui/section?lang=go&amp;doc=spec&amp;version=go1.25&amp;id=Sets_of_methods">Sets of methods</a>`,
 		`<a href="/ui/section?lang=go&amp;doc=spec&amp;version=go1.26&amp;id=Method_sets">Method sets</a>`,
 		`cite: <a href="https://go.dev/ref/spec#Method_sets" rel="noreferrer">`,
-		`<span class="badge">added</span> Empty statements (Empty_statements)`, `<span class="badge">removed</span> An old rule (Old_rule)`,
+		`<span class="badge">added</span> <span class="badge">rule</span> Empty statements (Empty_statements)`, `<span class="badge">removed</span> <span class="badge">rule</span> An old rule (Old_rule)`,
 		`<li class="changed"><span class="kind">reworded</span> `, "<del>", "<ins>")
 	mustLack(t, "the whole document", body, "Nothing changed", `rel="next"`, `rel="prev"`)
 	// The reworded sentence reads, without its removed words, as the new
 	// one, and without its added words as the old one.
-	m := regexp.MustCompile(`<li class="changed"><span class="kind">reworded</span> (.*?)</li>`).FindStringSubmatch(body)
+	m := regexp.MustCompile(`<li class="changed"><span class="kind">reworded</span> (.*?) <span class="muted">`).FindStringSubmatch(body)
 	if m == nil {
 		t.Fatal("no reworded sentence")
 	}
@@ -253,7 +253,7 @@ func TestDiffPage(t *testing.T) {
 
 	body = open(t, srv, plain, "/ui/diff?doc=go%2Fspec&from=go1.25&to=go1.26&section=Blocks", http.StatusOK)
 	mustContain(t, "one section", body, "section Blocks", "<strong>0</strong> added, <strong>0</strong> removed, <strong>0</strong> renamed, <strong>1</strong> changed,",
-		"Changed sections 1–1 of 1", `value="Blocks"`)
+		"Sections 1–1 of 1 that differ", `value="Blocks"`)
 
 	body = open(t, srv, plain, "/ui/diff?doc=go%2Fspec&from=go1.25&to=go1.26&section=Introduction", http.StatusOK)
 	if n := strings.Count(body, "Nothing changed"); n != 1 || !strings.Contains(body, `<p class="nothing">Nothing changed between go1.25 and go1.26 (section Introduction).</p>`) {
@@ -266,23 +266,23 @@ func TestDiffPage(t *testing.T) {
 
 	// Pages of two.
 	body = open(t, srv, plain, "/ui/diff?doc=go%2Fspec&from=go1.25&to=go1.26&limit=2", http.StatusOK)
-	mustContain(t, "the first page", body, "Changed sections 1–2 of 4", `<input type="hidden" name="limit" value="2">`)
+	mustContain(t, "the first page", body, "Sections 1–2 of 4 that differ", `<input type="hidden" name="limit" value="2">`)
 	next := regexp.MustCompile(`<a rel="next" href="([^"]+)">`).FindStringSubmatch(body)
 	if next == nil || strings.Contains(body, `rel="prev"`) {
 		t.Fatalf("the first page's links:\n%s", tail(body))
 	}
 	body = open(t, srv, plain, html.UnescapeString(next[1]), http.StatusOK)
-	mustContain(t, "the second page", body, "Changed sections 3–4 of 4", "<h4>3. ")
+	mustContain(t, "the second page", body, "Sections 3–4 of 4 that differ", "<h4>3. ")
 	prev := regexp.MustCompile(`<a rel="prev" href="([^"]+)">`).FindStringSubmatch(body)
 	if prev == nil || strings.Contains(body, `rel="next"`) {
 		t.Fatalf("the second page's links:\n%s", tail(body))
 	}
-	mustContain(t, "back to the first page", open(t, srv, plain, html.UnescapeString(prev[1]), http.StatusOK), "Changed sections 1–2 of 4")
+	mustContain(t, "back to the first page", open(t, srv, plain, html.UnescapeString(prev[1]), http.StatusOK), "Sections 1–2 of 4 that differ")
 
 	// Versions of another document (the selects cannot follow a change of
 	// document without script): the two newest, said so.
 	body = open(t, srv, plain, "/ui/diff?doc=go%2Fspec&from=1.79.0&to=1.80.0", http.StatusOK)
-	mustContain(t, "another document's versions", body, "go/spec has no version 1.79.0: comparing its two newest, go1.25 and go1.26.", "Changed sections 1–4 of 4")
+	mustContain(t, "another document's versions", body, "go/spec has no version 1.79.0: comparing its two newest, go1.25 and go1.26.", "Sections 1–4 of 4 that differ")
 
 	for _, tc := range []struct {
 		path string
@@ -293,7 +293,7 @@ func TestDiffPage(t *testing.T) {
 		{"/ui/diff?doc=go%2Fspec&section=Blocks&q=blocks", http.StatusBadRequest, "section_id and query are both given"},
 		{"/ui/diff?doc=go%2Fspec&section=No_such_section", http.StatusNotFound, "not_found"},
 		{"/ui/diff?doc=rust%2Freference", http.StatusNotFound, "no document &#34;rust/reference&#34; with two complete versions is stored"},
-		{"/ui/diff?doc=go%2Fspec&offset=99", http.StatusBadRequest, "past the 4 changed sections"},
+		{"/ui/diff?doc=go%2Fspec&offset=99", http.StatusBadRequest, "past the 4 sections that differ"},
 		{"/ui/diff?doc=go%2Fspec&offset=x", http.StatusBadRequest, "offset &#34;x&#34; is not a number"},
 		{"/ui/diff?doc=go%2Fspec&limit=1000", http.StatusBadRequest, "limit 1000 is out of range"},
 	} {
@@ -436,7 +436,7 @@ func notesOptions(o *Options) {
 // leaves the pages working, without notes.
 func TestNotesOnPages(t *testing.T) {
 	srv, store, admin, plain := newDiffUI(t, notesOptions)
-	publishDemo(t, store)
+	publishDemo(t, store.DB)
 	escaped := `Our services build with go1.26 &lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;`
 	notesOf := func(what, body string) string {
 		t.Helper()

@@ -35,6 +35,7 @@ import (
 	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -47,9 +48,14 @@ var appCSS []byte
 
 // Options are what the pages show and who may see them.
 type Options struct {
-	// StoreOf is the database a request reads: the team server's current
-	// one, which a read-only replica replaces under it.
-	StoreOf func(context.Context) *db.DB
+	// SpecOf is the specification use cases a request runs (search,
+	// section, compare, diff: the tools' calls, internal/spec) over the
+	// index that answers it: the team server's current one, which a
+	// read-only replica replaces under it.
+	SpecOf func(context.Context) *spec.Service
+	// StateOf is the state file tokens and secrets are read from and
+	// written to (db.State), apart from the index.
+	StateOf func(context.Context) *db.State
 	// Verifier checks a token (bearer header or login form); nil serves
 	// the page without a login, as an admin (a loopback server without
 	// auth).
@@ -70,7 +76,7 @@ type Options struct {
 	// admin, to show beside the tokens.
 	Subjects map[string]SubjectInfo
 	// Tokens is the rule a token made on the tokens page follows, the
-	// command line's; its Store is set per request (StoreOf).
+	// command line's; its Store is set per request (StateOf).
 	Tokens teamauth.Tokens
 	// Limiter is the team server's rate limit, the one /mcp passes too;
 	// nil: no limit.

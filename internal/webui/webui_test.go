@@ -15,35 +15,63 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
 )
 
+// uiStore is a test page's index and, beside it, its state file, where
+// tokens are made.
+type uiStore struct {
+	*db.DB
+	state *db.State
+}
+
+// CreateToken makes a token in the state file.
+func (s uiStore) CreateToken(ctx context.Context, name, hash string, tools []string, admin bool, now time.Time) error {
+	return s.state.CreateToken(ctx, name, hash, tools, admin, now)
+}
+
+// testState opens a state file of the test's.
+func testState(t *testing.T) *db.State {
+	t.Helper()
+	state, err := db.OpenState(context.Background(), filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { state.Close() })
+	return state
+}
+
 // newTestUI serves the page over a real store holding the Go
 // specification, with an admin and a plain token.
-func newTestUI(t *testing.T) (srv *httptest.Server, store *db.DB, admin, plain string) {
+func newTestUI(t *testing.T) (srv *httptest.Server, store uiStore, admin, plain string) {
 	return newTestUIWith(t, nil)
 }
 
 // newTestUIWith is newTestUI with options changed by set.
-func newTestUIWith(t *testing.T, set func(*Options)) (srv *httptest.Server, store *db.DB, admin, plain string) {
+func newTestUIWith(t *testing.T, set func(*Options)) (srv *httptest.Server, store uiStore, admin, plain string) {
 	t.Helper()
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	index, err := db.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	if _, err := ingest.EnsureDefault(ctx, store, time.Now()); err != nil {
+	t.Cleanup(func() { index.Close() })
+	if _, err := ingest.EnsureDefault(ctx, index, time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	store = uiStore{DB: index, state: testState(t)}
 	admin, h1 := teamauth.NewToken()
 	plain, h2 := teamauth.NewToken()
 	store.CreateToken(ctx, "ops", h1, nil, true, time.Now())
 	store.CreateToken(ctx, "alice", h2, nil, false, time.Now())
-	o := Options{StoreOf: func(context.Context) *db.DB { return store }, Verifier: teamauth.Verifier(teamauth.Fixed(store))}
+	o := Options{StateOf: teamauth.Fixed(store.state), Verifier: teamauth.Verifier(teamauth.Fixed(store.state))}
 	if set != nil {
 		set(&o)
 	}
+	// The page's calls over the index, with the notes a test gave it.
+	svc := spec.New(spec.Options{Store: index, Notes: o.Notes})
+	o.SpecOf = func(context.Context) *spec.Service { return svc }
 	u, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +197,7 @@ func TestSessionEndsWithItsToken(t *testing.T) {
 	if code := get(); code != http.StatusOK {
 		t.Fatalf("logged in: %d", code)
 	}
-	if err := store.RevokeToken(context.Background(), "ops", time.Now()); err != nil {
+	if err := store.state.RevokeToken(context.Background(), "ops", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if code := get(); code != http.StatusUnauthorized {
@@ -238,17 +266,19 @@ func TestPagesEscapeStoredText(t *testing.T) {
 // time are dropped by the sweep without a request.
 func TestPageSessionsCappedAndSwept(t *testing.T) {
 	ctx := context.Background()
-	store, err := db.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
+	index, err := db.Open(ctx, filepath.Join(t.TempDir(), "w.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() { index.Close() })
+	state := testState(t)
 	flood, h1 := teamauth.NewToken()
 	other, h2 := teamauth.NewToken()
-	store.CreateToken(ctx, "flood", h1, nil, false, time.Now())
-	store.CreateToken(ctx, "other", h2, nil, false, time.Now())
+	state.CreateToken(ctx, "flood", h1, nil, false, time.Now())
+	state.CreateToken(ctx, "other", h2, nil, false, time.Now())
 	now := time.Now()
-	u, err := New(Options{StoreOf: func(context.Context) *db.DB { return store }, Verifier: teamauth.Verifier(teamauth.Fixed(store)),
+	svc := spec.New(spec.Options{Store: index})
+	u, err := New(Options{SpecOf: func(context.Context) *spec.Service { return svc }, StateOf: teamauth.Fixed(state), Verifier: teamauth.Verifier(teamauth.Fixed(state)),
 		SessionsPerSubject: 3, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)

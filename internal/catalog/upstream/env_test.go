@@ -3,7 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"os"
+	"github.com/langspec/langspec/internal/catalog/upstream/upstreamtest"
 	"runtime"
 	"slices"
 	"strings"
@@ -57,16 +57,10 @@ func TestChildEnvironment(t *testing.T) {
 // TestChildEnvironmentEverything: the same through the reference server's
 // get-env tool, which prints its environment.
 func TestChildEnvironmentEverything(t *testing.T) {
-	p := os.Getenv("LANGSPEC_EVERYTHING")
-	if p == "" {
-		t.Skip("LANGSPEC_EVERYTHING is not set: .ci/run installs @modelcontextprotocol/server-everything and sets it")
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Skip("LANGSPEC_EVERYTHING:", err)
-	}
+	p, args := upstreamtest.Everything(t)
 	t.Setenv("LANGSPEC_TEST_SECRET", "parent-only-value")
 	m, _ := newTestManager(t, Options{})
-	cfg := ServerConfig{Description: "reference server", Command: p, Args: []string{"stdio"}, Env: map[string]string{"GIVEN": "given-value"}}
+	cfg := ServerConfig{Description: "reference server", Command: p, Args: args, Env: map[string]string{"GIVEN": "given-value"}}
 	if err := m.Add("everything", cfg); err != nil {
 		t.Fatal(err)
 	}

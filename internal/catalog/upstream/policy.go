@@ -17,8 +17,10 @@ import (
 	"github.com/langspec/langspec/internal/apperr"
 )
 
-// RetryPolicy is how calls of one upstream are tried again (seed 001's
-// retry strategy). The zero value tries once.
+// RetryPolicy is how calls of one upstream are tried again: only for the
+// error classes of RetryOn, with waits that grow by Multiplier and a random
+// part, and a call the server may have received only for a tool that is
+// safe to send twice. The zero value tries once.
 type RetryPolicy struct {
 	Attempts       int     `json:"attempts,omitempty" jsonschema:"tries in all, 1 to 10 (1: no retry; the default)"`
 	InitialDelayMs int     `json:"initialDelayMs,omitempty" jsonschema:"wait before the first retry, in milliseconds (default 200)"`
@@ -29,8 +31,8 @@ type RetryPolicy struct {
 }
 
 // CachePolicy keeps the results of one upstream's read-only and idempotent
-// tools (seed 001's cache): an LRU of maxEntries, each fresh for ttl.
-// Off unless set.
+// tools, the only ones whose answer a second call would not change: an LRU
+// of maxEntries, each fresh for ttl. Off unless set.
 type CachePolicy struct {
 	TTLSeconds int `json:"ttlSeconds" jsonschema:"how long a result is served again, in seconds (1 to 86400)"`
 	MaxEntries int `json:"maxEntries,omitempty" jsonschema:"results kept, the least recently used dropped first (default 256, at most 100000)"`

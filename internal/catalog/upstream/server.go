@@ -211,8 +211,9 @@ func (s *server) finishConnect(done chan struct{}, c *conn, err error) bool {
 	s.connecting = nil
 	if err == nil && s.m.ctx.Err() != nil {
 		// Close began after the attempt succeeded: Close no longer sees
-		// this session, so it is ours to end.
-		err = s.m.ctx.Err()
+		// this session, so it is ours to end; the outcome recorded is
+		// that it was not started (connectError: shutting down).
+		s.lastErr = s.connectError(s.m.ctx.Err())
 		s.mu.Unlock()
 		s.closeConn(c, stdioGrace)
 		return false

@@ -79,9 +79,6 @@ func ParseDocument(rel string, b []byte) (*Document, error) {
 // outside the file.
 func (d *Document) Lines(start, end int) string { return d.src.Lines(start, end) }
 
-// LineCount is the number of lines.
-func (d *Document) LineCount() int { return d.src.LineCount() }
-
 // ParseSource splits a source into nodes; rel decides the format as in
 // Parse.
 func ParseSource(rel string, src *Source) ([]Node, error) {

@@ -22,13 +22,16 @@ import (
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
-// Budgets (seed 002 §6.1).
+// Budgets of one manual_find: a search stops at its time budget or its
+// candidate cap and reports what it left unscanned, so a call's cost is
+// bounded and nothing is dropped in silence.
 const (
 	DefaultTimeMS        = 60_000
 	MaxTimeMS            = 600_000
 	DefaultMaxCandidates = 200
 	MaxMaxCandidates     = 1000
-	// DefaultTraceTTL is how long manual_hits can page a trace.
+	// DefaultTraceTTL is how long a server keeps a trace in memory; past it,
+	// manual_hits runs the trace's search again (trace.go).
 	DefaultTraceTTL = 24 * time.Hour
 	// hardNodeLimit bounds the nodes one call examines; beyond it nodes are
 	// reported unscanned (hard_limit) rather than slowing every call.
@@ -88,8 +91,16 @@ type Request struct {
 	Intent        string // "" lets the query decide
 	TimeMS        int    // 0: DefaultTimeMS
 	MaxCandidates int    // 0: DefaultMaxCandidates
+	// Hits is how many of the best candidates the answer shows (Summary.Hits),
+	// 0 to MaxShownHits; the trace keeps them all. Not part of the search:
+	// two requests differing only in it have one trace.
+	Hits int
 	// OnlyUnscannedFromTraceID searches only that trace's unscanned sections.
 	OnlyUnscannedFromTraceID string
+	// Thresholds, when set, are the stage 4 thresholds to use instead of
+	// the statistics' own: a trace run again (loadTrace) runs with the
+	// thresholds it ran with, and records no statistics.
+	Thresholds *adaptive.Thresholds
 	// Baseline runs a baseline instead of the staged search, for the
 	// evaluation to compare with: BaselineBM25 (BM25 over the words of the query
 	// as typed, stop words dropped) or BaselineBM25Terms (BM25 over the terms
@@ -100,6 +111,7 @@ type Request struct {
 
 // Candidate is one section the search found.
 type Candidate struct {
+	Ref         string   `json:"ref" jsonschema:"manual_id/path#node_id: what every manual tool takes to name this section"`
 	ManualID    string   `json:"manual_id" jsonschema:"the manual"`
 	Path        string   `json:"path" jsonschema:"file relative to the manual's folder"`
 	NodeID      string   `json:"node_id" jsonschema:"section id; pass to manual_read or bridge_copy_section"`
@@ -147,7 +159,9 @@ type Summary struct {
 	Retries       int                 `json:"retries" jsonschema:"widening passes (stage 4) run"`
 	Stage4Reasons []string            `json:"stage4_reasons,omitempty" jsonschema:"why stage 4 widened the search"`
 	Warnings      []string            `json:"warnings" jsonschema:"gaps, conflicts and limits found by the judgement (stage 3.5)"`
-	Unscanned     int                 `json:"unscanned" jsonschema:"sections not searched, listed by manual_hits(kind=unscanned)"`
+	Unscanned     int                 `json:"unscanned" jsonschema:"sections left out, listed by manual_hits(kind=unscanned): past the candidate cap (ranked below every candidate), or never searched"`
+	Unsearched    int                 `json:"unsearched" jsonschema:"of them, sections never searched (time budget, limits, unreadable files): one of these could outrank the candidates"`
+	Hits          []Candidate         `json:"hits" jsonschema:"the best candidates, as manual_hits lists them (hits of the request; manual_hits pages the rest)"`
 	CutoffReason  string              `json:"cutoff_reason,omitempty" jsonschema:"time_budget or candidate_cap; only when the search was cut short"`
 	ElapsedMS     int64               `json:"elapsed_ms" jsonschema:"time spent"`
 	Thresholds    adaptive.Thresholds `json:"thresholds" jsonschema:"the stage 4 thresholds used"`
@@ -196,16 +210,8 @@ type Finder struct {
 	tracesOnce sync.Once
 }
 
-// NoteSet is the context notes in force now; a notes file that cannot be
-// read is logged, and the search runs without notes.
-func (f *Finder) NoteSet() *contextnote.Set {
-	set, err := f.Notes.Set()
-	if err != nil {
-		f.log().Warn("context notes not read; searching without them", "err", err)
-		return nil
-	}
-	return set
-}
+// NoteSet is the context notes in force now (contextnote.Source.Current).
+func (f *Finder) NoteSet() *contextnote.Set { return f.Notes.Current(f.log()) }
 
 // traces is f.Traces, made on first use when the caller gave none.
 func (f *Finder) traces() *Traces {
@@ -322,6 +328,12 @@ type needle struct {
 }
 
 var numberedLine = regexp.MustCompile(`(?m)^\s*(?:\d+[.)．）]|[０-９]+[.．)）]|[①-⑳]|[-*+]\s|\(\d+\)|（[0-9０-９]+）)`)
+
+// Shown hits: how many candidates an answer carries itself.
+const (
+	DefaultShownHits = 5
+	MaxShownHits     = 20
+)
 
 // MaxAlso is how many other phrasings a request may add.
 const MaxAlso = 4
@@ -463,6 +475,10 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snap
 		return nil, apperr.New(apperr.InvalidArgument, fmt.Sprintf("budget.time_ms is 1 to %d (default %d)", MaxTimeMS, DefaultTimeMS),
 			"budget.time_ms %d is out of range", req.TimeMS)
 	}
+	if req.Hits < 0 || req.Hits > MaxShownHits {
+		return nil, apperr.New(apperr.InvalidArgument, fmt.Sprintf("hits is 0 to %d (default %d)", MaxShownHits, DefaultShownHits),
+			"hits %d is out of range", req.Hits)
+	}
 	if req.MaxCandidates < 1 || req.MaxCandidates > MaxMaxCandidates {
 		return nil, apperr.New(apperr.InvalidArgument, fmt.Sprintf("budget.max_candidates is 1 to %d (default %d)", MaxMaxCandidates, DefaultMaxCandidates),
 			"budget.max_candidates %d is out of range", req.MaxCandidates)
@@ -523,9 +539,12 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snap
 	s := &search{f: f, req: req, plan: plan,
 		deadline: start.Add(time.Duration(req.TimeMS) * time.Millisecond),
 		sum:      &Summary{Intent: string(plan.Intent), Terms: plan.Terms, Warnings: []string{}}}
-	if f.Stats != nil {
+	switch {
+	case req.Thresholds != nil:
+		s.sum.Thresholds = req.Thresholds.Clamped()
+	case f.Stats != nil:
 		s.sum.Thresholds = f.Stats.Thresholds()
-	} else {
+	default:
 		s.sum.Thresholds = adaptive.Defaults()
 	}
 	for _, id := range manualIDs {
@@ -585,6 +604,9 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snap
 
 func (s *search) addUnscanned(u Unscanned) {
 	s.sum.Unscanned++
+	if u.Reason != ReasonCandidateCap {
+		s.sum.Unsearched++
+	}
 	if len(s.unscanned) < maxUnscannedListed {
 		s.unscanned = append(s.unscanned, u)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -222,36 +223,57 @@ func TestBudgetsCutAndReportUnscanned(t *testing.T) {
 	})
 }
 
+// TestTraces: a trace id carries its search. Past the time a server keeps
+// it, after a restart (a Finder of its own over the same store) and on
+// another server holding the same manuals, it pages the same candidates;
+// once a manual it searched has changed, it says so.
 func TestTraces(t *testing.T) {
-	f, _ := sampleFinder(t)
+	f, dir := sampleFinder(t)
 	clk := &clock{now: time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)}
 	f.Now = clk.Now
-	sum, _ := find(t, f, Request{ManualID: "m", Query: "cancellation"})
+	sum, want := find(t, f, Request{ManualID: "m", Query: "cancellation", Also: []string{"termination"}})
 	clk.advance(DefaultTraceTTL + time.Second)
-	unknown := "mf_" + strings.Repeat("0", 20)
+	restarted := &Finder{Index: f.Index, Synonyms: f.Synonyms, Now: clk.Now}
+	for name, g := range map[string]*Finder{"expired": f, "restarted": restarted} {
+		page, err := g.Hits(context.Background(), HitsRequest{TraceID: sum.TraceID, Limit: MaxHitsLimit})
+		if err != nil || !reflect.DeepEqual(page.Candidates, want[:min(len(want), MaxHitsLimit)]) {
+			t.Errorf("%s: the trace pages %v (%v), want the candidates it found", name, page.Candidates, err)
+		}
+	}
+	// A trace of manuals that changed since says so.
+	if err := os.WriteFile(filepath.Join(dir, "m", "cancel.md"), []byte("# Cancellation\n\nChanged since.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := &Finder{Index: f.Index, Synonyms: f.Synonyms, Now: clk.Now}
+	if _, err := later.Hits(context.Background(), HitsRequest{TraceID: sum.TraceID}); apperr.CodeOf(err) != apperr.NotFound || !strings.Contains(err.Error(), "changed since") {
+		t.Errorf("a trace of a changed manual: %v, want not_found saying it changed", err)
+	}
+	// Neither is a trace of manuals that changed silently replaced by a
+	// whole-manual search.
+	if _, err := later.Find(context.Background(), Request{OnlyUnscannedFromTraceID: sum.TraceID}); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("re-search of an outdated trace: %v, want not_found", err)
+	}
+	mangled := sum.TraceID[:len(sum.TraceID)-3] + "AAA"
 	tests := []struct {
 		name string
 		req  HitsRequest
 		code apperr.Code
 		msg  string
 	}{
-		{"expired", HitsRequest{TraceID: sum.TraceID}, apperr.NotFound, "expired"},
-		{"unknown", HitsRequest{TraceID: unknown}, apperr.NotFound, "no trace"},
+		{"an older langspec's", HitsRequest{TraceID: "mf_" + strings.Repeat("0", 20)}, apperr.NotFound, "older langspec"},
 		{"malformed", HitsRequest{TraceID: "'; DROP TABLE x"}, apperr.InvalidArgument, "not a trace id"},
-		{"bad kind", HitsRequest{TraceID: unknown, Kind: "all"}, apperr.InvalidArgument, "unknown kind"},
-		{"bad limit", HitsRequest{TraceID: unknown, Limit: 101}, apperr.InvalidArgument, "limit 101"},
+		{"mangled", HitsRequest{TraceID: mangled}, apperr.InvalidArgument, "cut or changed"},
+		{"cut", HitsRequest{TraceID: sum.TraceID[:40]}, apperr.InvalidArgument, "not a trace id"},
+		{"bad kind", HitsRequest{TraceID: sum.TraceID, Kind: "all"}, apperr.InvalidArgument, "unknown kind"},
+		{"bad limit", HitsRequest{TraceID: sum.TraceID, Limit: 101}, apperr.InvalidArgument, "limit 101"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := f.Hits(context.Background(), tt.req)
+			_, err := later.Hits(context.Background(), tt.req)
 			if apperr.CodeOf(err) != tt.code || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("err = %v, want %s with %q", err, tt.code, tt.msg)
 			}
 		})
-	}
-	// An expired trace is not silently replaced by a whole-manual search.
-	if _, err := f.Find(context.Background(), Request{OnlyUnscannedFromTraceID: sum.TraceID}); apperr.CodeOf(err) != apperr.NotFound {
-		t.Fatalf("re-search of an expired trace: %v, want not_found", err)
 	}
 }
 
@@ -314,10 +336,10 @@ func TestStatsHoldNoManualText(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	if !strings.Contains(text, sum.TraceID) || !strings.Contains(text, `"kind":"use"`) {
+	if !strings.Contains(text, statsKey(sum.TraceID)) || strings.Contains(text, sum.TraceID) || !strings.Contains(text, `"kind":"use"`) {
 		t.Fatalf("stats file lacks the find or the use:\n%s", text)
 	}
-	for _, s := range []string{"cancel", "Cancellation", "cancel.md", "signed form", "解約"} {
+	for _, s := range []string{"cancel", "Cancellation", "cancel.md", "signed form", "解約", "mf2."} {
 		if strings.Contains(text, s) {
 			t.Errorf("stats file holds manual text %q", s)
 		}
@@ -458,5 +480,36 @@ func TestFindStopsWhenCancelled(t *testing.T) {
 	}
 	if afterCancel > 0 {
 		t.Errorf("the search looked at the clock %d times after the call was cancelled: its stages went on", afterCancel)
+	}
+}
+
+// TestProseLines: a snippet comes from what a section says, not from the
+// metadata around it (a Node.js version history in an HTML comment, front
+// matter, a code block, a table's rule).
+func TestProseLines(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		text      string
+		heading   bool
+		fileStart bool
+		want      []int // the prose lines
+	}{
+		{"node version history", "### `Buffer.alloc(size)`\n\n<!-- YAML\nadded: v5.10.0\nchanges:\n  - pr-url: https://github.com/nodejs/node/pull/1\n-->\n\nAllocates a new `Buffer` of `size` bytes.", true, false, []int{8}},
+		{"one-line comment", "# Buffer\n<!-- source_link=lib/buffer.js -->\nBuffer objects represent bytes.", true, false, []int{2}},
+		{"front matter", "---\ntitle: Guide\n---\nThe guide.", false, true, []int{3}},
+		{"front matter only at the start of a file", "---\ntitle: x\n---", false, false, []int{1}},
+		{"code fence", "# Run\n```sh\nnode --inspect app.js\n```\nStart with the inspector.", true, false, []int{4}},
+		{"table rule", "| flag | meaning |\n|---|:---:|\n| -r | require |", false, false, []int{0, 2}},
+	} {
+		lines := strings.Split(tc.text, "\n")
+		var got []int
+		for i, p := range proseLines(lines, tc.heading, tc.fileStart) {
+			if p {
+				got = append(got, i)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: prose lines %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

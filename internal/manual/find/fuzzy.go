@@ -132,7 +132,7 @@ func foldTrigramText(t string) (string, int, bool) {
 	return string(b), n, true
 }
 
-// fuzzyHits returns what store.ManualScope(manual).Literal(ctx,
+// fuzzyHits returns what the manual's Scope(manual).Literal(ctx,
 // ftsquery.AnyTrigram(term), limit) returns, term being normalised: from
 // the snapshot when it and term can be mirrored, else from the store.
 func (s *search) fuzzyHits(ctx context.Context, snap *manualSnapshot, term string, limit int) ([]rank.Posting, error) {
@@ -140,7 +140,7 @@ func (s *search) fuzzyHits(ctx context.Context, snap *manualSnapshot, term strin
 	if hits, ok, err := topTrigramRows(ctx, store, snap, term, limit); ok || err != nil {
 		return hits, err
 	}
-	return store.ManualScope(snap.manual).Literal(ctx, ftsquery.AnyTrigram(term), limit)
+	return s.f.Index.manuals.Scope(snap.manual).Literal(ctx, ftsquery.AnyTrigram(term), limit)
 }
 
 // topTrigramRows ranks the snapshot's rows for the trigrams of term as

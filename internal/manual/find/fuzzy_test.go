@@ -91,13 +91,13 @@ func fuzzyStore(t *testing.T, r *rand.Rand, manuals []string, extraTitle string)
 			}
 			last = nodes
 			path := fmt.Sprintf("%s/%s-%d.md", fuzzyText(r, 1), fuzzyText(r, 1), f)
-			if err := store.PutManualFile(ctx, db.ManualFile{ManualID: m, Path: path, Hash: fmt.Sprint(f)}, nodes); err != nil {
+			if err := store.ManualRoot("/fuzz").Put(ctx, db.ManualFile{ManualID: m, Path: path, Hash: fmt.Sprint(f)}, nodes); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	for _, m := range manuals {
-		nodes, err := store.ManualNodes(ctx, m)
+		nodes, err := store.ManualRoot("/fuzz").Nodes(ctx, m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -142,7 +142,7 @@ func TestTopTrigramRowsIsTheStore(t *testing.T) {
 			n := normalize.Normal(term)
 			for m, sn := range snaps {
 				for _, limit := range []int{1, fuzzyPerTerm, 40} {
-					want, err := store.ManualScope(m).Literal(ctx, ftsquery.AnyTrigram(n), limit)
+					want, err := store.ManualRoot("/fuzz").Scope(m).Literal(ctx, ftsquery.AnyTrigram(n), limit)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -165,7 +165,7 @@ func TestFuzzyHitsFallsBackToTheStore(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 15))
 	store, snaps := fuzzyStore(t, r, []string{"a", "b"}, "Résumé of the failover")
-	s := &search{f: &Finder{Index: &Index{store: store}}}
+	s := &search{f: &Finder{Index: &Index{store: store, manuals: store.ManualRoot("/fuzz")}}}
 	sn := snaps["a"]
 	if sn.trigramRows().ok {
 		t.Fatal("a heading with É was mirrored")
@@ -176,7 +176,7 @@ func TestFuzzyHitsFallsBackToTheStore(t *testing.T) {
 			t.Errorf("%q: mirrored", n)
 		}
 		got, err := s.fuzzyHits(ctx, sn, n, fuzzyPerTerm)
-		want, err2 := store.ManualScope("a").Literal(ctx, ftsquery.AnyTrigram(n), fuzzyPerTerm)
+		want, err2 := store.ManualRoot("/fuzz").Scope("a").Literal(ctx, ftsquery.AnyTrigram(n), fuzzyPerTerm)
 		if err != nil || err2 != nil || !slices.Equal(got, want) {
 			t.Errorf("%q: got %v (%v), want %v (%v)", n, got, err, want, err2)
 		}

@@ -107,7 +107,7 @@ func (f *Finder) RecordUse(traceID, manualID, path, nodeID string) {
 	if f.Stats == nil || traceID == "" {
 		return
 	}
-	if err := f.Stats.RecordUse(traceID, adaptive.Ref(manualID, path, nodeID)); err != nil {
+	if err := f.Stats.RecordUse(statsKey(traceID), adaptive.Ref(manualID, path, nodeID)); err != nil {
 		f.log().Warn("adaptive stats not recorded", "err", err)
 	}
 }

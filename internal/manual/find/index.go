@@ -8,10 +8,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"log/slog"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
@@ -27,8 +30,12 @@ import (
 // hash changed. Safe for concurrent use; refreshes run one at a time.
 type Index struct {
 	store *db.DB
-	lib   *manual.Library
-	log   *slog.Logger
+	// manuals are the library's manuals in the store: those of its folder
+	// alone, so that another folder's manuals (another project's, under the
+	// same database) are never refreshed or removed from here.
+	manuals *db.ManualRoot
+	lib     *manual.Library
+	log     *slog.Logger
 
 	mu    sync.Mutex // serialises refreshes and guards cache
 	cache map[string]*manualSnapshot
@@ -118,13 +125,27 @@ func NewIndex(store *db.DB, lib *manual.Library, log *slog.Logger) *Index {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Index{store: store, lib: lib, log: log, cache: map[string]*manualSnapshot{}}
+	return &Index{store: store, manuals: store.ManualRoot(RootKey(lib.Dir())), lib: lib, log: log, cache: map[string]*manualSnapshot{}}
 }
+
+// RootKey is how the index names a manuals folder: its absolute path with
+// symbolic links resolved (a folder reached by two paths is one root) and
+// in NFC (a Mac may spell it decomposed).
+func RootKey(dir string) string {
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	return norm.NFC.String(filepath.Clean(dir))
+}
+
+// Manuals are the library's manuals in the store.
+func (x *Index) Manuals() *db.ManualRoot { return x.manuals }
 
 // Library is the manuals folder the index follows.
 func (x *Index) Library() *manual.Library { return x.lib }
 
-// RefreshAll refreshes every manual and drops manuals whose folder is gone.
+// RefreshAll refreshes every manual of the folder and drops those of its
+// manuals whose folder is gone; another folder's manuals stay as they are.
 func (x *Index) RefreshAll(ctx context.Context) ([]RefreshReport, error) {
 	ids, err := x.lib.Manuals()
 	if err != nil {
@@ -138,16 +159,16 @@ func (x *Index) RefreshAll(ctx context.Context) ([]RefreshReport, error) {
 		}
 		reports = append(reports, r)
 	}
-	indexed, err := x.store.IndexedManuals(ctx)
+	indexed, err := x.manuals.Indexed(ctx)
 	if err != nil {
 		return reports, err
 	}
 	for _, id := range indexed {
 		if !slices.Contains(ids, id) {
-			if err := x.store.DeleteManualFiles(ctx, id, nil); err != nil {
+			if err := x.manuals.Delete(ctx, id, nil); err != nil {
 				return reports, err
 			}
-			x.log.Info("manual removed from index", "manual", id)
+			x.log.Info("manual removed from index", "manual", id, "root", x.manuals.Root())
 		}
 	}
 	return reports, nil
@@ -184,7 +205,7 @@ func (x *Index) snapshot(ctx context.Context, manualID string) (*manualSnapshot,
 	if snap := x.cache[manualID]; snap != nil && snap.key == key.fingerprint {
 		return snap, nil
 	}
-	nodes, err := x.store.ManualNodes(ctx, manualID)
+	nodes, err := x.manuals.Nodes(ctx, manualID)
 	if err != nil {
 		return nil, err
 	}
@@ -231,12 +252,12 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 	if err != nil {
 		if apperr.CodeOf(err) == apperr.NotFound {
 			// The folder is gone: forget it, then report not_found.
-			_ = x.store.DeleteManualFiles(ctx, manualID, nil)
+			_ = x.manuals.Delete(ctx, manualID, nil)
 			delete(x.cache, manualID)
 		}
 		return refreshState{}, rep, err
 	}
-	stored, err := x.store.ManualFiles(ctx, manualID)
+	stored, err := x.manuals.Files(ctx, manualID)
 	if err != nil {
 		return refreshState{}, rep, err
 	}
@@ -279,12 +300,12 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 		fp.Write([]byte(fi.Path + "\x00" + cur.Hash + "\x00"))
 		if ok && old.Hash == cur.Hash {
 			rep.Unchanged++
-			if err := x.store.TouchManualFile(ctx, cur); err != nil {
+			if err := x.manuals.Touch(ctx, cur); err != nil {
 				return st, rep, err
 			}
 			continue
 		}
-		if err := x.store.PutManualFile(ctx, cur, nodesOf(fi.Path, b)); err != nil {
+		if err := x.manuals.Put(ctx, cur, nodesOf(fi.Path, b)); err != nil {
 			return st, rep, err
 		}
 		rep.Indexed++
@@ -303,7 +324,7 @@ func (x *Index) refreshLocked(ctx context.Context, manualID string) (refreshStat
 		}
 	}
 	if len(gone) > 0 {
-		if err := x.store.DeleteManualFiles(ctx, manualID, gone); err != nil {
+		if err := x.manuals.Delete(ctx, manualID, gone); err != nil {
 			return st, rep, err
 		}
 		rep.Removed = len(gone)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
+	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -203,8 +204,9 @@ func (s *search) finish(start time.Time, alts []*search) *Summary {
 		}
 	}
 	sum.unscannedList = s.unscanned
+	sum.Hits = slices.Clone(sum.candidateList[:min(s.req.Hits, len(sum.candidateList))])
 	sum.ElapsedMS = s.f.now().Sub(start).Milliseconds()
-	sum.Warnings = append(sum.Warnings, s.judge()...)
+	sum.Warnings = append(sum.Warnings, s.judge(cands)...)
 	return sum
 }
 
@@ -294,8 +296,14 @@ func figures(norm string) []string {
 	return slices.Compact(out)
 }
 
-// judge is stage 3.5's verdict: the next actions, and a warning for each.
-func (s *search) judge() []string {
+// judge is stage 3.5's verdict over the ranked candidates: the next
+// actions, and a warning for each. A warning is given only when it changes
+// what a reader of the answer should do: sections never searched, which
+// could outrank the candidates (not those past the candidate cap, ranked
+// below all of them); a term no section holds, when the best candidate
+// lacks most of the terms; two sections that disagree, when both are among
+// the candidates the reader sees first.
+func (s *search) judge(cands []rankedCandidate) []string {
 	sum := s.sum
 	th := sum.Thresholds
 	var warn []string
@@ -307,24 +315,37 @@ func (s *search) judge() []string {
 		act(NextAction{Action: ActionInsufficient, Tool: "manual_toc",
 			Reason: fmt.Sprintf("only %d candidates (fewer than %d) even after widening; browse the table of contents or rephrase", sum.Candidates, th.CandidateLow)})
 	}
-	if len(sum.conflicts) > 0 {
-		keys := slices.Sorted(maps.Keys(sum.conflicts))
+	shown := s.req.Hits
+	if shown == 0 {
+		shown = DefaultHitsLimit // the first page of manual_hits
+	}
+	seen := map[string]bool{}
+	for _, c := range sum.candidateList[:min(shown, len(sum.candidateList))] {
+		seen[c.ManualID+"/"+c.Path+"#"+c.NodeID] = true
+	}
+	var shownConflicts []string
+	for _, k := range slices.Sorted(maps.Keys(sum.conflicts)) {
+		if refs := sum.conflicts[k]; seen[refs[0]] && seen[refs[1]] {
+			shownConflicts = append(shownConflicts, k)
+		}
+	}
+	if len(shownConflicts) > 0 {
 		act(NextAction{Action: ActionConflicts, Tool: "manual_read",
-			Reason: fmt.Sprintf("%d headings appear in more than one file with different figures (e.g. %s); read both and check which applies", len(keys), strings.Join(sum.conflicts[keys[0]], " and "))})
+			Reason: fmt.Sprintf("%d headings appear in more than one file with different figures (e.g. %s); read both and check which applies", len(shownConflicts), strings.Join(sum.conflicts[shownConflicts[0]], " and "))})
 	}
 	var gaps []string
-	if len(sum.gapTerms) > 0 {
+	if len(sum.gapTerms) > 0 && (len(cands) == 0 || 2*len(cands[0].terms) < len(s.plan.Terms)) {
 		gaps = append(gaps, fmt.Sprintf("no section matched %s", quoteAll(sum.gapTerms)))
 	}
 	if s.plan.Intent == queryplan.IntentExceptions && sum.ExceptionHits == 0 {
 		gaps = append(gaps, "no exception wording found near the candidates")
 	}
-	if sum.Unscanned > 0 {
-		gaps = append(gaps, fmt.Sprintf("%d sections were not searched", sum.Unscanned))
+	if sum.Unsearched > 0 {
+		gaps = append(gaps, fmt.Sprintf("%d sections were not searched", sum.Unsearched))
 	}
 	if len(gaps) > 0 {
 		a := NextAction{Action: ActionFillGaps, Reason: strings.Join(gaps, "; "), Tool: "manual_excepts"}
-		if sum.Unscanned > 0 {
+		if sum.Unsearched > 0 {
 			a.Tool = "manual_find"
 			a.Arguments = map[string]any{"only_unscanned_from_trace_id": ""}
 		}
@@ -364,7 +385,7 @@ func quoteAll(ts []string) string {
 // own text holding a matched form, else its first line of text.
 func (s *search) candidate(c *found, score float64) Candidate {
 	n := c.n
-	out := Candidate{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
+	out := Candidate{Ref: manual.FormatRef(n.manual, n.Path, n.NodeID), ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
 		LineStart: n.LineStart, LineEnd: n.LineEnd, Score: score, Exception: n.hasExc}
 	for i, st := range stageList {
 		if c.stages&(1<<i) != 0 {
@@ -405,12 +426,16 @@ func (s *search) candidate(c *found, score float64) Candidate {
 		forms = nil
 	}
 	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
-	first := -1
+	prose := proseLines(lines, n.Kind == manualfile.KindHeading, n.LineStart == 1)
+	first, anyLine := -1, -1
 	for i, l := range lines {
-		if i == 0 && n.Kind == manualfile.KindHeading {
-			continue // the heading line itself
+		if strings.TrimSpace(l) == "" || i == 0 && n.Kind == manualfile.KindHeading {
+			continue
 		}
-		if strings.TrimSpace(l) == "" {
+		if anyLine < 0 {
+			anyLine = i
+		}
+		if !prose[i] {
 			continue
 		}
 		if first < 0 {
@@ -421,9 +446,59 @@ func (s *search) candidate(c *found, score float64) Candidate {
 			break
 		}
 	}
+	if first < 0 {
+		first = anyLine // a section of code alone
+	}
 	if first >= 0 {
 		out.Snippet = cutRunes(strings.TrimSpace(lines[first]), snippetRunes)
 		out.SnippetLine = n.LineStart + first
+	}
+	return out
+}
+
+// proseLines marks the lines of a section's text that are its prose: not
+// an HTML comment (a version history such as Node.js's <!-- YAML changes:
+// … -->, a source link), not front matter, not a fenced code block, not a
+// table's rule. A snippet is the first prose line holding a matched form:
+// what answers, not the metadata around it. heading says the first line is
+// the section's heading; fileStart that the section starts the file, where
+// front matter may stand.
+func proseLines(lines []string, heading, fileStart bool) []bool {
+	out := make([]bool, len(lines))
+	inComment, fence := false, ""
+	start := 0
+	if heading {
+		start = 1
+	}
+	if fileStart && len(lines) > start && strings.TrimSpace(lines[start]) == "---" {
+		for i := start + 1; i < len(lines); i++ {
+			if t := strings.TrimSpace(lines[i]); t == "---" || t == "..." {
+				start = i + 1
+				break
+			}
+		}
+	}
+	for i := start; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			continue
+		case inComment:
+			inComment = !strings.Contains(t, "-->")
+			continue
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = t[:3]
+			continue
+		case strings.HasPrefix(t, "<!--"):
+			inComment = !strings.Contains(t[4:], "-->")
+			continue
+		case t == "" || strings.Trim(t, "|-: ") == "":
+			continue
+		}
+		out[i] = true
 	}
 	return out
 }

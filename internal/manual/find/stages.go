@@ -59,7 +59,7 @@ func (s *search) stageExact(ctx context.Context) {
 // exactCandidates ranks one manual's nodes for stage 0, best first, at most
 // hardNodeLimit.
 func (s *search) exactCandidates(ctx context.Context, manual string) ([]rank.Posting, error) {
-	store := s.f.Index.store
+	store := s.f.Index.manuals
 	switch s.req.Baseline {
 	case BaselineBM25:
 		q, err := ftsquery.Parse(s.req.Query)
@@ -71,9 +71,9 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]rank.Pos
 		if expr.IsZero() {
 			expr = q.AllTerms() // one word
 		}
-		return store.ManualScope(manual).Words(ctx, expr, nil, hardNodeLimit)
+		return store.Scope(manual).Words(ctx, expr, nil, hardNodeLimit)
 	case BaselineBM25Terms:
-		return store.ManualScope(manual).Words(ctx, ftsquery.AnyPhrase(s.plan.Terms), nil, hardNodeLimit)
+		return store.Scope(manual).Words(ctx, ftsquery.AnyPhrase(s.plan.Terms), nil, hardNodeLimit)
 	}
 	q := ftsquery.Query{Raw: s.req.Query}
 	for _, t := range s.plan.Terms {
@@ -82,7 +82,7 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]rank.Pos
 	if len(q.Terms) == 0 {
 		return nil, nil
 	}
-	res, err := rank.New(rank.ManualWeights()).Search(ctx, store.ManualScope(manual), q, hardNodeLimit)
+	res, err := rank.New(rank.ManualWeights()).Search(ctx, store.Scope(manual), q, hardNodeLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -392,7 +392,7 @@ func (s *search) exceptionNodes() bitset {
 	return s.excNodes
 }
 
-// stage4Reasons is the oversight check of stage 3.5 (seed 002 §6.1): too
+// stage4Reasons is the oversight check of stage 3.5, before the widening: too
 // few candidates, candidates piled in one file, or an exceptions question
 // with no exception found.
 func (s *search) stage4Reasons() []string {

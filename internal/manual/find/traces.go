@@ -1,10 +1,9 @@
 package find
 
 import (
+	"errors"
 	"sync"
 	"time"
-
-	"github.com/langspec/langspec/internal/apperr"
 )
 
 // Bounds of a Traces.
@@ -19,13 +18,10 @@ const (
 
 // Traces keeps manual_find's traces for manual_hits (and the next
 // manual_find's only_unscanned_from_trace_id) to page, in the memory of the
-// serving process. A trace is state, not index: it is written while
-// serving, so it must not live in the index file, which a read-only replica
-// cannot write and a newer index replaces (../shared/ARCHITECTURE.md). A
-// trace lives until it expires or, past the bounds, until newer ones push it
-// out, oldest first; either way manual_hits says to run manual_find again.
-// A restart forgets them, as it would an expired one. Safe for concurrent
-// use.
+// serving process: a cache, since a trace id carries its search and any
+// server holding the same manuals runs it again (trace.go). A trace lives
+// until it expires or, past the bounds, until newer ones push it out,
+// oldest first. Safe for concurrent use.
 type Traces struct {
 	maxBytes, maxCount int
 
@@ -75,19 +71,17 @@ func (t *Traces) put(id string, payload []byte, now, expires time.Time) {
 	t.order = keep
 }
 
-// get returns the JSON of trace id as of now. Errors: not_found when it is
-// unknown, expired or was pushed out.
+// errNoTrace says a trace is not kept (never here, expired or pushed
+// out): its id is run again (loadTrace).
+var errNoTrace = errors.New("trace not kept")
+
+// get returns the JSON of trace id as of now, or errNoTrace.
 func (t *Traces) get(id string, now time.Time) ([]byte, error) {
 	t.mu.Lock()
 	s := t.byID[id]
 	t.mu.Unlock()
-	if s == nil {
-		return nil, apperr.New(apperr.NotFound, "run manual_find again to get a new trace_id",
-			"no trace %q (unknown, expired, or made before this server started)", id)
-	}
-	if !now.Before(s.expires) {
-		return nil, apperr.New(apperr.NotFound, "run manual_find again to get a new trace_id",
-			"trace %q expired at %s", id, s.expires.Format(time.RFC3339))
+	if s == nil || !now.Before(s.expires) {
+		return nil, errNoTrace
 	}
 	return s.payload, nil
 }

@@ -1,12 +1,11 @@
 package find
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/langspec/langspec/internal/apperr"
 )
 
 // TestTracesBounded: traces are kept in memory, so they must not grow
@@ -41,8 +40,8 @@ func TestTracesBounded(t *testing.T) {
 				if kept != want {
 					t.Errorf("trace %d kept %v, want %v (%v)", i, kept, want, err)
 				}
-				if err != nil && apperr.CodeOf(err) != apperr.NotFound {
-					t.Errorf("trace %d: %v, want not_found", i, err)
+				if err != nil && !errors.Is(err, errNoTrace) {
+					t.Errorf("trace %d: %v, want errNoTrace (its search runs again)", i, err)
 				}
 			}
 		})
@@ -53,7 +52,7 @@ func TestTracesExpire(t *testing.T) {
 	now := time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC)
 	tr := NewTraces(0, 0)
 	tr.put("old", []byte("{}"), now, now.Add(time.Minute))
-	if _, err := tr.get("old", now.Add(time.Minute)); err == nil || !strings.Contains(err.Error(), "expired") {
+	if _, err := tr.get("old", now.Add(time.Minute)); !errors.Is(err, errNoTrace) {
 		t.Errorf("an expired trace: %v", err)
 	}
 	// The next put drops it.

@@ -24,6 +24,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"slices"
 
 	"github.com/langspec/langspec/internal/apperr"
@@ -345,4 +346,18 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// Read reads a line range of a file (vault.Vault.Lines), and what it
+// returns counts for Coverage. Failing to note it does not fail the read
+// (the reader has its lines either way): it is logged to log.
+func Read(ctx context.Context, v *vault.Vault, req vault.LinesRequest, log *slog.Logger) (vault.Lines, error) {
+	out, err := v.Lines(req)
+	if err != nil || out.EndLine < out.StartLine {
+		return out, err
+	}
+	if err := Record(v, req.Path, out.StartLine, out.EndLine); err != nil && log != nil {
+		log.WarnContext(ctx, "coverage not recorded", "path", req.Path, "err", err)
+	}
+	return out, nil
 }

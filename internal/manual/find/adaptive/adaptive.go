@@ -88,6 +88,13 @@ type Thresholds struct {
 // Defaults returns the initial thresholds, which a rollback restores.
 func Defaults() Thresholds { return level{lowDefault, biasDefault}.public() }
 
+// Clamped is t within the bounds the thresholds ever take: a trace id
+// carries its search's thresholds, and one that was made up must not make
+// stage 4 run where no statistics would.
+func (t Thresholds) Clamped() Thresholds {
+	return level{t.CandidateLow, int(math.Round(t.FileBias * 100))}.clamp().public()
+}
+
 // level is Thresholds with FileBias in hundredths.
 type level struct{ low, bias int }
 

@@ -1,8 +1,8 @@
-// Package embed talks to an OpenAI-compatible embeddings endpoint
-// (POST {url}/embeddings: OpenAI, Ollama, llama.cpp's server, vLLM, LM
-// Studio) for the optional semantic channel: texts in batches, a few
+// Package semantic is the optional semantic channel. It talks to an
+// OpenAI-compatible embeddings endpoint (POST {url}/embeddings: OpenAI,
+// Ollama, llama.cpp's server, vLLM, LM Studio): texts in batches, a few
 // requests at a time, tried again with backoff on 429 and 5xx.
-package embed
+package semantic
 
 import (
 	"bytes"

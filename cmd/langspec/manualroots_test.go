@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/langspec/langspec/internal/app"
+)
+
+// writeManual makes manual id under root with one file holding text.
+func writeManual(t *testing.T, root, id, text string) {
+	t.Helper()
+	dir := filepath.Join(root, id)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "guide.md"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A manual is (root, id). Two projects' manuals of one id live in one
+// database side by side: ingesting one folder, serving from a folder
+// without manuals, and two servers of two folders at once on one database
+// never remove or replace the other folder's manual, and each server finds
+// its own.
+func TestManualsKeyedByTheirRoot(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "l.db")
+	alpha, beta, empty := filepath.Join(dir, "alpha"), filepath.Join(dir, "beta"), filepath.Join(dir, "empty")
+	writeManual(t, alpha, "m1", "# Guide\n\n## Failover\n\nThe alpha team promotes the replica with zebrafish.\n")
+	writeManual(t, beta, "m1", "# Guide\n\n## Backups\n\nThe beta team restores snapshots with kingfisher.\n")
+	if err := os.MkdirAll(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": dir}
+	for _, root := range []string{alpha, beta} {
+		if code, _, errOut := run(t, env, "--db", dbPath, "ingest", "manuals", "--manuals-root", root); code != 0 {
+			t.Fatalf("ingest manuals %s: %s", root, errOut)
+		}
+	}
+	list := func() app.ManualListing {
+		t.Helper()
+		code, out, errOut := run(t, env, "--db", dbPath, "manual", "list", "--manuals-root", alpha, "--json")
+		var l app.ManualListing
+		if code != 0 || json.Unmarshal([]byte(out), &l) != nil {
+			t.Fatalf("manual list: %d %s %s", code, out, errOut)
+		}
+		return l
+	}
+	if l := list(); !strings.HasSuffix(l.Root, "alpha") || len(l.OtherRoots) != 1 || !strings.HasSuffix(l.OtherRoots[0].Root, "beta") {
+		t.Fatalf("manual list after ingesting both folders: %+v", l)
+	}
+
+	// A server started in a project without manuals removes nothing.
+	ctx := context.Background()
+	bin := langspecBinary(t)
+	serve := func(root string) (*mcp.ClientSession, *lockedBuffer) {
+		t.Helper()
+		stderr := &lockedBuffer{}
+		cmd := exec.Command(bin, "--db", dbPath, "serve")
+		cmd.Env = []string{"HOME=" + dir, "LANGSPEC_LOG=info", "WORKSPACE_ROOT=" + filepath.Dir(root), "MANUALS_ROOT=" + root}
+		cmd.Stderr = stderr
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "roots", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("serve %s: %v\n%s", root, err, stderr)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs, stderr
+	}
+	cs, stderr := serve(empty)
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	if l := list(); len(l.Manuals) != 1 || len(l.OtherRoots) != 1 {
+		t.Errorf("manual list after a server in a folder without manuals: %+v\nits log:\n%s", l, stderr)
+	}
+
+	// Two servers of the two folders at once, each searching in turn.
+	a, aLog := serve(alpha)
+	b, bLog := serve(beta)
+	for range 3 {
+		for _, tc := range []struct {
+			cs            *mcp.ClientSession
+			query, theirs string
+		}{{a, "zebrafish", "kingfisher"}, {b, "kingfisher", "zebrafish"}} {
+			text := callText2(t, tc.cs, "manual_read", map[string]any{"manual_id": "m1", "path": "guide.md", "scope": "file"})
+			if !strings.Contains(text, tc.query) || strings.Contains(text, tc.theirs) {
+				t.Fatalf("manual_read m1 holds %q", text)
+			}
+			var found struct {
+				TraceID    string `json:"trace_id"`
+				Candidates int    `json:"candidates"`
+			}
+			callJSON(t, tc.cs, "manual_find", map[string]any{"manual_id": "m1", "query": tc.query}, &found)
+			if found.Candidates == 0 {
+				t.Errorf("manual_find %q in its own folder found nothing", tc.query)
+			}
+			callJSON(t, tc.cs, "manual_find", map[string]any{"manual_id": "m1", "query": tc.theirs}, &found)
+			if found.Candidates != 0 {
+				t.Errorf("manual_find %q found the other folder's manual", tc.theirs)
+			}
+		}
+	}
+	for _, log := range []*lockedBuffer{aLog, bLog} {
+		if strings.Contains(log.String(), "manual removed from index") || strings.Count(log.String(), "manual index refreshed") > 0 {
+			t.Errorf("a server re-indexed or removed a manual the other holds:\n%s", log)
+		}
+	}
+}
+
+// callText2 calls a tool and returns its text, failing on an error.
+func callText2(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	text, isErr := callText(t, cs, name, args)
+	if isErr {
+		t.Fatalf("%s: %s", name, text)
+	}
+	return text
+}
