@@ -86,19 +86,9 @@ func printVersions(io *ioStreams, vs []app.Version) error {
 			ver += " (pre-release)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", v.Language, v.Doc, ver, v.SectionCount,
-			v.FetchedAt.Local().Format(time.DateTime), sourceLabel(v.SourceURL))
+			v.FetchedAt.Local().Format(time.DateTime), app.SourceLabel(v.SourceURL))
 	}
 	return tw.Flush()
-}
-
-// sourceLabel is a stored source_url as people read it: "built in" for
-// the copy compiled into langspec (its sections still cite the canonical
-// URL), else the URL or file.
-func sourceLabel(sourceURL string) string {
-	if app.BuiltIn(sourceURL) {
-		return "built in"
-	}
-	return sourceURL
 }
 
 func newCmdPrune(f *factory) *cobra.Command {

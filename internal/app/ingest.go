@@ -22,6 +22,10 @@ const AtFolder = ingest.AtFolder
 // copy built into langspec.
 func BuiltIn(source string) bool { return ingest.BuiltIn(source) }
 
+// SourceLabel is a stored source_url as people read it: "built in" for
+// the copy compiled into langspec, else the URL or file.
+func SourceLabel(sourceURL string) string { return ingest.SourceLabel(sourceURL) }
+
 // IsPrerelease says whether a version is a nightly, beta or release
 // candidate: searched only when named, unless made the default.
 func IsPrerelease(version string) bool { return db.IsPrerelease(version) }

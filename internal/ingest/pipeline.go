@@ -213,6 +213,16 @@ func BuiltIn(sourceURL string) bool {
 	return strings.HasPrefix(sourceURL, string(AtEmbedded)+":")
 }
 
+// SourceLabel is a stored source URL as people read it: "built in" for the
+// copy compiled into langspec (its sections still cite the canonical URL),
+// else the URL or file as stored. The terminal and the page both say it.
+func SourceLabel(sourceURL string) string {
+	if BuiltIn(sourceURL) {
+		return "built in"
+	}
+	return sourceURL
+}
+
 // compareSections counts sections added, changed, unchanged and removed
 // against the latest complete version stored.
 func compareSections(ctx context.Context, store *db.DB, src SourceSpec, doc Document) (SectionStats, error) {

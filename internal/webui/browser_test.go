@@ -183,7 +183,7 @@ func TestReadingPagesInBrowser(t *testing.T) {
 	}
 	do("a page of two", chromedp.Navigate(srv.URL+"/ui/diff?doc=go%2Fspec&limit=2"), chromedp.WaitVisible(chromedp.CSS(`a[rel=next]`)),
 		chromedp.Click(chromedp.CSS(`a[rel=next]`)), chromedp.WaitVisible(chromedp.CSS(`a[rel=prev]`)))
-	if h := text(`main h3`); h != "Changed sections 3–4 of 4" {
+	if h := text(`main h3`); h != "Sections 3–4 of 4 that differ, rule changes first" {
 		t.Errorf("the next page is %q", h)
 	}
 	do("nothing changed", chromedp.Navigate(srv.URL+"/ui/diff?doc=go%2Fspec&section=Introduction"), chromedp.WaitVisible(chromedp.CSS(`p.nothing`)))

@@ -226,7 +226,7 @@ func TestDiffPage(t *testing.T) {
 	body = open(t, srv, plain, "/ui/diff?doc=go%2Fspec&from=go1.25&to=go1.26", http.StatusOK)
 	mustContain(t, "the whole document", body,
 		"<strong>1</strong> added, <strong>1</strong> removed, <strong>1</strong> renamed, <strong>1</strong> changed,",
-		`<table class="chapters">`, "<td>Blocks</td>", "Sections 1–4 of 4 that differ",
+		`<table class="stack chapters">`, `<td data-label="Chapter">Blocks</td>`, "Sections 1–4 of 4 that differ",
 		`<span class="badge">renamed</span> <span class="badge">editorial</span> Sets of methods (Sets_of_methods) → Method sets (Method_sets)`,
 		`<a href="/ui/section?lang=go&amp;doc=spec&amp;version=go1.25&amp;id=Sets_of_methods">Sets of methods</a>`,
 		`<a href="/ui/section?lang=go&amp;doc=spec&amp;version=go1.26&amp;id=Method_sets">Method sets</a>`,
@@ -472,8 +472,8 @@ func TestNotesOnPages(t *testing.T) {
 	notesOf("diff", open(t, srv, plain, "/ui/diff?doc=go%2Fspec", http.StatusOK))
 
 	body = open(t, srv, admin, "/ui/context", http.StatusOK)
-	mustContain(t, "the context page", body, "<td><code>langspec://rust</code></td>", "<td><code>langspec://demo/other</code></td>",
-		`<td class="note-text">`+escaped+`</td>`, "langspec context add TARGET TEXT", "langspec context rm TARGET", "langspec.json")
+	mustContain(t, "the context page", body, `<td data-label="Target"><code>langspec://rust</code></td>`, `<td data-label="Target"><code>langspec://demo/other</code></td>`,
+		`<td class="note-text" data-label="Note">`+escaped+`</td>`, "langspec context add TARGET TEXT", "langspec context rm TARGET", "langspec.json")
 	mustLack(t, "the context page", body, "<script", "<img")
 
 	// A notes file that cannot be read: the answers, without notes.

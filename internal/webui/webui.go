@@ -27,6 +27,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -37,6 +39,7 @@ import (
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
+	"github.com/langspec/langspec/internal/text/shape"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
 
@@ -192,7 +195,7 @@ func New(o Options) (*UI, error) {
 	if o.Limiter == nil {
 		o.Limiter = noLimit{}
 	}
-	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet, "worddiff": WordDiffHTML}
+	funcs := template.FuncMap{"join": strings.Join, "snippet": markSnippet, "worddiff": WordDiffHTML, "source": ingest.SourceLabel}
 	u := &UI{o: o, pages: map[string]*template.Template{}, sessions: map[string]*session{}, logins: map[string]*pendingLogin{}}
 	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")
@@ -209,13 +212,39 @@ var pageNames = []string{"login", "search", "section", "compare", "diff", "conte
 
 // htmlMark marks matched words in the page's snippets with two private-use
 // characters no specification holds, where "**" would be ambiguous in a
-// text about Python's **kwargs.
-var htmlMark = snippet.Marker{Before: "\ue000", After: "\ue001"}
+// text about Python's **kwargs, and line breaks with a third, so that code
+// lines can be set apart from the prose (markSnippet).
+var htmlMark = snippet.Marker{Before: "\ue000", After: "\ue001", Break: "\ue002"}
 
 // markSnippet renders a snippet's htmlMark marks as <mark>, escaping the
-// rest.
+// rest; a line of it that reads as code (codeLike) is set in <code>, so
+// that `a[low : high : max]` no longer runs into the sentence beside it.
 func markSnippet(s string) template.HTML {
 	var b strings.Builder
+	lines := strings.Split(s, htmlMark.Break)
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		if i > 0 && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		// Only whole lines are judged: a snippet with no line break is a
+		// window inside one paragraph.
+		if len(lines) > 1 && codeLike(strings.NewReplacer(htmlMark.Before, "", htmlMark.After, "").Replace(line)) {
+			b.WriteString(`<code class="snip">`)
+			writeMarked(&b, line)
+			b.WriteString(`</code>`)
+			continue
+		}
+		writeMarked(&b, line)
+	}
+	return template.HTML(b.String())
+}
+
+// writeMarked writes s escaped, its htmlMark marks as <mark>.
+func writeMarked(b *strings.Builder, s string) {
 	for i, part := range strings.Split(s, htmlMark.Before) {
 		if i == 0 {
 			b.WriteString(template.HTMLEscapeString(part))
@@ -228,7 +257,38 @@ func markSnippet(s string) template.HTML {
 		}
 		b.WriteString("<mark>" + template.HTMLEscapeString(marked) + "</mark>" + template.HTMLEscapeString(rest))
 	}
-	return template.HTML(b.String())
+}
+
+// cutAny is w without its last byte when that byte is one of set.
+func cutAny(w, set string) (string, bool) {
+	if w != "" && strings.IndexByte(set, w[len(w)-1]) >= 0 {
+		return w[:len(w)-1], true
+	}
+	return w, false
+}
+
+// codeLike reports a line of a snippet that reads as code: none of its
+// words ends a sentence, and half of them or more hold code punctuation
+// (shape.HasCode) once the punctuation of a sentence around them is left
+// off, or no letter at all (2, ==).
+func codeLike(line string) bool {
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return false
+	}
+	code := 0
+	for _, w := range words {
+		if before, ok := cutAny(w, ".!?"); ok {
+			if r, _ := utf8.DecodeLastRuneInString(before); unicode.IsLetter(r) {
+				return false // prose: a word ends a sentence
+			}
+		}
+		bare := strings.TrimRight(strings.TrimLeft(w, "(\"'“"), ",;:)\"'”")
+		if bare == "" || shape.HasCode(bare) || !strings.ContainsFunc(bare, unicode.IsLetter) {
+			code++
+		}
+	}
+	return code*2 >= len(words)
 }
 
 // ServeHTTP routes /ui/….

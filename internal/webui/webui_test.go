@@ -308,3 +308,22 @@ func TestPageSessionsCappedAndSwept(t *testing.T) {
 		t.Errorf("%d sessions after their time and a sweep, want 0", n)
 	}
 }
+
+// The page sets a snippet's code lines apart from its prose: a line that
+// reads as code is in <code>, a sentence is not, and marks stay marks.
+func TestMarkSnippetSetsCodeApart(t *testing.T) {
+	br := htmlMark.Break
+	for _, tc := range []struct{ in, want string }{
+		{"the primary expression" + br + "a[low : high : max]" + br + "constructs a " + htmlMark.Before + "slice" + htmlMark.After + ".",
+			`the primary expression <code class="snip">a[low : high : max]</code> constructs a <mark>slice</mark>.`},
+		{"a := [5]int{1, 2, 3, 4, 5}" + br + "t := a[1:3:5]",
+			`<code class="snip">a := [5]int{1, 2, 3, 4, 5}</code> <code class="snip">t := a[1:3:5]</code>`},
+		{"It has type []int, length 2, capacity 4, and elements.", "It has type []int, length 2, capacity 4, and elements."},
+		{"if x.(T) holds" + br + "the assertion is true", "if x.(T) holds the assertion is true"},
+		{br + "t[0] == " + htmlMark.Before + "2" + htmlMark.After + br, `<code class="snip">t[0] == <mark>2</mark></code>`},
+	} {
+		if got := string(markSnippet(tc.in)); got != tc.want {
+			t.Errorf("markSnippet(%q)\n got %s\nwant %s", tc.in, got, tc.want)
+		}
+	}
+}

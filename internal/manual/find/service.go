@@ -200,7 +200,7 @@ func (s *Service) Read(ctx context.Context, req ReadRequest) (ReadResult, error)
 func (s *Service) resolve(manualID, path, nodeID string) (manual.Ref, error) {
 	r, err := s.Lib.ResolveRef("", manualID, path, nodeID)
 	if err == nil && r.Path == "" {
-		err = apperr.New(apperr.InvalidArgument, "give path (a file from manual_ls), or a ref manual_id/path#node_id as manual_id", "no file named")
+		err = apperr.New(apperr.InvalidArgument, "path (required): a file from manual_ls; or give a ref manual_id/path#node_id as manual_id", `missing argument "path"`)
 	}
 	return r, err
 }

@@ -26,12 +26,16 @@ type Span struct {
 // plain text. Escape lists the characters of the text that a backslash goes
 // before, so that a mark is never read in the text: with Markdown's "**",
 // a Python `**kwargs` or `-2**2` is written `\*\*kwargs`, `-2\*\*2`.
-type Marker struct{ Before, After, Escape string }
+//
+// Break, when set, is written instead of a space where the white space of
+// the text holds a line break: a page can then set code lines and
+// paragraphs apart instead of running them into the prose around them.
+type Marker struct{ Before, After, Escape, Break string }
 
 // Markers for marked output.
 var (
-	Markdown = Marker{"**", "**", "*"}           // JSON and MCP results
-	ANSIBold = Marker{"\x1b[1m", "\x1b[22m", ""} // a colour terminal
+	Markdown = Marker{Before: "**", After: "**", Escape: "*"} // JSON and MCP results
+	ANSIBold = Marker{Before: "\x1b[1m", After: "\x1b[22m"}   // a colour terminal
 )
 
 // Options shape the output. Zero values take the defaults.
@@ -322,14 +326,14 @@ func render(text string, idx runeIndex, wins []window, spans []runeSpan, mark Ma
 			if s.end <= w.start || s.start >= w.end || s.start < pos {
 				continue
 			}
-			writeCollapsed(&b, escaped(text[idx.byteOf(pos):idx.byteOf(s.start)], mark.Escape))
+			writeCollapsed(&b, escaped(text[idx.byteOf(pos):idx.byteOf(s.start)], mark.Escape), mark.Break)
 			end := min(s.end, w.end)
 			b.WriteString(mark.Before)
-			writeCollapsed(&b, escaped(text[idx.byteOf(s.start):idx.byteOf(end)], mark.Escape))
+			writeCollapsed(&b, escaped(text[idx.byteOf(s.start):idx.byteOf(end)], mark.Escape), mark.Break)
 			b.WriteString(mark.After)
 			pos = end
 		}
-		writeCollapsed(&b, escaped(text[idx.byteOf(pos):idx.byteOf(w.end)], mark.Escape))
+		writeCollapsed(&b, escaped(text[idx.byteOf(pos):idx.byteOf(w.end)], mark.Escape), mark.Break)
 		if i == len(wins)-1 && w.end < idx.runes() {
 			b.WriteString(ellipsis)
 		}
@@ -352,27 +356,45 @@ func escaped(s, esc string) string {
 	return b.String()
 }
 
-// writeCollapsed writes s with every run of white space as one space, and no
-// space after one already written.
-func writeCollapsed(b *strings.Builder, s string) {
+// writeCollapsed writes s with every run of white space as one space (or
+// brk, when set, for a run that holds a line break), and no space after
+// one already written.
+func writeCollapsed(b *strings.Builder, s, brk string) {
+	// gap writes the separator of one run of white space.
+	gap := func(lineBreak bool) {
+		if b.Len() == 0 || strings.HasSuffix(b.String(), " ") || brk != "" && strings.HasSuffix(b.String(), brk) {
+			return
+		}
+		if lineBreak && brk != "" {
+			b.WriteString(brk)
+			return
+		}
+		b.WriteByte(' ')
+	}
 	if !utf8.ValidString(s) {
 		// Rune by rune, so each bad byte becomes one U+FFFD as the
 		// reader would see it.
+		inRun, lineBreak := false, false
 		for _, r := range s {
 			if unicode.IsSpace(r) {
-				if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
-					b.WriteByte(' ')
-				}
+				inRun, lineBreak = true, lineBreak || r == '\n'
 				continue
 			}
+			if inRun {
+				gap(lineBreak)
+				inRun, lineBreak = false, false
+			}
 			b.WriteRune(r)
+		}
+		if inRun {
+			gap(lineBreak)
 		}
 		return
 	}
 	if singleSpaced(s) {
 		// The common case, prose: only a space written right after
 		// another (or first) is left out.
-		if s != "" && s[0] == ' ' && (b.Len() == 0 || strings.HasSuffix(b.String(), " ")) {
+		if s != "" && s[0] == ' ' && (b.Len() == 0 || strings.HasSuffix(b.String(), " ") || brk != "" && strings.HasSuffix(b.String(), brk)) {
 			s = s[1:]
 		}
 		b.WriteString(s)
@@ -392,10 +414,17 @@ func writeCollapsed(b *strings.Builder, s string) {
 			continue
 		}
 		b.WriteString(s[start:i])
-		if b.Len() > 0 && !strings.HasSuffix(b.String(), " ") {
-			b.WriteByte(' ')
+		// The whole run of white space, then one separator for it.
+		lineBreak := false
+		for i < len(s) {
+			c, size := utf8.DecodeRuneInString(s[i:])
+			if !unicode.IsSpace(c) {
+				break
+			}
+			lineBreak = lineBreak || c == '\n'
+			i += size
 		}
-		i += size
+		gap(lineBreak)
 		start = i
 	}
 	b.WriteString(s[start:])

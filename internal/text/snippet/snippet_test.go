@@ -200,3 +200,26 @@ func TestMarksNeverMeetTheText(t *testing.T) {
 		}
 	}
 }
+
+// With Marker.Break set, a run of white space holding a line break becomes
+// the break, any other run one space; without it, every run is one space.
+func TestBuildBreaks(t *testing.T) {
+	text := "the primary expression\n\na[low : high : max]\n\nconstructs  a slice"
+	spans := []Span{{Start: strings.Index(text, "slice"), End: strings.Index(text, "slice") + 5, Term: 0}}
+	for _, tc := range []struct {
+		mark Marker
+		want string
+	}{
+		{Marker{Before: "[", After: "]", Break: "|"}, "the primary expression|a[low : high : max]|constructs a [slice]"},
+		{Marker{Before: "[", After: "]"}, "the primary expression a[low : high : max] constructs a [slice]"},
+		{Marker{Break: "|"}, "the primary expression|a[low : high : max]|constructs a slice"},
+	} {
+		if got := Build(text, spans, Options{Chars: 200, Mark: tc.mark}); got != tc.want {
+			t.Errorf("Build with %+v = %q, want %q", tc.mark, got, tc.want)
+		}
+	}
+	// Invalid UTF-8 takes the rune-by-rune path: the same separators.
+	if got := Build("a\xff\n\nb c", nil, Options{Chars: 200, Mark: Marker{Break: "|"}}); got != "a\ufffd|b c" {
+		t.Errorf("invalid UTF-8: %q", got)
+	}
+}
