@@ -72,7 +72,11 @@ func (s *search) ranked() []rankedCandidate {
 	for _, g := range s.segs {
 		ordered = ordered && g.snap.ordered()
 	}
-	named := rank.ExactTitleOf(s.plan.Query)
+	// The baselines stay plain BM25, for the evaluation to compare with.
+	named := func(string) bool { return false }
+	if s.req.Baseline == "" {
+		named = rank.ExactTitleOf(s.plan.Query)
+	}
 	cands := make([]rankedCandidate, 0, len(s.foundList))
 	for _, c := range s.foundList {
 		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s, exact: named(c.n.Title)})
