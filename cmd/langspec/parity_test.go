@@ -465,3 +465,45 @@ func TestParitySemantic(t *testing.T) {
 		t.Errorf("no hit was found by the semantic channel: %+v", hits)
 	}
 }
+
+// A token reaches the manual pages when /mcp serves it the manual tools
+// they call (manual_find for the list and the search, manual_read for a
+// section), and a server that serves no manual tools (--toolsets spec)
+// has no manual pages: the page and /mcp follow one mask.
+func TestParityManualPagesFollowTheTools(t *testing.T) {
+	dbPath := seededDB(t)
+	admin := makeToken(t, dbPath, "ops", "--admin")
+	specs := makeToken(t, dbPath, "specs", "--tools", "search_spec,get_section")
+	finder := makeToken(t, dbPath, "finder", "--tools", "manual_find,manual_hits")
+	reader := makeToken(t, dbPath, "reader", "--tools", "manual_find,manual_read")
+	manuals, _ := filepath.Abs(filepath.Join("..", "..", "fixtures", "manuals"))
+	env := []string{"MANUALS_ROOT=" + manuals}
+	s := startTeamServerEnv(t, dbPath, env)
+	search := "/ui/manuals/search?q=" + url.QueryEscape("replication lag")
+	read := "/ui/manuals/read?ref=" + url.QueryEscape("ops-en/runbooks/db/failover.md#database-failover")
+	for _, tc := range []struct {
+		who, token string
+	}{{"admin", admin}, {"search_spec,get_section", specs}, {"manual_find,manual_hits", finder}, {"manual_find,manual_read", reader}} {
+		cs, err := s.connect(t, tc.token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools := toolNames(t, cs)
+		cs.Close()
+		for _, p := range []struct{ path, tool string }{{"/ui/manuals", "manual_find"}, {search, "manual_find"}, {read, "manual_read"}} {
+			want := http.StatusForbidden
+			if slices.Contains(tools, p.tool) {
+				want = http.StatusOK
+			}
+			if got := pageGet(t, s, p.path, "Bearer", tc.token); got != want {
+				t.Errorf("%s on %s: %d, want %d (its MCP tools: %v)", tc.who, p.path, got, want, tools)
+			}
+		}
+	}
+	specOnly := startTeamServerEnv(t, dbPath, env, "--toolsets", "spec")
+	for _, path := range []string{"/ui/manuals", search, read} {
+		if got := pageGet(t, specOnly, path, "Bearer", admin); got != http.StatusNotFound {
+			t.Errorf("--toolsets spec, %s: %d, want 404", path, got)
+		}
+	}
+}
