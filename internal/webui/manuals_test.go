@@ -36,6 +36,12 @@ func fixtureManuals(t testing.TB) string {
 // directly.
 func newManualUI(t *testing.T, set func(*Options)) (srv *httptest.Server, store uiStore, admin, plain string, svc *find.Service) {
 	t.Helper()
+	return newManualUIAt(t, fixtureManuals(t), set)
+}
+
+// newManualUIAt is newManualUI over the manuals folder dir.
+func newManualUIAt(t *testing.T, dir string, set func(*Options)) (srv *httptest.Server, store uiStore, admin, plain string, svc *find.Service) {
+	t.Helper()
 	var holder struct{ svc *find.Service }
 	srv, store, admin, plain = newTestUIWith(t, func(o *Options) {
 		o.ManualsOf = func(context.Context) *find.Service { return holder.svc }
@@ -43,12 +49,12 @@ func newManualUI(t *testing.T, set func(*Options)) (srv *httptest.Server, store 
 			set(o)
 		}
 	})
-	lib, err := manual.Open(fixtureManuals(t))
+	lib, err := manual.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { lib.Close() })
-	finder := &find.Finder{Index: find.NewIndex(store.DB, lib, nil), Synonyms: find.NewSynonymFile(filepath.Join(fixtureManuals(t), "synonyms.json")),
+	finder := &find.Finder{Index: find.NewIndex(store.DB, lib, nil), Synonyms: find.NewSynonymFile(filepath.Join(dir, "synonyms.json")),
 		Traces: find.NewTraces(0, 0)}
 	holder.svc = &find.Service{Lib: lib, Finder: finder}
 	return srv, store, admin, plain, holder.svc
@@ -138,6 +144,8 @@ func TestManualPagesEmptyStates(t *testing.T) {
 	spec := open(t, srv, plain, "/ui/search?q=EADDRINUSE", http.StatusOK)
 	mustContain(t, "a specification search that finds nothing", spec, "Nothing found.", "Nothing in every stored language (go) matches “EADDRINUSE”.",
 		`href="/ui/manuals/search?q=EADDRINUSE"`, "the same words in the manuals (", "langspec ingest LANGUAGE")
+	mustContain(t, "a specification search with hits", open(t, srv, plain, "/ui/search?q=slice", http.StatusOK), `href="/ui/manuals/search?q=slice"`)
+	mustContain(t, "a manual search with hits", open(t, srv, plain, "/ui/manuals/search?q=slice", http.StatusOK), `href="/ui/search?q=slice"`)
 	inGo := open(t, srv, plain, "/ui/search?q=zzqqxxv&lang=go", http.StatusOK)
 	mustContain(t, "a search of one language that finds nothing", inGo, "Nothing in the go specification matches")
 	found := open(t, srv, plain, "/ui/manuals/search?q=EADDRINUSE", http.StatusOK)
@@ -149,6 +157,19 @@ func TestManualPagesEmptyStates(t *testing.T) {
 	mustContain(t, "a manual search that finds nothing", none, "Nothing found.", "Nothing in the manual ops-en matches “zzqqxxvv”.",
 		`href="/ui/manuals/search?q=zzqqxxvv"`, "the same words in every manual", `href="/ui/search?q=zzqqxxvv"`, "langspec ingest manuals")
 	mustLack(t, "a manual search that finds nothing", none, `class="hit"`)
+}
+
+// TestManualPagesWithoutManuals: a manuals folder with nothing in it; each
+// page says so, and how to add one.
+func TestManualPagesWithoutManuals(t *testing.T) {
+	srv, _, _, plain, _ := newManualUIAt(t, t.TempDir(), nil)
+	mustContain(t, "the first page", open(t, srv, plain, "/ui/", http.StatusOK), "What is stored", "No manuals are stored", "langspec ingest manuals")
+	mustContain(t, "the manuals page", open(t, srv, plain, "/ui/manuals", http.StatusOK), "No manuals are stored", "langspec ingest manuals")
+	none := open(t, srv, plain, "/ui/manuals/search?q=lag", http.StatusOK)
+	mustContain(t, "a search", none, "Nothing found.", "There are no manuals to search", `href="/ui/search?q=lag"`, "langspec ingest manuals")
+	mustLack(t, "a search", none, "Nothing in every manual")
+	mustContain(t, "a specification search", open(t, srv, plain, "/ui/search?q=zzqqxxv", http.StatusOK), "Nothing found.")
+	mustLack(t, "a specification search", open(t, srv, plain, "/ui/search?q=zzqqxxv", http.StatusOK), "/ui/manuals/search?q=")
 }
 
 // TestManualPagesErrors: an unknown manual, a bad ref, a ref out of the

@@ -27,6 +27,9 @@ type searchPage struct {
 	// Try are the next things to try, each a link or a command.
 	Searched string
 	Try      []suggestion
+	// ManualsHref is the same words in the manuals, below the hits, when
+	// the token may search them.
+	ManualsHref string
 }
 
 // suggestion is a next thing to try: a link (Href), or a command to run.
@@ -71,6 +74,8 @@ func (u *UI) search(w http.ResponseWriter, r *http.Request, s *session) {
 		p.Result, p.Notes = &res, resultNotes(res.Context)
 		if len(res.Hits) == 0 {
 			p.Searched, p.Try = u.nothingFound(ctx, p)
+		} else if p.CanFindManuals {
+			p.ManualsHref = "/ui/manuals/search?" + url.Values{"q": {p.Query}}.Encode()
 		}
 	}
 	u.render(w, "search", p)
@@ -85,7 +90,7 @@ func (u *UI) nothingFound(ctx context.Context, p searchPage) (string, []suggesti
 		searched = "the " + p.Language + " specification"
 	}
 	if len(p.Languages) == 0 {
-		searched = "the specifications, and none is stored"
+		searched = "the stored specifications (there are none yet)"
 	}
 	var try []suggestion
 	if p.Language != "" && len(p.Languages) > 1 {
