@@ -17,13 +17,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/shape"
 	"github.com/langspec/langspec/migrations"
 )
@@ -39,33 +39,11 @@ type DB struct {
 	readOnly  bool
 	stmts     stmtCache
 	memo      memo
-	vocab     snapshotCache[*Vocabulary]
-	ranges    snapshotCache[*idRange]
+	vocab     snapshotCache[*rank.Vocabulary]
 	layouts   snapshotCache[*wordindex.Snapshot]
-	scorers   sync.Pool // *wordindex.Scorer: buffers as large as a snapshot, reused by searches
-	// everyPosting turns the impact heads off (RankEveryPosting).
-	everyPosting atomic.Bool
-	// rankings counts the word rankings of a document, byHeads those the
-	// impact heads answered (Rankings).
-	rankings, byHeads atomic.Int64
-	idfs              struct {
-		mu    sync.Mutex
-		byKey map[idfKey]float64
-	}
 	closeOnce sync.Once
 	closeErr  error
 }
-
-// RankEveryPosting makes the word ranking score every posting of a
-// query's lists instead of answering from their impact heads when those
-// settle the top k (wordindex.Impacts). The answers are the same; the
-// scale benchmark and the tests compare the two.
-func (d *DB) RankEveryPosting(on bool) { d.everyPosting.Store(on) }
-
-// Rankings returns how many word rankings of one document this DB has run
-// and how many of them the impact heads answered without scoring every
-// posting: what the scale benchmark reports beside its times.
-func (d *DB) Rankings() (all, byHeads int64) { return d.rankings.Load(), d.byHeads.Load() }
 
 // dsn builds the connection string. Pragmas go in the DSN rather than one Exec
 // because database/sql pools connections and each new one must get them:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
@@ -44,7 +45,7 @@ func sections(n int, word string) []db.Section {
 }
 
 // mustSearch returns the sections of scope sc whose words hold word, best
-// first.
+// first: the ranking engine's word channel over what the store reads.
 func mustSearch(tb testing.TB, d *db.DB, sc db.Scope, word string) []db.SectionRow {
 	tb.Helper()
 	ctx := context.Background()
@@ -52,20 +53,36 @@ func mustSearch(tb testing.TB, d *db.DB, sc db.Scope, word string) []db.SectionR
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ps, err := scoped.Words(ctx, ftsquery.AnyWord([]ftsquery.Word{{Text: word}}), nil, 10)
+	q, err := ftsquery.Parse(word)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return rowsOf(tb, scoped, ps)
+	res, err := rank.New(rank.Weights{Channels: map[string]float64{rank.ChannelWords: 1}}).Search(ctx, scoped, q, 10)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ids := make([]int64, len(res.Hits))
+	for i, h := range res.Hits {
+		ids[i] = h.ID
+	}
+	return rowsOf(tb, scoped, ids)
 }
 
-// rowsOf reads the sections of postings ps, in their order.
-func rowsOf(tb testing.TB, scoped *db.Scoped, ps []db.Posting) []db.SectionRow {
-	tb.Helper()
-	ids := make([]int64, len(ps))
-	for i, p := range ps {
-		ids[i] = p.ID
+// holding returns the ids of the sections of found that hold what was
+// looked for (a count above zero).
+func holding(found []rank.Occurrences) []int64 {
+	var ids []int64
+	for _, o := range found {
+		if o.Title+o.Path+o.Body > 0 {
+			ids = append(ids, o.ID)
+		}
 	}
+	return ids
+}
+
+// rowsOf reads the sections of row ids, in their order.
+func rowsOf(tb testing.TB, scoped *db.Scoped, ids []int64) []db.SectionRow {
+	tb.Helper()
 	rows, err := scoped.Sections(context.Background(), ids)
 	if err != nil {
 		tb.Fatal(err)
@@ -438,12 +455,12 @@ func TestIndexesFollowWrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ps, err := scoped.Substrings(ctx, []string{needle}, 10)
+		found, err := scoped.Substrings(ctx, []string{strings.ToLower(needle)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, r := range rowsOf(t, scoped, ps) {
+		for _, r := range rowsOf(t, scoped, holding(found)) {
 			out = append(out, r.SectionID)
 		}
 		return out
@@ -565,31 +582,6 @@ func TestMemoFollowsOtherWriters(t *testing.T) {
 	}
 	if hits := mustSearch(t, server, db.Scope{}, "delta"); len(hits) != 1 || hits[0].Version != "go1.27" {
 		t.Errorf("delta hits = %+v", hits)
-	}
-}
-
-func TestTitleKey(t *testing.T) {
-	tests := []struct{ a, b string }{
-		{"method set", "Method sets"},
-		{"Method_sets", "method sets"},
-		{"the yield statement", "7.7. The yield statement"},
-		{"the-yield-statement", "7.7. The yield statement"},
-		{"yield statements", "7.7 The yield statement"},
-		{"Type assertions", "type assertion"},
-		{"§ 2.1 Lexical analysis", "lexical analysis"},
-	}
-	for _, tt := range tests {
-		if ka, kb := db.TitleKey(tt.a), db.TitleKey(tt.b); ka != kb || ka == "" {
-			t.Errorf("TitleKey(%q) = %q, TitleKey(%q) = %q; want equal", tt.a, ka, tt.b, kb)
-		}
-	}
-	for _, tt := range []struct{ a, b string }{{"Slice expressions", "Full slice expressions"}, {"Statements", "Expression statements"}} {
-		if db.TitleKey(tt.a) == db.TitleKey(tt.b) {
-			t.Errorf("TitleKey(%q) = TitleKey(%q)", tt.a, tt.b)
-		}
-	}
-	if k := db.TitleKey("7.7."); k != "" {
-		t.Errorf("TitleKey of a number = %q, want empty", k)
 	}
 }
 

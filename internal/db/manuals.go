@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -259,25 +260,17 @@ func (r *ManualRoot) Nodes(ctx context.Context, manualID string) ([]ManualNode, 
 	return out, d.classify(rows.Err(), "read manual nodes from")
 }
 
-// Column weights for bm25 over manual nodes (title, text, file name): a word
-// in a heading says more than one in the text.
-const manualBM25Weights = "5.0, 1.0, 5.0"
+// manualBM25Weights weigh the manual indexes' fields (title, text, file
+// name) when a caller gives none: manual_find's own stages. The ranking
+// engine passes its own (rank.ManualWeights).
+var manualBM25Weights = []float64{5, 1, 5}
 
-// Columns of the manual word index, for ranking weights.
-const (
-	ManualColumnTitle    = "title"
-	ManualColumnBody     = "body"
-	ManualColumnFileName = "file_name"
-)
-
-// ManualWordColumns are the manual word index's columns in order.
-func ManualWordColumns() []string {
-	return []string{ManualColumnTitle, ManualColumnBody, ManualColumnFileName}
+// Columns are the manual indexes' fields in order (rank.MatchSource): the
+// word index's title, text and file name; the trigram index holds the same
+// fields in the same order, its text normalised.
+func (m *ManualScope) Columns() []rank.Field {
+	return []rank.Field{rank.FieldTitle, rank.FieldBody, rank.FieldFileName}
 }
-
-// Columns are the manual word index's columns in order
-// (ManualWordColumns).
-func (m *ManualScope) Columns() []string { return ManualWordColumns() }
 
 // ManualScope is one manual as a source for the ranking engine
 // (internal/rank): its word and trigram indexes, with no code shapes and no
@@ -293,44 +286,46 @@ func (r *ManualRoot) Scope(manualID string) *ManualScope {
 	return &ManualScope{d: r.d, root: r.root, manualID: manualID}
 }
 
-// Words runs e against the manual's word index, with bm25 weights per
-// column in ManualWordColumns order (nil for the defaults).
-func (m *ManualScope) Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]Posting, error) {
-	return m.match(ctx, "manual_nodes_fts", bm25Weights(weights, len(ManualWordColumns()), manualBM25Weights), e, limit)
+// Words runs e against the manual's word index, best first by bm25 with
+// weights by field in Columns order (nil for the defaults).
+func (m *ManualScope) Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]rank.Posting, error) {
+	return m.match(ctx, "manual_nodes_fts", weights, e, limit)
 }
 
 // Literal runs e against the manual's trigram index of normalised text.
-func (m *ManualScope) Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]Posting, error) {
-	return m.match(ctx, "manual_nodes_trigram", manualBM25Weights, e, limit)
+func (m *ManualScope) Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]rank.Posting, error) {
+	return m.match(ctx, "manual_nodes_trigram", nil, e, limit)
 }
 
 // Substrings finds the nodes holding any of needles as a phrase of the
-// manual's trigram index, which keeps positions.
-func (m *ManualScope) Substrings(ctx context.Context, needles []string, limit int) ([]Posting, error) {
-	return m.Literal(ctx, ftsquery.AnyText(needles), limit)
+// manual's trigram index, which keeps positions, best first by bm25 with
+// weights by field in Columns order (nil for the defaults).
+func (m *ManualScope) Substrings(ctx context.Context, needles []string, weights []float64, limit int) ([]rank.Posting, error) {
+	return m.match(ctx, "manual_nodes_trigram", weights, ftsquery.AnyText(needles), limit)
 }
-
-// Shapes finds nothing: manuals keep no code shapes.
-func (m *ManualScope) Shapes(context.Context, []string, int) ([]Posting, error) { return nil, nil }
-
-// ScanShapes finds nothing: manuals keep no code shapes.
-func (m *ManualScope) ScanShapes(context.Context, []string, int) ([]Posting, error) { return nil, nil }
 
 // Counts knows no word: manuals keep no vocabulary, so none is dropped as
 // common and none is corrected.
-func (m *ManualScope) Counts(context.Context, []string) (WordCounts, error) { return WordCounts{}, nil }
+func (m *ManualScope) Counts(context.Context, []string) (rank.WordCounts, error) {
+	return rank.WordCounts{}, nil
+}
 
 // Vocabulary is empty: manual words are not corrected (their later stages
 // match loosely instead).
-func (m *ManualScope) Vocabulary(context.Context) (*Vocabulary, error) {
-	return NewVocabulary(nil), nil
+func (m *ManualScope) Vocabulary(context.Context) (*rank.Vocabulary, error) {
+	return rank.NewVocabulary(nil), nil
 }
 
-func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsquery.Expr, limit int) ([]Posting, error) {
+// match runs e against table, bm25 with weights (bound as numbers, one a
+// field) giving the order and the scores.
+func (m *ManualScope) match(ctx context.Context, table string, weights []float64, e ftsquery.Expr, limit int) ([]rank.Posting, error) {
 	if e.IsZero() || limit <= 0 {
 		return nil, nil
 	}
-	rank := "bm25(" + table + ", " + weights + ")"
+	if len(weights) != len(manualBM25Weights) {
+		weights = manualBM25Weights
+	}
+	score := "bm25(" + table + ", ?5, ?6, ?7)"
 	// A row is the manual's when its node's file is: two lookups a row,
 	// a third of a query matching thousands of rows. When no other manual
 	// is indexed every row is the manual's, and they are skipped: that test
@@ -338,12 +333,12 @@ func (m *ManualScope) match(ctx context.Context, table, weights string, e ftsque
 	// out its right side when its left side is false. The rows, their
 	// scores and their order (rows of equal score by id, as the index lists
 	// them) are the same either way.
-	rows, err := m.d.query(ctx, `SELECT `+table+`.rowid, -`+rank+` FROM `+table+`
+	rows, err := m.d.query(ctx, `SELECT `+table+`.rowid, -`+score+` FROM `+table+`
 		WHERE `+table+` MATCH ?1 AND (
 			NOT EXISTS (SELECT 1 FROM manual_files WHERE root < ?4) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE root > ?4) AND
 			NOT EXISTS (SELECT 1 FROM manual_files WHERE root = ?4 AND manual_id < ?2) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE root = ?4 AND manual_id > ?2)
 			OR EXISTS (SELECT 1 FROM manual_nodes n JOIN manual_files f ON f.id = n.file_id WHERE n.id = `+table+`.rowid AND f.root = ?4 AND f.manual_id = ?2))
-		ORDER BY `+rank+` LIMIT ?3`, e.String(), m.manualID, limit, m.root)
+		ORDER BY `+score+` LIMIT ?3`, e.String(), m.manualID, limit, m.root, weights[0], weights[1], weights[2])
 	return m.d.collectPostings(rows, err)
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -126,12 +127,12 @@ func TestManualTrigramStats(t *testing.T) {
 // manuals of the same ids.
 func TestManualScopeKeepsToItsManual(t *testing.T) {
 	ctx := context.Background()
-	joined := func(d *DB, table, weights, manual string, e ftsquery.Expr, limit int) []Posting {
-		rank := "bm25(" + table + ", " + weights + ")"
-		rows, err := d.sql.QueryContext(ctx, `SELECT `+table+`.rowid, -`+rank+`
+	joined := func(d *DB, table string, weights []float64, manual string, e ftsquery.Expr, limit int) []rank.Posting {
+		score := fmt.Sprintf("bm25(%s, %g, %g, %g)", table, weights[0], weights[1], weights[2])
+		rows, err := d.sql.QueryContext(ctx, `SELECT `+table+`.rowid, -`+score+`
 			FROM `+table+` JOIN manual_nodes n ON n.id = `+table+`.rowid JOIN manual_files f ON f.id = n.file_id
 			WHERE `+table+` MATCH ?1 AND f.root = ?4 AND f.manual_id = ?2
-			ORDER BY `+rank+` LIMIT ?3`, e.String(), manual, limit, testRoot)
+			ORDER BY `+score+` LIMIT ?3`, e.String(), manual, limit, testRoot)
 		ps, err := d.collectPostings(rows, err)
 		if err != nil {
 			t.Fatal(err)

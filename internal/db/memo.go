@@ -5,7 +5,8 @@ import (
 	"database/sql"
 	"sync"
 
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 )
 
 // maxMemoBytes bounds the texts and posting lists one generation keeps;
@@ -36,24 +37,17 @@ type generation struct {
 	mu       sync.Mutex
 	versions []VersionInfo // nil until read
 	counts   map[string]int
-	postings map[string]termPostings
+	postings map[string]map[int64]wordindex.List
 	// ordinals are derived from the store but dearer than a posting list
 	// to recompute on every search: the sections holding a phrase (an
 	// FTS5 query) and those whose title holds a term (a decoded list),
 	// as ordinals by snapshot. Keys are ordinalKey's.
 	ordinals map[string]map[int64][]int
-	rows     map[int64]SectionRow
-	bytes    int
-}
-
-// termPostings is one term's entry for one scope: its postings and how
-// many sections hold it in each of the scope's snapshots. A term no
-// section holds is kept too, empty, so it is not asked for again.
-type termPostings struct {
-	lists map[int64]wordindex.List
-	// dfs are the sections holding the term in each snapshot of the
-	// scope: a document is ranked with its own statistics.
-	dfs map[int64]int64
+	// holding are the sections holding a term in some fields, as a set
+	// by snapshot (Scoped.Holding). Keys are ordinalKey's.
+	holding map[string]map[int64]rank.Bits
+	rows    map[int64]SectionRow
+	bytes   int
 }
 
 // memoKey names a word or term within a scope.
@@ -138,11 +132,16 @@ func (g *generation) count(key string) (int, bool) { return kept(g, &g.counts, k
 
 func (g *generation) keepCount(key string, n int) { keep(g, &g.counts, key, n, len(key)) }
 
-func (g *generation) termPostings(key string) (termPostings, bool) { return kept(g, &g.postings, key) }
+// termPostings is one term's posting lists in each snapshot of a scope
+// holding it. A term no section holds is kept too, empty, so it is not
+// asked for again.
+func (g *generation) termPostings(key string) (map[int64]wordindex.List, bool) {
+	return kept(g, &g.postings, key)
+}
 
-func (g *generation) keepPostings(key string, p termPostings) {
+func (g *generation) keepPostings(key string, p map[int64]wordindex.List) {
 	size := len(key)
-	for _, l := range p.lists {
+	for _, l := range p {
 		size += len(l.Postings) + len(l.Skips) + 64
 	}
 	keep(g, &g.postings, key, p, size)
@@ -156,6 +155,18 @@ func ordinalKey(set snapshotSet, kind, term string) string {
 
 func (g *generation) ordinalsOf(key string) (map[int64][]int, bool) {
 	return kept(g, &g.ordinals, key)
+}
+
+func (g *generation) heldBy(key string) (map[int64]rank.Bits, bool) {
+	return kept(g, &g.holding, key)
+}
+
+func (g *generation) keepHeld(key string, held map[int64]rank.Bits) {
+	size := len(key)
+	for _, b := range held {
+		size += 8*len(b) + 32
+	}
+	keep(g, &g.holding, key, held, size)
 }
 
 func (g *generation) keepOrdinals(key string, ords map[int64][]int) {
@@ -178,8 +189,9 @@ func (g *generation) keepRow(id int64, r SectionRow) {
 func (g *generation) make(size int) {
 	if g.bytes+size > maxMemoBytes || g.counts == nil {
 		g.counts = map[string]int{}
-		g.postings = map[string]termPostings{}
+		g.postings = map[string]map[int64]wordindex.List{}
 		g.ordinals = map[string]map[int64][]int{}
+		g.holding = map[string]map[int64]rank.Bits{}
 		g.rows = map[int64]SectionRow{}
 		g.bytes = 0
 	}

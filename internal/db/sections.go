@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/text/tokenize"
+	"github.com/langspec/langspec/internal/rank"
 )
 
 // SectionRow is a stored section with the version it belongs to.
@@ -188,7 +188,15 @@ func (d *DB) Section(ctx context.Context, sc Scope, id string) (SectionRow, erro
 		}
 	}
 	hint := "no id is close; search for the topic and use a section_id from the results"
-	if near := nearestSections(names, id, 5); len(near) > 0 {
+	candidates := make([]rank.Name, len(names))
+	for i, n := range names {
+		label := n.id
+		if !sameName(n.id, n.title) {
+			label += " (" + n.title + ")"
+		}
+		candidates[i] = rank.Name{ID: n.id, Title: n.title, Label: label}
+	}
+	if near := rank.Nearest(candidates, id, 5); len(near) > 0 {
 		hint = "nearest ids: " + strings.Join(near, ", ")
 	}
 	return SectionRow{}, apperr.New(apperr.NotFound, hint, "no section %q", id)
@@ -235,45 +243,16 @@ func (d *DB) sectionNames(ctx context.Context, set snapshotSet) ([]sectionName, 
 	return out, d.classify(rows.Err(), "read section ids from")
 }
 
-// TitleKey is how a section's name reads once what varies between the way
-// people type it and the way documents print it is set aside: case and
-// diacritics, separators (spaces, "_", "-"), section numbers ("7.7."), a
-// leading article ("The yield statement") and word endings (porter stems:
-// "Method sets" is "method set"). "" when nothing is left.
-func TitleKey(s string) string {
-	toks := tokenize.Tokenize(s)
-	words := make([]string, 0, len(toks))
-	for _, t := range toks {
-		words = append(words, t.Folded)
-	}
-	for len(words) > 0 && (isNumber(words[0]) || words[0] == "the" || words[0] == "a" || words[0] == "an") {
-		words = words[1:]
-	}
-	for i, w := range words {
-		words[i] = tokenize.Stem(w)
-	}
-	return strings.Join(words, " ")
-}
-
-func isNumber(w string) bool {
-	for _, r := range w {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return w != ""
-}
-
 // byTitleKey returns the sections whose title or id has the TitleKey of
 // name, each once.
 func byTitleKey(names []sectionName, name string) []sectionName {
-	key := TitleKey(name)
+	key := rank.TitleKey(name)
 	if key == "" {
 		return nil
 	}
 	var out []sectionName
 	for _, n := range names {
-		if TitleKey(n.title) == key || TitleKey(n.id) == key {
+		if rank.TitleKey(n.title) == key || rank.TitleKey(n.id) == key {
 			out = append(out, n)
 		}
 	}
@@ -284,62 +263,6 @@ func byTitleKey(names []sectionName, name string) []sectionName {
 // title with underscores for spaces (Go's "Slice_expressions").
 func sameName(id, title string) bool {
 	return strings.ReplaceAll(id, "_", " ") == title
-}
-
-// nearestSections ranks sections by how close their id, or the key of
-// their title, is to name: edit distance on lower-cased ids and on title
-// keys, where containing one another counts as the difference in length.
-// Each comes as its id, with its title in parentheses when the title adds
-// something.
-func nearestSections(names []sectionName, name string, n int) []string {
-	type cand struct {
-		label string
-		dist  int
-	}
-	want := strings.ToLower(strings.ReplaceAll(name, " ", "_"))
-	wantKey := TitleKey(name)
-	closeness := func(a, b string) (int, bool) {
-		dist := tokenize.EditDistance(a, b)
-		if strings.Contains(b, a) || strings.Contains(a, b) {
-			// "slice" for Slice_expressions: as close as the letters it lacks.
-			dist = min(dist, max(len(b)-len(a), len(a)-len(b)))
-		}
-		// Suggest only names that share most of their letters with the request.
-		return dist, dist <= max(2, len([]rune(a))/2)
-	}
-	var cands []cand
-	for _, s := range names {
-		best, ok := closeness(want, strings.ToLower(s.id))
-		if wantKey != "" {
-			if d, k := closeness(wantKey, TitleKey(s.title)); k && (!ok || d < best) {
-				best, ok = d, true
-			}
-		}
-		if !ok {
-			continue
-		}
-		label := s.id
-		if !sameName(s.id, s.title) {
-			label += " (" + s.title + ")"
-		}
-		cands = append(cands, cand{label, best})
-	}
-	slices.SortStableFunc(cands, func(a, b cand) int {
-		if a.dist != b.dist {
-			return a.dist - b.dist
-		}
-		return strings.Compare(a.label, b.label)
-	})
-	var out []string
-	for _, c := range cands {
-		if len(out) == n {
-			break
-		}
-		if !slices.Contains(out, c.label) {
-			out = append(out, c.label)
-		}
-	}
-	return out
 }
 
 // byExactID is the condition of a section whose id is ?2.

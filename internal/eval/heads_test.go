@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -16,7 +17,7 @@ import (
 // set, and the scale benchmark's queries, over a generated specification
 // whose common words are in thousands of sections (lists long enough for
 // impact heads), twice: answered from the heads, and scoring every posting
-// (db.RankEveryPosting). Every answer must be the same: the same sections
+// (rank.Engine.EveryPosting). Every answer must be the same: the same sections
 // in the same order with the same scores, snippets and channels. It fails too when the heads
 // answered no ranking, or every one, since then one path went untested.
 func TestImpactHeadsAnswerAsEveryPosting(t *testing.T) {
@@ -51,15 +52,17 @@ func TestImpactHeadsAnswerAsEveryPosting(t *testing.T) {
 		t.Cleanup(func() { store.Close() })
 		return store
 	}
-	heads, every := open(), open()
-	every.RankEveryPosting(true)
+	headsStore, everyStore := open(), open()
+	heads, every := rank.New(rank.DefaultWeights()), rank.New(rank.DefaultWeights()).EveryPosting()
 	for _, q := range queries {
 		req := search.Request{Query: q, Language: "scale", Limit: 20, Snippet: snippet.Options{Mark: snippet.Markdown}}
-		got, err := search.Search(ctx, heads, req)
+		req.Engine = heads
+		got, err := search.Search(ctx, headsStore, req)
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
-		want, err := search.Search(ctx, every, req)
+		req.Engine = every
+		want, err := search.Search(ctx, everyStore, req)
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
@@ -73,7 +76,7 @@ func TestImpactHeadsAnswerAsEveryPosting(t *testing.T) {
 		t.Fatalf("the heads settled %d of %d rankings: one path is untested", byHeads, all)
 	}
 	if _, n := every.Rankings(); n != 0 {
-		t.Fatalf("RankEveryPosting: the heads still settled %d rankings", n)
+		t.Fatalf("EveryPosting: the heads still settled %d rankings", n)
 	}
 }
 

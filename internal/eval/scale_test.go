@@ -19,6 +19,7 @@ import (
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/eval/corpusgen"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -134,7 +135,7 @@ func ftsMatches(path, query string) (int, error) {
 // BenchmarkScaleSearch puts search over the generated corpus of
 // LANGSPEC_SCALE_SECTIONS sections (default 50,000, about 80 MB) beside
 // the same search over the Go spec, and beside the corpus ranked by
-// scoring every posting (db.RankEveryPosting), the calls alternating so
+// scoring every posting (rank.Engine.EveryPosting), the calls alternating so
 // all see the same machine; it reports the medians, the ratios to the Go
 // spec, and the share of rankings the impact heads settled (issue 35's
 // goals: at most 3 at 200,000 sections, at most 5 at 1,000,000).
@@ -178,9 +179,9 @@ func BenchmarkScaleSearch(b *testing.B) {
 	}
 	goStore, bigStore := open(s.goDB), open(s.bigDB)
 	// The same corpus ranked by scoring every posting, as before impact
-	// heads (db.RankEveryPosting): the third timing of each round.
+	// heads (rank.Engine.EveryPosting): the third timing of each round.
 	everyStore := open(s.bigDB)
-	everyStore.RankEveryPosting(true)
+	bigEngine, everyEngine := rank.New(rank.DefaultWeights()), rank.New(rank.DefaultWeights()).EveryPosting()
 
 	queries := []struct{ kind, query string }{
 		// Both words are in most sections of either document.
@@ -195,7 +196,9 @@ func BenchmarkScaleSearch(b *testing.B) {
 		b.Run(q.kind, func(b *testing.B) {
 			goReq := search.Request{Query: q.query, Language: "go", Snippet: snippet.Options{Mark: snippet.Markdown}}
 			bigReq := goReq
-			bigReq.Language = "scale"
+			bigReq.Language, bigReq.Engine = "scale", bigEngine
+			everyReq := bigReq
+			everyReq.Engine = everyEngine
 			run := func(store *db.DB, req search.Request) (time.Duration, []search.Citation) {
 				start := time.Now()
 				res, err := search.Search(ctx, store, req)
@@ -214,18 +217,18 @@ func BenchmarkScaleSearch(b *testing.B) {
 			}
 			// The heads must give the very answer scoring every posting
 			// gives, at every size the curve is measured at.
-			_, everyHits := run(everyStore, bigReq)
+			_, everyHits := run(everyStore, everyReq)
 			if !reflect.DeepEqual(everyHits, bigHits) {
 				b.Fatalf("%q: the impact heads answer differently from scoring every posting:\nheads: %v\nevery: %v", q.query, citedSections(bigHits), citedSections(everyHits))
 			}
-			all0, heads0 := bigStore.Rankings()
+			all0, heads0 := bigEngine.Rankings()
 			var goLat, bigLat, everyLat []time.Duration
 			for b.Loop() {
 				d, _ := run(goStore, goReq)
 				goLat = append(goLat, d)
 				d, _ = run(bigStore, bigReq)
 				bigLat = append(bigLat, d)
-				d, _ = run(everyStore, bigReq)
+				d, _ = run(everyStore, everyReq)
 				everyLat = append(everyLat, d)
 			}
 			g, big, every := scaleMedian(goLat), scaleMedian(bigLat), scaleMedian(everyLat)
@@ -236,7 +239,7 @@ func BenchmarkScaleSearch(b *testing.B) {
 			b.ReportMetric(float64(every)/float64(g), "every-ratio")
 			// The share of the corpus's rankings (one a word channel a
 			// search) that the heads settled.
-			if all, heads := bigStore.Rankings(); all > all0 {
+			if all, heads := bigEngine.Rankings(); all > all0 {
 				b.ReportMetric(float64(heads-heads0)/float64(all-all0), "by-heads")
 			}
 			// How many sections hold every word: the rows a ranking that

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -20,9 +21,10 @@ const module = "github.com/langspec/langspec/"
 var layers = [][]string{
 	{"internal/apperr", "migrations", "fixtures", "internal/layout", "internal/progress"},
 	{"internal/text/tokenize", "internal/text/normalize", "internal/text/decode", "internal/text/shape", "internal/rootpath", "internal/eval/corpusgen", "internal/contextnote", "internal/spillfile"},
-	{"internal/text/ftsquery", "internal/text/snippet", "internal/db/wordindex"},
+	{"internal/text/ftsquery", "internal/text/snippet", "internal/rank/wordindex"},
+	{"internal/rank"},
 	{"internal/db"},
-	{"internal/ingest/fetch", "internal/ingest/manualfile", "internal/rank"},
+	{"internal/ingest/fetch", "internal/ingest/manualfile"},
 	{"internal/ingest"},
 	{"internal/search", "internal/plan", "internal/manual", "internal/vault", "internal/catalog/batch", "internal/catalog/upstream", "internal/catalog/upstream/upstreamtest", "internal/semantic"},
 	{"internal/vault/audit", "internal/manual/find/queryplan", "internal/manual/find/adaptive", "internal/catalog", "internal/specdiff"},
@@ -155,6 +157,113 @@ func TestNamedPackagesStay(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(root(t), p)); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
+	}
+}
+
+// The engine is the only place that scores (issue 47): the store stores and
+// reads, typed terms in, rows and postings out. The layers put rank below
+// db; these rules say what the layers cannot.
+
+// forbidden are imports the layers allow and a package's job does not.
+var forbidden = []struct{ pkg, dep, why string }{
+	{"internal/db", "internal/text/tokenize", "the store never tokenizes or stems: query words come to it as rank.Terms, stemmed once by the engine"},
+	{"internal/rank", "internal/db", "the engine declares what it reads (rank.Source) and the store implements it"},
+	{"internal/rank/wordindex", "internal/db", "the postings are the engine's; the store only keeps them"},
+}
+
+// importedOnlyBy names the only packages that may import a package.
+var importedOnlyBy = map[string][]string{
+	// The postings: scored by the engine, built and kept by the store.
+	// manual/find's fuzzy lookup mirrors FTS5's bm25 over trigrams with
+	// its arithmetic until manual_find's stages are the engine's.
+	"internal/rank/wordindex": {"internal/rank", "internal/db", "internal/manual/find"},
+}
+
+// storeUses is all internal/db may use of the engine's packages: the types
+// it implements rank's sources with and fills, the postings' encoding it
+// writes at ingest and reads back, and the keys it looks a section's name
+// up by. No weight, no scorer, no score.
+var storeUses = map[string][]string{
+	"internal/rank": {
+		"Field", "FieldTitle", "FieldBody", "FieldFileName", "SectionFields",
+		"Posting", "WordCounts", "Vocabulary", "NewVocabulary", "Title", "Occurrences", "Term", "Bits", "NewBits",
+		"TitleKey", "Name", "Nearest",
+	},
+	"internal/rank/wordindex": {
+		"Builder", "NewBuilder", "Term", "Columns", "SkipEvery", "Skips",
+		"List", "Impacts", "ImpactFrom", "Snapshot", "DecodeLayout", "InColumns",
+	},
+}
+
+func TestForbiddenImports(t *testing.T) {
+	found := imports(t)
+	for _, f := range forbidden {
+		if slices.Contains(found[f.pkg], f.dep) {
+			t.Errorf("%s imports %s: %s", f.pkg, f.dep, f.why)
+		}
+	}
+	for dep, allowed := range importedOnlyBy {
+		for pkg, deps := range found {
+			if slices.Contains(deps, dep) && !slices.Contains(allowed, pkg) {
+				t.Errorf("%s imports %s, which only %v may", pkg, dep, allowed)
+			}
+		}
+	}
+}
+
+// TestStoreNeverScores reads every use internal/db's code makes of the
+// engine's packages and fails on any storeUses does not name.
+func TestStoreNeverScores(t *testing.T) {
+	dir := filepath.Join(root(t), "internal", "db")
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := 0
+	fset := token.NewFileSet()
+	for _, path := range files {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The name each engine package goes by in this file.
+		names := map[string]string{}
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			dep, ok := strings.CutPrefix(p, module)
+			if _, watched := storeUses[dep]; !ok || !watched {
+				continue
+			}
+			name := filepath.Base(dep)
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = dep
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			x, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			if dep, ok := names[x.Name]; ok {
+				used++
+				if !slices.Contains(storeUses[dep], sel.Sel.Name) {
+					t.Errorf("%s uses %s.%s: the store stores and reads; scoring, weights and scorers are internal/rank's (storeUses in %s)",
+						fset.Position(sel.Pos()), dep, sel.Sel.Name, "internal/layout/layout_test.go")
+				}
+			}
+			return true
+		})
+	}
+	if used == 0 {
+		t.Fatal("internal/db uses nothing of the engine: the test reads the wrong files")
 	}
 }
 

@@ -14,13 +14,16 @@ import (
 // Query is what the engine makes of what was typed: the words that carry
 // the topic, the words that only say what kind of answer is wanted, the code
 // in it and the code's shapes, and runs of text no word index can split.
+// It is the one reading of the query: every channel, the store's reads and
+// the caller's highlighting take their words from it, tokenized and stemmed
+// here once.
 type Query struct {
 	Raw     string
-	Content []ftsquery.Word // topic words, folded, in order, each once; phrases as typed
-	Intent  []string        // intent words met ("how", "what", "手順"), matched as nothing
-	Code    []string        // words holding code punctuation, as typed (x.(T), ::std::io)
-	Shapes  []string        // shapes of the code (text/shape)
-	Runs    []string        // CJK runs and other text the word index keeps whole
+	Content []Term   // topic words, folded, in order, each once; phrases as typed
+	Intent  []string // intent words met ("how", "what", "手順"), matched as nothing
+	Code    []string // words holding code punctuation, as typed (x.(T), ::std::io)
+	Shapes  []string // shapes of the code (text/shape)
+	Runs    []string // CJK runs and other text the word index keeps whole
 	// Named are the words specs use for the operators and numbers in the
 	// query: "-2**2" is about the power operator, a bare 42 in a sentence
 	// about integer literals. They join the related channel.
@@ -31,7 +34,62 @@ type Query struct {
 	// Pairs are two topic words next to each other in the query, as a
 	// phrase: "object safety" of "what is object safety" (the phrase
 	// channel).
-	Pairs []string
+	Pairs []Term
+	// Tokens are every token of Raw, in order, as the word index splits
+	// and folds them (the heading channel's words).
+	Tokens []Token
+}
+
+// Term is a word or a phrase of a query as the word index matches it.
+type Term struct {
+	// Text is the word folded, or a phrase as typed: what a MATCH
+	// expression quotes (text/ftsquery) and the vocabulary counts.
+	Text string
+	// Prefix says the term's last token stands for every word that starts
+	// with it ("assert*").
+	Prefix bool
+	// Tokens are Text's tokens, folded and stemmed: one for a word,
+	// several for a phrase; none for text the word index does not see
+	// ("...").
+	Tokens []Token
+}
+
+// Token is a token of a term as the word index keeps it: folded, and its
+// porter stem, the index term.
+type Token struct {
+	Folded string
+	Stem   string
+}
+
+// NewTerm is the term of text, tokenized and stemmed as the word index
+// tokenizes and stems.
+func NewTerm(text string, prefix bool) Term {
+	return termOf(text, prefix, tokenize.Tokenize(text))
+}
+
+// termOf is the term of text, whose tokens are toks.
+func termOf(text string, prefix bool, toks []tokenize.Token) Term {
+	t := Term{Text: text, Prefix: prefix, Tokens: make([]Token, len(toks))}
+	for i, tok := range toks {
+		t.Tokens[i] = Token{Folded: tok.Folded, Stem: tokenize.Stem(tok.Folded)}
+	}
+	return t
+}
+
+// wordTerm is the term of one folded token. A folded token is one token
+// folded to itself (TestTermsAreTheQuerysTokens), so it is not tokenized
+// again.
+func wordTerm(folded string, prefix bool) Term {
+	return Term{Text: folded, Prefix: prefix, Tokens: []Token{{Folded: folded, Stem: tokenize.Stem(folded)}}}
+}
+
+// matchWords are terms as text/ftsquery writes them into MATCH.
+func matchWords(terms []Term) []ftsquery.Word {
+	out := make([]ftsquery.Word, len(terms))
+	for i, t := range terms {
+		out[i] = ftsquery.Word{Text: t.Text, Prefix: t.Prefix}
+	}
+	return out
 }
 
 // intentWords say what kind of answer is wanted, not what it is about. They
@@ -60,12 +118,14 @@ var intentWords = map[string]bool{
 	"定義": true, "手順": true, "対象": true, "方法": true, "とは": true, "について": true, "やり方": true, "一覧": true,
 }
 
-// Analyze reads q (already checked by ftsquery.Parse).
+// Analyze reads q (already checked by ftsquery.Parse). Each term is
+// tokenized once; the query's tokens are its terms' (Parse splits at white
+// space and quotes, which the tokenizer splits at too).
 func Analyze(q ftsquery.Query) Query {
 	out := Query{Raw: q.Raw}
 	seen := map[string]bool{}
-	var stop []ftsquery.Word
-	addWord := func(w ftsquery.Word) {
+	var stop []Term
+	addWord := func(w Term) {
 		if !seen[w.Text] {
 			seen[w.Text] = true
 			out.Content = append(out.Content, w)
@@ -77,15 +137,19 @@ func Analyze(q ftsquery.Query) Query {
 	pair := func(w string) {
 		if prev != "" && prev != w {
 			p := prev + " " + w
-			if !slices.Contains(out.Pairs, p) {
-				out.Pairs = append(out.Pairs, p)
+			if !slices.ContainsFunc(out.Pairs, func(t Term) bool { return t.Text == p }) {
+				out.Pairs = append(out.Pairs, NewTerm(p, false))
 			}
 		}
 		prev = w
 	}
 	for _, t := range q.Terms {
-		if t.Phrase && len(tokenize.Tokenize(t.Text)) > 1 {
-			addWord(ftsquery.Word{Text: t.Text, Prefix: t.Prefix})
+		toks := tokenize.Tokenize(t.Text)
+		for _, tok := range toks {
+			out.Tokens = append(out.Tokens, Token{Folded: tok.Folded, Stem: tokenize.Stem(tok.Folded)})
+		}
+		if t.Phrase && len(toks) > 1 {
+			addWord(termOf(t.Text, t.Prefix, toks))
 			prev = ""
 			continue
 		}
@@ -95,9 +159,8 @@ func Analyze(q ftsquery.Query) Query {
 			out.Code = append(out.Code, strings.TrimRight(t.Text, "?!.,;"))
 			out.Named = append(out.Named, operatorNames(t.Text)...)
 		}
-		toks := tokenize.Tokenize(t.Text)
 		for i, tok := range toks {
-			w := ftsquery.Word{Text: tok.Folded, Prefix: t.Prefix && i == len(toks)-1}
+			prefix := t.Prefix && i == len(toks)-1
 			switch {
 			case isCode && utf8.RuneCountInString(tok.Folded) < 2:
 				// s, i, j and k in s[i:j:k] are placeholders, not topics.
@@ -105,9 +168,9 @@ func Analyze(q ftsquery.Query) Query {
 				// In a sentence, "a bare 42" or "casting 3.9" is about a
 				// kind of literal, not about the digits.
 				out.Named = append(out.Named, numberNames(t.Text)...)
-			case intentWords[tok.Folded] && !w.Prefix:
+			case intentWords[tok.Folded] && !prefix:
 				out.Intent = append(out.Intent, tok.Folded)
-				stop = append(stop, w)
+				stop = append(stop, wordTerm(tok.Folded, prefix))
 				prev = ""
 			case isRun(tok.Folded):
 				// A run holds its intent words inside it ("支払手順"): they
@@ -116,9 +179,10 @@ func Analyze(q ftsquery.Query) Query {
 				out.Intent = append(out.Intent, intent...)
 				for _, p := range pieces {
 					out.Runs = append(out.Runs, p)
-					addWord(ftsquery.Word{Text: p})
+					addWord(NewTerm(p, false))
 				}
 			default:
+				w := wordTerm(tok.Folded, prefix)
 				addWord(w)
 				if !isCode && !w.Prefix && pairable(w.Text) {
 					pair(w.Text)

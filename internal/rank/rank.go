@@ -9,9 +9,13 @@
 // strategy that finds anything" chain did, and every hit says which channels
 // found it.
 //
-// The engine does not know where text is stored: a Source runs a channel's
-// expression against its indexes (internal/db implements it for spec
-// sections in a scope and for one manual).
+// The engine is the only place that scores. It does not know where text is
+// stored: it declares what it reads (source.go) and internal/db implements
+// that for the spec sections of a scope and for one manual. Spec sections
+// are scored here from what the store keeps — bm25 over the word postings
+// (words.go), phrases (phrase.go), titles (title.go), literals and shapes
+// (occurrences.go); a manual, which keeps no postings, is ranked by its
+// full-text index with the engine's field weights.
 package rank
 
 import (
@@ -21,38 +25,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
-
-// Source runs channel expressions against one corpus in one scope. Scores
-// are the index's own (higher is better), compared only within a channel.
-type Source interface {
-	// Words runs e against the word index (stemmed, folded) over all
-	// fields, with bm25 weights per column in Columns order.
-	Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]db.Posting, error)
-	// Substrings finds the texts holding any of needles as written (case
-	// aside), best first; needles shorter than ftsquery.MinSubstringRunes
-	// are left out.
-	Substrings(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
-	// Shapes finds the texts whose shape holds any of needles (three
-	// runes or more) through the trigram index of shapes; ScanShapes finds
-	// shapes too short for it.
-	Shapes(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
-	ScanShapes(ctx context.Context, needles []string, limit int) ([]db.Posting, error)
-	// Counts says how many sections hold each of the words, and how many
-	// sections there are.
-	Counts(ctx context.Context, words []string) (db.WordCounts, error)
-	// Vocabulary is every folded word of the corpus with its document
-	// frequency, for typo correction; it is asked for only when a word is
-	// missing.
-	Vocabulary(ctx context.Context) (*db.Vocabulary, error)
-	// Columns names the word index's columns in order, for the field
-	// weights Words takes.
-	Columns() []string
-}
 
 // Channel names, as hits report them in Matched.
 const (
@@ -70,14 +48,14 @@ const (
 	ChannelLiteral = "literal"
 	// ChannelSymbol matches the shapes of a short code query (text/shape).
 	ChannelSymbol = "symbol"
-	// ChannelTypo is not a list of its own: callers that see a corrected
-	// word in a hit report "typo:" and the word.
+	// ChannelTypo is not a list of its own: a hit whose text holds a
+	// corrected word says "typo:" and the word (explain.go).
 	ChannelTypo = "typo"
 	// ChannelHeading is the sections whose title is the query, or holds
-	// it as written (see TitleSource).
+	// it as written (title.go).
 	ChannelHeading = "heading"
 	// ChannelPhrase is the sections holding two words of the query next
-	// to each other, as in the query (see PhraseSource).
+	// to each other, as in the query (phrase.go).
 	ChannelPhrase = "phrase"
 )
 
@@ -89,9 +67,10 @@ const (
 type Weights struct {
 	Channels map[string]float64
 	Depth    map[string]int // candidates each channel contributes
-	// Fields are bm25 weights by word-index column; a column not named
-	// weighs 1.
-	Fields map[string]float64
+	// Fields are the weights of the indexes' fields: bm25's column
+	// weights, and what an occurrence of a literal counts in each field
+	// (occurrences.go). A field not named weighs 1.
+	Fields map[Field]float64
 }
 
 // DefaultWeights are chosen on the tune part of the gold sets
@@ -105,8 +84,8 @@ func DefaultWeights() Weights {
 			// it on the gold sets; half a lexical channel until it is.
 			ChannelSemantic: 0.5,
 		},
-		Fields: map[string]float64{
-			db.ColumnTitle: 10, db.ColumnPath: 4, db.ColumnBody: 1, db.ColumnAnchors: 6,
+		Fields: map[Field]float64{
+			FieldTitle: 10, FieldPath: 4, FieldBody: 1, FieldAnchors: 6,
 		},
 		Depth: map[string]int{ChannelWords: 50, ChannelRelated: 50, ChannelLiteral: 20, ChannelSymbol: 20, ChannelSemantic: 50, ChannelHeading: 10, ChannelPhrase: 30},
 	}
@@ -122,8 +101,8 @@ func ManualWeights() Weights {
 		Channels: map[string]float64{
 			ChannelWords: 1.0, ChannelLiteral: 1.0,
 		},
-		Fields: map[string]float64{
-			db.ManualColumnTitle: 5, db.ManualColumnBody: 1, db.ManualColumnFileName: 5,
+		Fields: map[Field]float64{
+			FieldTitle: 5, FieldBody: 1, FieldFileName: 5,
 		},
 		Depth: map[string]int{ChannelWords: 200, ChannelLiteral: 200},
 	}
@@ -131,9 +110,14 @@ func ManualWeights() Weights {
 
 // Hit is one ranked section.
 type Hit struct {
-	ID      int64
-	Score   float64  // fused; comparable within one answer
-	Matched []string // channels that found it, strongest contribution first
+	ID    int64
+	Score float64 // fused; comparable within one answer
+	// Matched are the channels that found it, strongest contribution
+	// first, and what the word index says of it (explain.go): "title"
+	// before them when its title or path holds a query word, "typo:W"
+	// after them for a correction its text holds, "also:N" when the N-th
+	// other phrasing found it.
+	Matched []string
 	// Phrasings are the phrasings that found it, in order: 0 is the query,
 	// i the i-th alternative.
 	Phrasings []int
@@ -141,17 +125,44 @@ type Hit struct {
 
 // Result is a ranked answer with what the engine made of the query.
 type Result struct {
-	Query       Query
-	Corrections []Correction
-	Channels    []string // channels run, in order
-	Hits        []Hit
+	Query Query
+	// Alternatives are the other phrasings, as the engine read them.
+	Alternatives []Query
+	Corrections  []Correction
+	// Terms are the words a hit is said to match, and what a reader would
+	// see marked in it: the content words of the query and of each other
+	// phrasing, then the corrections.
+	Terms    []Term
+	Channels []string // channels run, in order
+	Hits     []Hit
 }
 
-// Engine ranks queries with one set of weights.
-type Engine struct{ w Weights }
+// Engine ranks queries with one set of weights. Safe for concurrent use.
+type Engine struct {
+	w Weights
+	// everyPosting turns the impact heads off (EveryPosting).
+	everyPosting bool
+	// rankings counts the word rankings of a document, byHeads those the
+	// impact heads answered (Rankings).
+	rankings, byHeads atomic.Int64
+}
 
 // New returns an engine with w.
 func New(w Weights) *Engine { return &Engine{w: w} }
+
+// EveryPosting makes e's word rankings score every posting of a query's
+// lists instead of answering from their impact heads when those settle the
+// top k (wordindex.Impacts), and returns e; call it before e searches. The
+// answers are the same: the scale benchmark and the tests compare the two.
+func (e *Engine) EveryPosting() *Engine {
+	e.everyPosting = true
+	return e
+}
+
+// Rankings returns how many word rankings of one document e has run and
+// how many of them the impact heads answered without scoring every
+// posting: what the scale benchmark reports beside its times.
+func (e *Engine) Rankings() (all, byHeads int64) { return e.rankings.Load(), e.byHeads.Load() }
 
 // defaultDepth is how many candidates a channel without a Depth of its own
 // contributes.
@@ -188,7 +199,9 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 	// it is, so that a hit can say which phrasings found it. A phrasing
 	// that matches nothing adds no list, and so changes nothing.
 	for i, alt := range alternatives {
-		more, err := e.channels(ctx, src, Analyze(alt), &res)
+		a := Analyze(alt)
+		res.Alternatives = append(res.Alternatives, a)
+		more, err := e.channels(ctx, src, a, &res)
 		if err != nil {
 			return Result{}, err
 		}
@@ -198,6 +211,10 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 		lists = append(lists, more...)
 	}
 	res.Hits = e.fuse(lists, limit)
+	res.Terms = matchTerms(&res)
+	if err := explain(ctx, src, &res); err != nil {
+		return Result{}, err
+	}
 	return res, nil
 }
 
@@ -205,23 +222,48 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 type ranked struct {
 	channel  string
 	phrasing int
-	ids      []db.Posting
+	ids      []Posting
 }
 
 func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result) ([]ranked, error) {
 	var jobs []job
-	add := func(channel string, f func(limit int) ([]db.Posting, error)) {
+	add := func(channel string, f func(limit int) ([]Posting, error)) {
 		if e.w.Channels[channel] > 0 {
 			jobs = append(jobs, job{channel: channel, run: f})
 		}
 	}
-	words := a.Content
-	columns := src.Columns()
-	weights := make([]float64, len(columns))
-	for i, c := range columns {
-		weights[i] = cmp.Or(e.w.Fields[c], 1)
+	// Spec sections are scored here from what their store keeps; a corpus
+	// without postings is ranked by its own index with the same weights.
+	sections, _ := src.(SectionSource)
+	matches, _ := src.(MatchSource)
+	var fields [wordindex.Columns]float64 // by SectionFields column
+	for i, f := range SectionFields() {
+		fields[i] = cmp.Or(e.w.Fields[f], 1)
 	}
-	var related []ftsquery.Word // the related channel's words, when it has any the words channel lacks
+	var matchFields []float64 // by matches.Columns()
+	if matches != nil {
+		for _, f := range matches.Columns() {
+			matchFields = append(matchFields, cmp.Or(e.w.Fields[f], 1))
+		}
+	}
+	wordsJob := func(terms []Term) func(limit int) ([]Posting, error) {
+		terms = wordList(terms)
+		switch {
+		case sections != nil:
+			return func(n int) ([]Posting, error) { return e.rankWords(ctx, sections, terms, fields, n) }
+		case matches != nil:
+			ex := ftsquery.AnyWord(matchWords(terms))
+			return func(n int) ([]Posting, error) {
+				if ex.IsZero() || n <= 0 {
+					return nil, nil
+				}
+				return matches.Words(ctx, ex, matchFields, n)
+			}
+		}
+		return func(int) ([]Posting, error) { return nil, nil }
+	}
+	words := a.Content
+	var related []Term // the related channel's words, when it has any the words channel lacks
 	parallel := true
 	if len(words) > 0 {
 		texts := make([]string, len(words))
@@ -245,7 +287,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		res.Corrections = append(res.Corrections, fixes...)
 		all := slices.Clone(words)
 		for _, c := range fixes {
-			all = append(all, ftsquery.Word{Text: c.To})
+			all = append(all, NewTerm(c.To, false))
 		}
 		shortCode := len(a.Named) > 0 && len(a.Code) > 0 && len(strings.Fields(a.Raw)) <= maxShapeWords && e.w.Channels[ChannelRelated] > 0
 		if rel := relatedWords(all); len(rel) > 0 || len(a.Named) > 0 {
@@ -257,51 +299,56 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 			// and without the words inside its code, which the literal
 			// channel matches as written: the names are common words, and
 			// more lists or words of them would only cost time.
-			related = slices.DeleteFunc(related, func(w ftsquery.Word) bool { return a.InCode[w.Text] })
+			related = slices.DeleteFunc(related, func(w Term) bool { return a.InCode[w.Text] })
 		} else {
-			any := ftsquery.AnyWord(all)
-			add(ChannelWords, func(n int) ([]db.Posting, error) { return src.Words(ctx, any, weights, n) })
+			add(ChannelWords, wordsJob(all))
 		}
 	}
 	for _, n := range a.Named {
-		related = append(related, ftsquery.Word{Text: n})
+		related = append(related, NewTerm(n, false))
 	}
 	if len(related) > 0 {
-		ex := ftsquery.AnyWord(related)
-		add(ChannelRelated, func(n int) ([]db.Posting, error) { return src.Words(ctx, ex, weights, n) })
+		add(ChannelRelated, wordsJob(related))
 	}
 	if lit := substringNeedles(append(slices.Clone(a.Code), a.Runs...)); len(lit) > 0 {
-		add(ChannelLiteral, func(n int) ([]db.Posting, error) { return src.Substrings(ctx, lit, n) })
-	}
-	var long []string
-	for _, s := range a.MatchedShapes() {
-		if len([]rune(s)) >= ftsquery.MinSubstringRunes {
-			long = append(long, s)
-		} else {
-			add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.ScanShapes(ctx, []string{s}, n) })
+		switch {
+		case sections != nil:
+			add(ChannelLiteral, func(n int) ([]Posting, error) { return substrings(ctx, sections, lit, e.w.Fields, n) })
+		case matches != nil:
+			add(ChannelLiteral, func(n int) ([]Posting, error) { return matches.Substrings(ctx, lit, matchFields, n) })
 		}
 	}
-	if len(long) > 0 {
-		add(ChannelSymbol, func(n int) ([]db.Posting, error) { return src.Shapes(ctx, long, n) })
-	}
-	if ps, ok := src.(PhraseSource); ok && len(a.Pairs) > 0 && len(a.Content) <= maxPhraseWords {
-		add(ChannelPhrase, func(n int) ([]db.Posting, error) { return ps.Phrases(ctx, a.Pairs, n) })
-	}
-	if ts, ok := src.(TitleSource); ok && strings.TrimSpace(a.Raw) != "" {
-		// A title holding one plain word says little ("type" is in
-		// dozens); a title that is the query, or holds code or several
-		// words of it as written, says much.
-		onlyEqual := len(a.Code) == 0 && len(strings.Fields(a.Raw)) < 2
-		add(ChannelHeading, func(n int) ([]db.Posting, error) {
-			ps, err := ts.TitleMatches(ctx, a.Raw, n)
-			if onlyEqual {
-				ps = slices.DeleteFunc(ps, func(p db.Posting) bool { return p.Score < db.TitleEquals })
+	if sections != nil {
+		var long []string
+		for _, s := range a.MatchedShapes() {
+			if len([]rune(s)) >= ftsquery.MinSubstringRunes {
+				long = append(long, s)
+			} else {
+				add(ChannelSymbol, func(n int) ([]Posting, error) { return scanShapes(ctx, sections, []string{s}, n) })
 			}
-			return ps, err
-		})
+		}
+		if len(long) > 0 {
+			add(ChannelSymbol, func(n int) ([]Posting, error) { return shapes(ctx, sections, long, n) })
+		}
+		if len(a.Pairs) > 0 && len(a.Content) <= maxPhraseWords {
+			add(ChannelPhrase, func(n int) ([]Posting, error) { return phrases(ctx, sections, a.Pairs, n) })
+		}
+		if strings.TrimSpace(a.Raw) != "" {
+			// A title holding one plain word says little ("type" is in
+			// dozens); a title that is the query, or holds code or several
+			// words of it as written, says much.
+			onlyEqual := len(a.Code) == 0 && len(strings.Fields(a.Raw)) < 2
+			add(ChannelHeading, func(n int) ([]Posting, error) {
+				ps, err := titleMatches(ctx, sections, a, n)
+				if onlyEqual {
+					ps = slices.DeleteFunc(ps, func(p Posting) bool { return p.Score < TitleEquals })
+				}
+				return ps, err
+			})
+		}
 	}
 	if sem, ok := src.(SemanticSource); ok && strings.TrimSpace(a.Raw) != "" {
-		add(ChannelSemantic, func(n int) ([]db.Posting, error) { return sem.Semantic(ctx, a.Raw, n) })
+		add(ChannelSemantic, func(n int) ([]Posting, error) { return semantic(ctx, sem, a.Raw, n) })
 	}
 	for _, j := range jobs {
 		if !slices.Contains(res.Channels, j.channel) {
@@ -311,28 +358,24 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	return e.runJobs(jobs, parallel)
 }
 
-// PhraseSource is a Source that can also find the sections holding pairs
-// of words as phrases, scored by how many of them each holds
-// (db.Scoped.Phrases).
-type PhraseSource interface {
-	Source
-	Phrases(ctx context.Context, pairs []string, limit int) ([]db.Posting, error)
-}
-
-// TitleSource is a Source that can also find the sections whose title is
-// the query or holds it as written (spec sections: db.Scoped.TitleMatches).
-type TitleSource interface {
-	Source
-	TitleMatches(ctx context.Context, query string, limit int) ([]db.Posting, error)
-}
-
-// SemanticSource is a Source that can also find the sections nearest to a
-// query by meaning (the optional semantic channel). It answers nothing,
-// rather than an error, when its endpoint fails: the lexical channels
-// answer alone.
-type SemanticSource interface {
-	Source
-	Semantic(ctx context.Context, query string, limit int) ([]db.Posting, error)
+// wordList is terms as one list of the word channels: each term once (by
+// text, and prefix), without those the word index sees nothing in ("..."),
+// in order.
+func wordList(terms []Term) []Term {
+	type key struct {
+		text   string
+		prefix bool
+	}
+	seen := map[key]bool{}
+	var out []Term
+	for _, t := range terms {
+		k := key{t.Text, t.Prefix}
+		if len(t.Tokens) > 0 && !seen[k] {
+			seen[k] = true
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // substringNeedles are the texts of texts long enough for a substring
@@ -350,7 +393,7 @@ func substringNeedles(texts []string) []string {
 // job is one channel's query.
 type job struct {
 	channel string
-	run     func(limit int) ([]db.Posting, error)
+	run     func(limit int) ([]Posting, error)
 }
 
 // parallelSections is the scope below which the channels run one after
@@ -403,7 +446,8 @@ func (e *Engine) runJobs(jobs []job, parallel bool) ([]ranked, error) {
 var boosts = map[string]bool{ChannelPhrase: true}
 
 // fuse merges the lists: each channel's scores are divided by its best one
-// and weighted, and a hit's score is their sum. Ties go to the hit the word
+// and weighted, and a hit's score is their sum; a section whose title is
+// the query (the heading channel's TitleEquals) comes before the rest. Ties go to the hit the word
 // channel ranked higher, then to the lower row id, so answers are
 // deterministic.
 func (e *Engine) fuse(lists []ranked, limit int) []Hit {
@@ -425,6 +469,7 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		has       []bool    // by channel: the channel found the hit
 		phrasings uint64    // bit i: phrasing i found it
 		wordRank  int
+		exact     bool // its title is the query (ExactTitle)
 	}
 	var accs []*acc
 	byID := map[int64]*acc{}
@@ -472,9 +517,20 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 			if l.channel == ChannelWords {
 				a.wordRank = min(a.wordRank, i)
 			}
+			if l.channel == ChannelHeading && l.phrasing == 0 && p.Score >= TitleEquals {
+				a.exact = true
+			}
 		}
 	}
 	slices.SortStableFunc(accs, func(x, y *acc) int {
+		// A section the query names comes first, whatever the other
+		// channels say of the rest (issue 47: exact first).
+		if x.exact != y.exact {
+			if x.exact {
+				return -1
+			}
+			return 1
+		}
 		if c := cmp.Compare(y.hit.Score, x.hit.Score); c != 0 {
 			return c
 		}
@@ -522,12 +578,12 @@ const commonShare = 0.5
 
 // dropCommon leaves out words most sections hold ("type" in the Go spec),
 // unless nothing else would be left.
-func dropCommon(words []ftsquery.Word, counts db.WordCounts) []ftsquery.Word {
+func dropCommon(words []Term, counts WordCounts) []Term {
 	n := counts.Sections
 	if n == 0 || len(words) < 2 {
 		return words
 	}
-	var kept []ftsquery.Word
+	var kept []Term
 	for _, w := range words {
 		if float64(counts.DF[w.Text]) <= commonShare*float64(n) {
 			kept = append(kept, w)

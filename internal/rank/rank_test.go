@@ -4,10 +4,11 @@ import (
 	"context"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 func parse(t *testing.T, q string) ftsquery.Query {
@@ -19,7 +20,7 @@ func parse(t *testing.T, q string) ftsquery.Query {
 	return pq
 }
 
-func words(ws []ftsquery.Word) []string {
+func words(ws []Term) []string {
 	var out []string
 	for _, w := range ws {
 		out = append(out, w.Text)
@@ -84,7 +85,7 @@ func TestOperatorNames(t *testing.T) {
 }
 
 func TestCorrections(t *testing.T) {
-	vocab := db.NewVocabulary(map[string]int{"reader": 9, "loop": 12, "looks": 3, "description": 5, "descriptor": 4, "calling": 8, "receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1})
+	vocab := NewVocabulary(map[string]int{"reader": 9, "loop": 12, "looks": 3, "description": 5, "descriptor": 4, "calling": 8, "receiver": 40, "receive": 12, "method": 90, "goroutine": 30, "map": 80, "max": 5, "switch": 20, "swatch": 1})
 	tests := []struct {
 		words []string
 		want  []Correction
@@ -98,9 +99,9 @@ func TestCorrections(t *testing.T) {
 		{[]string{"u00e9"}, nil}, // not a plain word
 	}
 	for _, tt := range tests {
-		var ws []ftsquery.Word
+		var ws []Term
 		for _, w := range tt.words {
-			ws = append(ws, ftsquery.Word{Text: w})
+			ws = append(ws, NewTerm(w, false))
 		}
 		if got := corrections(ws, vocab); !slices.Equal(got, tt.want) {
 			t.Errorf("%v: %v, want %v", tt.words, got, tt.want)
@@ -165,70 +166,60 @@ func TestLetterBagBoundsOSA(t *testing.T) {
 	}
 }
 
-// fakeSource answers each channel from fixed lists, so fusion can be tested
-// without a store.
+// fakeSource answers the word and literal channels from fixed lists, as
+// an index that ranks them itself (a MatchSource) would.
 type fakeSource struct {
-	words, literal, shapes []db.Posting
-	vocab                  *db.Vocabulary
+	words, literal []Posting
+	vocab          *Vocabulary
 }
 
-func (f fakeSource) Words(context.Context, ftsquery.Expr, []float64, int) ([]db.Posting, error) {
+func (f fakeSource) Words(context.Context, ftsquery.Expr, []float64, int) ([]Posting, error) {
 	return f.words, nil
 }
-func (f fakeSource) Substrings(context.Context, []string, int) ([]db.Posting, error) {
+func (f fakeSource) Substrings(context.Context, []string, []float64, int) ([]Posting, error) {
 	return f.literal, nil
 }
-func (f fakeSource) Shapes(context.Context, []string, int) ([]db.Posting, error) {
-	return f.shapes, nil
-}
-func (f fakeSource) ScanShapes(context.Context, []string, int) ([]db.Posting, error) {
-	return f.shapes, nil
-}
-func (f fakeSource) Vocabulary(context.Context) (*db.Vocabulary, error) { return f.vocab, nil }
-func (f fakeSource) Counts(_ context.Context, words []string) (db.WordCounts, error) {
-	wc := db.WordCounts{DF: map[string]int{}}
+func (f fakeSource) Vocabulary(context.Context) (*Vocabulary, error) { return f.vocab, nil }
+func (f fakeSource) Counts(_ context.Context, words []string) (WordCounts, error) {
+	wc := WordCounts{DF: map[string]int{}}
 	for _, w := range words {
 		wc.DF[w] = f.vocab.DF(w)
 	}
 	return wc, nil
 }
-func (f fakeSource) Columns() []string { return []string{"title", "body"} }
+func (f fakeSource) Columns() []Field { return []Field{FieldTitle, FieldBody} }
 
 func TestFuseNoChannelHidesAnother(t *testing.T) {
-	src := fakeSource{
-		words:   []db.Posting{{ID: 1, Score: 9}, {ID: 2, Score: 3}},
-		literal: []db.Posting{{ID: 3, Score: 5}},
-		shapes:  []db.Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}},
-		vocab:   db.NewVocabulary(map[string]int{"slice": 3}),
+	lists := []ranked{
+		{channel: ChannelWords, ids: []Posting{{ID: 1, Score: 9}, {ID: 2, Score: 3}}},
+		{channel: ChannelLiteral, ids: []Posting{{ID: 3, Score: 5}}},
+		{channel: ChannelSymbol, ids: []Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}}},
 	}
 	even := Weights{Channels: map[string]float64{ChannelWords: 1, ChannelLiteral: 1, ChannelSymbol: 1}}
-	res, err := New(even).Search(context.Background(), src, parse(t, "slice a[i:j:k]"), 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hits := New(even).fuse(lists, 10)
 	var ids []int64
-	for _, h := range res.Hits {
+	for _, h := range hits {
 		ids = append(ids, h.ID)
 	}
 	// Section 3 holds the literal code and its shape: two channels beat one.
 	if !slices.Equal(ids, []int64{3, 1, 2}) {
 		t.Fatalf("ranked %v, want [3 1 2]", ids)
 	}
-	if m := res.Hits[0].Matched; !slices.Equal(m, []string{ChannelLiteral, ChannelSymbol}) {
+	if m := hits[0].Matched; !slices.Equal(m, []string{ChannelLiteral, ChannelSymbol}) {
 		t.Errorf("first hit matched %v", m)
 	}
-	if m := res.Hits[2].Matched; !slices.Contains(m, ChannelWords) || !slices.Contains(m, ChannelSymbol) {
+	if m := hits[2].Matched; !slices.Contains(m, ChannelWords) || !slices.Contains(m, ChannelSymbol) {
 		t.Errorf("third hit matched %v", m)
 	}
-	for i := 1; i < len(res.Hits); i++ {
-		if res.Hits[i].Score > res.Hits[i-1].Score {
-			t.Errorf("not ranked by score: %+v", res.Hits)
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Errorf("not ranked by score: %+v", hits)
 		}
 	}
 }
 
 func TestFuseTiesAreDeterministic(t *testing.T) {
-	src := fakeSource{words: []db.Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: db.NewVocabulary(nil)}
+	src := fakeSource{words: []Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: NewVocabulary(nil)}
 	for range 20 {
 		res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice"), 10)
 		if err != nil || len(res.Hits) != 2 || res.Hits[0].ID != 7 {
@@ -240,7 +231,7 @@ func TestFuseTiesAreDeterministic(t *testing.T) {
 // TestManualWeightsKeepWords: manuals have no related channel, so a short
 // code query with named operators must still run its words.
 func TestManualWeightsKeepWords(t *testing.T) {
-	src := fakeSource{words: []db.Posting{{ID: 4, Score: 2}}, vocab: db.NewVocabulary(nil)}
+	src := fakeSource{words: []Posting{{ID: 4, Score: 2}}, vocab: NewVocabulary(nil)}
 	res, err := New(ManualWeights()).Search(context.Background(), src, parse(t, "counter++"), 10)
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != 4 {
 		t.Fatalf("%+v, %v; want the word channel's hit", res.Hits, err)
@@ -248,19 +239,65 @@ func TestManualWeightsKeepWords(t *testing.T) {
 }
 
 func TestDropCommon(t *testing.T) {
-	counts := db.WordCounts{DF: map[string]int{"type": 90, "package": 40, "method": 20}, Sections: 100}
+	counts := WordCounts{DF: map[string]int{"type": 90, "package": 40, "method": 20}, Sections: 100}
 	tests := []struct{ in, want []string }{
 		{[]string{"method", "type", "package"}, []string{"method", "package"}}, // "type" is in 90 of 100 sections
 		{[]string{"type"}, []string{"type"}},                                   // nothing else: kept
 		{[]string{"type", "zebra"}, []string{"zebra"}},
 	}
 	for _, tt := range tests {
-		var ws []ftsquery.Word
+		var ws []Term
 		for _, w := range tt.in {
-			ws = append(ws, ftsquery.Word{Text: w})
+			ws = append(ws, NewTerm(w, false))
 		}
 		if got := words(dropCommon(ws, counts)); !slices.Equal(got, tt.want) {
 			t.Errorf("dropCommon(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestTermsAreTheQuerysTokens holds up what Analyze relies on to tokenize
+// a query once: the tokens of the raw query are its terms' tokens (Parse
+// splits at white space and quotes, where the tokenizer splits too), and a
+// folded token is one token, folded to itself (wordTerm).
+func TestTermsAreTheQuerysTokens(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 1))
+	queries := []string{"slice expressions", `"type assertion" x.(T)`, "assert*", `ab"cd"ef*`, "Ⅻ ǅemal İstanbul ﬁnance", "e\u0301te\u0301 \u0301x",
+		"保険金の支払手順", "x²  ½ ｆｕｌｌ", `"unbalanced`, "a\tb\u00a0c", "ΣΊΣΥΦΟΣ σίσυφος"}
+	for range 5000 {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			switch r.IntN(4) {
+			case 0:
+				b.WriteRune(rune(r.IntN(0x3000)))
+			case 1:
+				b.WriteRune(rune(r.IntN(0x30000)))
+			case 2:
+				b.WriteByte(" \"*ab.()_-"[r.IntN(10)])
+			default:
+				b.WriteRune(rune(0x300 + r.IntN(0x70))) // combining marks
+			}
+		}
+		queries = append(queries, b.String())
+	}
+	for _, raw := range queries {
+		q, err := ftsquery.Parse(raw)
+		if err != nil {
+			continue
+		}
+		var want []string
+		for _, tok := range tokenize.Tokenize(q.Raw) {
+			want = append(want, tok.Folded)
+			if again := tokenize.Tokenize(tok.Folded); len(again) != 1 || again[0].Folded != tok.Folded {
+				t.Errorf("%q: the folded token %q tokenizes to %v", raw, tok.Folded, again)
+			}
+		}
+		var got []string
+		for _, tok := range Analyze(q).Tokens {
+			got = append(got, tok.Folded)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: Analyze's tokens %q, the query's %q", raw, got, want)
 		}
 	}
 }

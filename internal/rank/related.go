@@ -1,7 +1,5 @@
 package rank
 
-import "github.com/langspec/langspec/internal/text/ftsquery"
-
 // related maps words programmers use for a thing to the words language
 // specifications use for it: a paraphrase in one's own words shares few
 // words with the section that answers it ("shut a chan" is closing a
@@ -219,17 +217,17 @@ var related = map[string][]string{
 
 // relatedWords returns the related words of the query's content words that
 // are not in it already.
-func relatedWords(words []ftsquery.Word) []ftsquery.Word {
+func relatedWords(words []Term) []Term {
 	have := map[string]bool{}
 	for _, w := range words {
 		have[w.Text] = true
 	}
-	var out []ftsquery.Word
+	var out []Term
 	for _, w := range words {
 		for _, r := range related[w.Text] {
 			if !have[r] {
 				have[r] = true
-				out = append(out, ftsquery.Word{Text: r})
+				out = append(out, NewTerm(r, false))
 			}
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
@@ -35,7 +33,7 @@ func maxEdits(n int) int {
 // corrections returns, for each content word missing from vocab, the
 // vocabulary words closest to it by edit distance (a swap of neighbours is
 // one edit): the nearest, most common first, at most two per word.
-func corrections(words []ftsquery.Word, vocab *db.Vocabulary) []Correction {
+func corrections(words []Term, vocab *Vocabulary) []Correction {
 	var out []Correction
 	var osa osaRows
 	type cand struct {
@@ -103,7 +101,7 @@ func corrections(words []ftsquery.Word, vocab *db.Vocabulary) []Correction {
 
 // mayCorrect reports whether some word could be corrected: one the corpus
 // lacks that is long and plain enough (the vocabulary is read only then).
-func mayCorrect(words []ftsquery.Word, counts db.WordCounts) bool {
+func mayCorrect(words []Term, counts WordCounts) bool {
 	for _, w := range words {
 		if maxEdits(len(w.Text)) > 0 && !w.Prefix && plainWord(w.Text) && counts.DF[w.Text] == 0 {
 			return true

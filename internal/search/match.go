@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/shape"
 	"github.com/langspec/langspec/internal/text/snippet"
 	"github.com/langspec/langspec/internal/text/tokenize"
@@ -42,19 +42,17 @@ type wordTerm struct {
 	prefix       bool
 }
 
-// newWordMatcher builds the matcher for terms, each word of each term a
-// term of its own; stems may be nil.
-func newWordMatcher(terms []ftsquery.Term, stems *tokenize.Stems) *wordMatcher {
+// newWordMatcher builds the matcher for terms, each token of each term a
+// term of its own (its folded form and stem as the engine worked them
+// out); stems may be nil.
+func newWordMatcher(terms []rank.Term, stems *tokenize.Stems) *wordMatcher {
 	if stems == nil {
 		stems = &tokenize.Stems{}
 	}
 	m := &wordMatcher{stems: stems}
 	for _, t := range terms {
-		toks := tokenize.Tokenize(t.Text)
-		for i, tok := range toks {
-			m.terms = append(m.terms, wordTerm{
-				stem: m.stem(tok.Folded), folded: tok.Folded, prefix: t.Prefix && i == len(toks)-1,
-			})
+		for i, tok := range t.Tokens {
+			m.terms = append(m.terms, wordTerm{stem: tok.Stem, folded: tok.Folded, prefix: t.Prefix && i == len(t.Tokens)-1})
 		}
 	}
 	for _, t := range m.terms {

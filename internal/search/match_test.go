@@ -2,8 +2,11 @@ package search
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,7 +129,11 @@ func TestWordMatcherMatchesReference(t *testing.T) {
 	}
 	found := 0
 	for _, q := range queries {
-		m := newWordMatcher(q, nil)
+		var terms []rank.Term
+		for _, t := range q {
+			terms = append(terms, rank.NewTerm(t.Text, t.Prefix))
+		}
+		m := newWordMatcher(terms, nil)
 		for _, text := range texts {
 			got, want := m.spans(text), referenceWordSpans(q, text)
 			if !reflect.DeepEqual(got, want) {
@@ -147,8 +154,8 @@ func TestCiteAllSameOnEveryCore(t *testing.T) {
 	for _, query := range []string{"slice expressions", "reciever methd", "x.(T)", "type assertion panics"} {
 		ranked, rows := rankedHits(t, scoped, query, 20)
 		opt := snippet.Options{Chars: snippet.DefaultChars, Windows: snippet.DefaultWindows, Mark: snippet.Markdown}
-		one := citeAll(ranked, nil, rows, opt, nil, 1<<30)
-		shared := citeAll(ranked, nil, rows, opt, &tokenize.Stems{}, 1)
+		one := citeAll(ranked, rows, opt, nil, 1<<30)
+		shared := citeAll(ranked, rows, opt, &tokenize.Stems{}, 1)
 		if len(one) == 0 || !reflect.DeepEqual(one, shared) {
 			t.Errorf("%q: %d citations on one goroutine differ from %d shared", query, len(one), len(shared))
 		}
@@ -168,7 +175,7 @@ func BenchmarkWordMatcher(b *testing.B) {
 	b.Run("spans", func(b *testing.B) {
 		b.SetBytes(int64(size))
 		for b.Loop() {
-			m := newWordMatcher([]ftsquery.Term{{Text: "slice"}, {Text: "expressions"}}, stems)
+			m := newWordMatcher([]rank.Term{rank.NewTerm("slice", false), rank.NewTerm("expressions", false)}, stems)
 			for _, r := range rows {
 				m.spans(r.Text)
 			}
@@ -178,7 +185,109 @@ func BenchmarkWordMatcher(b *testing.B) {
 		b.SetBytes(int64(size))
 		opt := snippet.Options{Chars: snippet.DefaultChars, Windows: snippet.DefaultWindows, Mark: snippet.Markdown}
 		for b.Loop() {
-			citeAll(ranked, nil, rows, opt, stems, minBytesPerWorker)
+			citeAll(ranked, rows, opt, stems, minBytesPerWorker)
 		}
 	})
+}
+
+// TestLabelsAreWhatTheTextShows holds the labels the engine reads from the
+// word index (rank's explain.go) to the rule search applied to each cited
+// text before: "title" when the highlighter finds a word of the query, its
+// other phrasings or its corrections in the title or path, and "typo:W"
+// for each correction W among the words it marks in the text, in the order
+// it marks them. Every question of the Go gold set, with its phrasings,
+// and misspellings and prefixes, over the Go spec.
+func TestLabelsAreWhatTheTextShows(t *testing.T) {
+	scoped := goSpecScope(t)
+	ctx := context.Background()
+	type gold struct {
+		ID    string   `json:"case_id"`
+		Query string   `json:"query"`
+		Also  []string `json:"also"`
+	}
+	read := func(path string) []gold {
+		b, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "gold", path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []gold
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var g gold
+			if err := json.Unmarshal([]byte(line), &g); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, g)
+		}
+		return out
+	}
+	also := map[string][]string{}
+	for _, g := range read("also/spec-go.jsonl") {
+		also[g.ID] = g.Also
+	}
+	var requests [][]string // the query, then its phrasings
+	for _, g := range read("spec-go.jsonl") {
+		requests = append(requests, []string{g.Query}, append([]string{g.Query}, also[g.ID]...))
+	}
+	for _, q := range []string{"reciever methd", "gorutine", "recieve operatr", "method reciever type", "slic* expresions",
+		"meth* reciever", "recei* channel", "conversiosn", "interfce typs", `"method set" reciever`} {
+		requests = append(requests, []string{q}, []string{q, "receiver method"})
+	}
+	labelled := map[string]int{}
+	for _, req := range requests {
+		var qs []ftsquery.Query
+		for _, s := range req {
+			q, err := ftsquery.Parse(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qs = append(qs, q)
+		}
+		ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, scoped, qs[0], 20, qs[1:]...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := make([]int64, len(ranked.Hits))
+		for i, h := range ranked.Hits {
+			ids[i] = h.ID
+		}
+		rows, err := scoped.Sections(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The rule as search applied it.
+		words := newWordMatcher(ranked.Terms, nil)
+		all := newHighlighter(ranked, nil).all
+		fixed := map[string]string{}
+		for _, c := range ranked.Corrections {
+			fixed[tokenize.Stem(c.To)] = c.To
+		}
+		for _, h := range ranked.Hits {
+			r := rows[h.ID]
+			var want []string
+			if len(words.spans(r.Title+"\n"+r.Path)) > 0 {
+				want = append(want, rank.LabelTitle)
+			}
+			seen := map[string]bool{}
+			for _, sp := range all.spans(r.Text) {
+				if w := fixed[tokenize.Stem(tokenize.Fold(r.Text[sp.Start:sp.End]))]; w != "" && !seen[w] {
+					seen[w] = true
+					want = append(want, "typo:"+w)
+				}
+			}
+			var got []string
+			for _, m := range h.Matched {
+				if m == rank.LabelTitle || strings.HasPrefix(m, "typo:") {
+					got = append(got, m)
+					labelled[m]++
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%q, %s: labels %v, the text shows %v (matched %v)", req, r.SectionID, got, want, h.Matched)
+			}
+		}
+	}
+	t.Logf("labels: %v", labelled)
+	if labelled[rank.LabelTitle] < 100 || len(labelled) < 5 {
+		t.Errorf("labels seen %v: the queries do not exercise them", labelled)
+	}
 }

@@ -7,7 +7,6 @@ package search
 import (
 	"context"
 	"errors"
-	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -51,11 +50,16 @@ type Request struct {
 	// Notes are the context notes in force; the answer carries those
 	// covering its hits, once each. nil: none.
 	Notes *contextnote.Set
+	// Engine ranks; nil is rank.New(rank.DefaultWeights()), the engine of
+	// every front end. Tests and benchmarks pass one of their own to
+	// compare ways of ranking (rank.Engine.EveryPosting) and count them.
+	Engine *rank.Engine
 }
 
-// Semantic finds the sections of a scope nearest to a query by meaning.
+// Semantic gives the embeddings of a query and of the sections of a scope
+// (internal/embed), which the engine ranks by cosine.
 type Semantic interface {
-	Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]db.Posting, error)
+	Embeddings(ctx context.Context, scope *db.Scoped, query string) ([]float32, []rank.Vector, error)
 }
 
 // Citation is one hit, with everything needed to cite it.
@@ -113,7 +117,11 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 		sem = &semanticScope{Scoped: scoped, sem: req.Semantic}
 		src = sem
 	}
-	ranked, err := rank.New(rank.DefaultWeights()).Search(ctx, src, q, req.Limit, alts...)
+	engine := req.Engine
+	if engine == nil {
+		engine = rank.New(rank.DefaultWeights())
+	}
+	ranked, err := engine.Search(ctx, src, q, req.Limit, alts...)
 	if err != nil {
 		return Result{}, err
 	}
@@ -129,7 +137,7 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 	if sem != nil && sem.failed != nil {
 		res.Notices = append(res.Notices, "the semantic channel is off for this answer ("+sem.failed.Error()+"); it comes from the lexical channels")
 	}
-	res.Hits = citeAll(ranked, alts, rows, req.Snippet, req.Stems, minBytesPerWorker)
+	res.Hits = citeAll(ranked, rows, req.Snippet, req.Stems, minBytesPerWorker)
 	res.Context = coverCitations(req.Notes, res.Hits)
 	return res, nil
 }
@@ -154,15 +162,15 @@ type semanticScope struct {
 	failed error
 }
 
-func (s *semanticScope) Semantic(ctx context.Context, query string, limit int) ([]db.Posting, error) {
-	ps, err := s.sem.Nearest(ctx, s.Scoped, query, limit)
+func (s *semanticScope) Embeddings(ctx context.Context, query string) ([]float32, []rank.Vector, error) {
+	q, rows, err := s.sem.Embeddings(ctx, s.Scoped, query)
 	if err != nil {
 		s.mu.Lock()
 		s.failed = err
 		s.mu.Unlock()
-		return nil, nil
+		return nil, nil, nil
 	}
-	return ps, nil
+	return q, rows, nil
 }
 
 // citeAll builds the citations of the hits found in rows, in rank order.
@@ -171,7 +179,7 @@ func (s *semanticScope) Semantic(ctx context.Context, query string, limit int) (
 // highlighter of its own (a highlighter caches stems as it goes). A few
 // short sections are cited on the calling goroutine: over stdio, starting
 // goroutines cost more than they saved (docs/performance.md).
-func citeAll(ranked rank.Result, alts []ftsquery.Query, rows map[int64]db.SectionRow, opt snippet.Options, stems *tokenize.Stems, perWorker int) []Citation {
+func citeAll(ranked rank.Result, rows map[int64]db.SectionRow, opt snippet.Options, stems *tokenize.Stems, perWorker int) []Citation {
 	hits := slices.DeleteFunc(slices.Clone(ranked.Hits), func(h rank.Hit) bool { _, ok := rows[h.ID]; return !ok })
 	out := make([]Citation, len(hits))
 	size := 0
@@ -180,7 +188,7 @@ func citeAll(ranked rank.Result, alts []ftsquery.Query, rows map[int64]db.Sectio
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(hits), size/perWorker))
 	if workers == 1 {
-		hl := newHighlighter(ranked, alts, stems)
+		hl := newHighlighter(ranked, stems)
 		for i, h := range hits {
 			out[i] = hl.cite(rows[h.ID], h, opt)
 		}
@@ -189,7 +197,7 @@ func citeAll(ranked rank.Result, alts []ftsquery.Query, rows map[int64]db.Sectio
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {
-			hl := newHighlighter(ranked, alts, stems)
+			hl := newHighlighter(ranked, stems)
 			for i := w; i < len(hits); i += workers {
 				out[i] = hl.cite(rows[hits[i].ID], hits[i], opt)
 			}
@@ -231,65 +239,23 @@ func validate(req *Request) error {
 	return nil
 }
 
-// highlighter marks in a snippet what the word channels matched (query
-// words and their corrections, stemmed as the index stems them) and code as
-// typed; it also tells which hits hold the query's words in their title.
-type highlighter struct {
-	all        multiMatcher
-	title      *wordMatcher
-	fixedStems map[string]string // stem of a corrected word → the word
-}
+// highlighter marks in a snippet what the engine matched: the words of
+// the query, of its other phrasings and of its corrections (rank.Result's
+// Terms, stemmed as the index stems them), code as typed, and the shapes
+// of code.
+type highlighter struct{ all multiMatcher }
 
-func newHighlighter(r rank.Result, alts []ftsquery.Query, stems *tokenize.Stems) highlighter {
-	var terms, typed []ftsquery.Term
+func newHighlighter(r rank.Result, stems *tokenize.Stems) highlighter {
 	var needles, shapes []string
-	add := func(a rank.Query) {
-		for _, w := range a.Content {
-			typed = append(typed, ftsquery.Term{Text: w.Text, Prefix: w.Prefix})
-		}
+	for _, a := range append([]rank.Query{r.Query}, r.Alternatives...) {
 		needles = append(needles, a.Code...)
 		shapes = append(shapes, a.MatchedShapes()...)
 	}
-	add(r.Query)
-	for _, q := range alts {
-		add(rank.Analyze(q))
-	}
-	terms = append(terms, typed...)
-	h := highlighter{fixedStems: map[string]string{}}
-	for _, c := range r.Corrections {
-		terms = append(terms, ftsquery.Term{Text: c.To})
-		h.fixedStems[tokenize.Stem(c.To)] = c.To
-	}
-	h.title = newWordMatcher(terms, stems)
-	h.all = multiMatcher{h.title, newSubstringMatcher(needles), shapeMatcher{shapes}}
-	return h
+	return highlighter{multiMatcher{newWordMatcher(r.Terms, stems), newSubstringMatcher(needles), shapeMatcher{shapes}}}
 }
 
-// cite builds the citation of r and completes what the engine matched with
-// what the text shows: "title" when the title or path holds a query word,
-// and "typo:WORD" when the section holds a corrected spelling.
+// cite builds the citation of r with the snippet of what hit matched.
 func (h highlighter) cite(r db.SectionRow, hit rank.Hit, opt snippet.Options) Citation {
-	spans := h.all.spans(r.Text)
-	var matched []string
-	if len(h.title.spans(r.Title+"\n"+r.Path)) > 0 {
-		matched = append(matched, channelTitle)
-	}
-	matched = append(matched, hit.Matched...)
-	if len(h.fixedStems) > 0 {
-		seen := map[string]bool{}
-		for _, sp := range spans {
-			w := h.fixedStems[tokenize.Stem(tokenize.Fold(r.Text[sp.Start:sp.End]))]
-			if w != "" && !seen[w] {
-				seen[w] = true
-				matched = append(matched, rank.ChannelTypo+":"+w)
-			}
-		}
-	}
-	for _, p := range hit.Phrasings {
-		if p > 0 {
-			matched = append(matched, fmt.Sprintf("also:%d", p))
-		}
-	}
 	return Citation{
 		Language:    r.Language,
 		Doc:         r.Doc,
@@ -298,11 +264,8 @@ func (h highlighter) cite(r db.SectionRow, hit rank.Hit, opt snippet.Options) Ci
 		Title:       r.Title,
 		SectionPath: r.Path,
 		URL:         r.URL,
-		Snippet:     snippet.Build(r.Text, spans, opt),
+		Snippet:     snippet.Build(r.Text, h.all.spans(r.Text), opt),
 		Score:       hit.Score,
-		Matched:     matched,
+		Matched:     hit.Matched,
 	}
 }
-
-// channelTitle is reported for hits whose title or path holds a query word.
-const channelTitle = "title"

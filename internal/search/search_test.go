@@ -9,6 +9,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
@@ -159,13 +160,26 @@ func TestSearchNoMatchAndErrors(t *testing.T) {
 
 func TestSearchFilters(t *testing.T) {
 	store := search.GoSpecStore(t)
-	res, err := search.Search(context.Background(), store, search.Request{Query: "slice", PathPrefix: "types", Limit: 50})
-	if err != nil || len(res.Hits) == 0 {
-		t.Fatalf("%+v, %v", res, err)
+	// Every channel keeps to the path: words, and the heading channel
+	// ("Method sets" is a title outside Types too).
+	for _, q := range []string{"slice", "method sets", "Slice types"} {
+		res, err := search.Search(context.Background(), store, search.Request{Query: q, PathPrefix: "types", Limit: 50})
+		if err != nil || len(res.Hits) == 0 {
+			t.Fatalf("%q: %+v, %v", q, res, err)
+		}
+		for _, h := range res.Hits {
+			if !strings.HasPrefix(h.SectionPath, "Types") {
+				t.Errorf("%q: hit outside Types: %s (%v)", q, h.SectionPath, h.Matched)
+			}
+		}
+	}
+	res, err := search.Search(context.Background(), store, search.Request{Query: "Method expressions", PathPrefix: "types", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, h := range res.Hits {
 		if !strings.HasPrefix(h.SectionPath, "Types") {
-			t.Errorf("hit outside Types: %s", h.SectionPath)
+			t.Errorf("a title outside the path came in: %s (%v)", h.SectionPath, h.Matched)
 		}
 	}
 	res, err = search.Search(context.Background(), store, search.Request{Query: "slice", Limit: 3})
@@ -263,11 +277,11 @@ func TestExactTitleRanksFirst(t *testing.T) {
 	}
 	byKey := map[string][]string{}
 	for _, r := range rows {
-		byKey[db.TitleKey(r.Title)] = append(byKey[db.TitleKey(r.Title)], r.SectionID)
+		byKey[rank.TitleKey(r.Title)] = append(byKey[rank.TitleKey(r.Title)], r.SectionID)
 	}
 	checked := 0
 	for _, r := range rows {
-		if len(byKey[db.TitleKey(r.Title)]) != 1 || len([]rune(r.Title)) < 3 {
+		if len(byKey[rank.TitleKey(r.Title)]) != 1 || len([]rune(r.Title)) < 3 {
 			continue
 		}
 		checked++

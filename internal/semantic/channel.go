@@ -3,35 +3,30 @@ package semantic
 import (
 	"context"
 	"math"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 )
 
-// Channel is the semantic channel's search: the query embedded once
-// (cached by text), the sections of the scope by cosine to it. Their
-// vectors are read once per snapshot and kept; a brute-force scan is a few
-// milliseconds at 100,000 sections of 768 dimensions.
+// Channel is what the semantic channel reads: the query embedded once
+// (cached by text), and the vectors of the sections of the scope, read
+// once per snapshot and kept. The ranking engine scores them by cosine
+// (rank.SemanticSource).
 type Channel struct {
 	c       *Client
 	timeout time.Duration
 
 	mu      sync.Mutex
 	queries map[string][]float32 // normalised query vectors, by text
-	snaps   map[snapKey][]rowVector
+	snaps   map[snapKey][]rank.Vector
 }
 
 type snapKey struct {
 	path  string
 	id    int64
 	model string
-}
-
-type rowVector struct {
-	id  int64
-	vec []float32 // normalised
 }
 
 // QueryTimeout is how long a query's embedding may take before search
@@ -43,80 +38,27 @@ const maxCachedQueries = 4096
 
 // NewChannel searches with c's model.
 func NewChannel(c *Client) *Channel {
-	return &Channel{c: c, timeout: QueryTimeout, queries: map[string][]float32{}, snaps: map[snapKey][]rowVector{}}
+	return &Channel{c: c, timeout: QueryTimeout, queries: map[string][]float32{}, snaps: map[snapKey][]rank.Vector{}}
 }
 
-// Nearest returns the limit sections of scope nearest to query, best
-// first, scored by cosine. Errors: those of the endpoint (unavailable),
-// or a timeout: the caller answers without the channel.
-func (ch *Channel) Nearest(ctx context.Context, scope *db.Scoped, query string, limit int) ([]db.Posting, error) {
+// Embeddings returns the embedding of query and those of the sections of
+// scope, all normalised (rank.SemanticSource). Errors: those of the
+// endpoint (unavailable), or a timeout: the caller answers without the
+// channel.
+func (ch *Channel) Embeddings(ctx context.Context, scope *db.Scoped, query string) ([]float32, []rank.Vector, error) {
 	qv, err := ch.queryVector(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var rows []rowVector
+	var rows []rank.Vector
 	for _, id := range scope.SnapshotIDs() {
 		r, err := ch.snapshot(ctx, scope.Store(), id)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rows = append(rows, r...)
 	}
-	return nearest(qv, rows, limit), nil
-}
-
-// nearest scores every row by cosine to qv (both normalised) and returns
-// the limit best above zero, best first: a min-heap of limit while
-// scanning, rather than sorting every row.
-func nearest(qv []float32, rows []rowVector, limit int) []db.Posting {
-	worse := func(a, b db.Posting) bool { return a.Score < b.Score || a.Score == b.Score && a.ID > b.ID }
-	heap := make([]db.Posting, 0, limit)
-	for _, r := range rows {
-		if len(r.vec) != len(qv) {
-			continue // another model's length: not comparable
-		}
-		p := db.Posting{ID: r.id, Score: dot(qv, r.vec)}
-		switch {
-		case p.Score <= 0 || limit <= 0:
-			continue
-		case len(heap) < limit:
-			heap = append(heap, p)
-			for i := len(heap) - 1; i > 0; {
-				parent := (i - 1) / 2
-				if !worse(heap[i], heap[parent]) {
-					break
-				}
-				heap[i], heap[parent] = heap[parent], heap[i]
-				i = parent
-			}
-		case worse(heap[0], p):
-			heap[0] = p
-			for i := 0; ; {
-				w, l, rr := i, 2*i+1, 2*i+2
-				if l < len(heap) && worse(heap[l], heap[w]) {
-					w = l
-				}
-				if rr < len(heap) && worse(heap[rr], heap[w]) {
-					w = rr
-				}
-				if w == i {
-					break
-				}
-				heap[i], heap[w] = heap[w], heap[i]
-				i = w
-			}
-		}
-	}
-	slices.SortFunc(heap, func(a, b db.Posting) int {
-		if worse(b, a) {
-			return -1
-		}
-		if worse(a, b) {
-			return 1
-		}
-		return 0
-	})
-	return heap
+	return qv, rows, nil
 }
 
 func (ch *Channel) queryVector(ctx context.Context, query string) ([]float32, error) {
@@ -145,7 +87,7 @@ func (ch *Channel) queryVector(ctx context.Context, query string) ([]float32, er
 }
 
 // snapshot returns the vectors of a snapshot's sections, read once.
-func (ch *Channel) snapshot(ctx context.Context, store *db.DB, id int64) ([]rowVector, error) {
+func (ch *Channel) snapshot(ctx context.Context, store *db.DB, id int64) ([]rank.Vector, error) {
 	key := snapKey{store.Path(), id, ch.c.Model()}
 	ch.mu.Lock()
 	rows, ok := ch.snaps[key]
@@ -167,7 +109,7 @@ func (ch *Channel) snapshot(ctx context.Context, store *db.DB, id int64) ([]rowV
 	}
 	for i, t := range texts {
 		if v, ok := vecs[hashes[i]]; ok {
-			rows = append(rows, rowVector{id: t.ID, vec: normalize(v)})
+			rows = append(rows, rank.Vector{ID: t.ID, Vec: normalize(v)})
 		}
 	}
 	// Kept only once every section has its vector: an ingest embeds after
@@ -194,21 +136,4 @@ func normalize(v []float32) []float32 {
 		out[i] = x * inv
 	}
 	return out
-}
-
-// dot is the dot product, four lanes at a time: the scan's whole cost.
-func dot(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0 + s1 + s2 + s3)
 }

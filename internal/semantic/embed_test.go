@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -186,29 +185,6 @@ func TestEmbedSnapshot(t *testing.T) {
 	}
 }
 
-// BenchmarkNearest is the brute-force scan the semantic channel runs per
-// query: 100,000 sections of 768 dimensions (the bound for brute
-// force).
-//
-//	go test ./internal/semantic -run '^$' -bench Nearest
-func BenchmarkNearest(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 2))
-	rows := make([]rowVector, 100_000)
-	for i := range rows {
-		v := make([]float32, 768)
-		for j := range v {
-			v[j] = r.Float32() - 0.5
-		}
-		rows[i] = rowVector{id: int64(i + 1), vec: normalize(v)}
-	}
-	q := rows[42].vec
-	for b.Loop() {
-		if got := nearest(q, rows, 50); got[0].ID != 43 {
-			b.Fatalf("nearest = %d", got[0].ID)
-		}
-	}
-}
-
 // TestRealEndpoint embeds against a real Ollama-compatible server when
 // LANGSPEC_TEST_EMBEDDINGS_URL (and LANGSPEC_TEST_EMBEDDINGS_MODEL,
 // default nomic-embed-text) name one; skipped otherwise.
@@ -227,4 +203,13 @@ func TestRealEndpoint(t *testing.T) {
 	if !(dot(a, b) > dot(b, c)) {
 		t.Errorf("the paraphrase is not nearer: slice/cut %.3f, cut/defer %.3f", dot(a, b), dot(b, c))
 	}
+}
+
+// dot is the cosine of two normalised vectors.
+func dot(a, b []float32) float64 {
+	var s float64
+	for i := range a {
+		s += float64(a[i]) * float64(b[i])
+	}
+	return s
 }

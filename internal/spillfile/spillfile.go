@@ -1,7 +1,7 @@
 // Package spillfile is a temporary file that data too big to hold in memory
 // is appended to and read back from by offset: a big document's sections
 // while it is read and written (internal/ingest) and its postings while
-// they are gathered (internal/db/wordindex).
+// they are gathered (internal/rank/wordindex).
 //
 // The file is made in a folder the caller names (the database's, so that it
 // goes to the disk the database is on, not to a /tmp that may be memory)

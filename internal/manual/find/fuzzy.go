@@ -8,7 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/db"
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
@@ -134,7 +135,7 @@ func foldTrigramText(t string) (string, int, bool) {
 // fuzzyHits returns what the manual's Scope(manual).Literal(ctx,
 // ftsquery.AnyTrigram(term), limit) returns, term being normalised: from
 // the snapshot when it and term can be mirrored, else from the store.
-func (s *search) fuzzyHits(ctx context.Context, snap *manualSnapshot, term string, limit int) ([]db.Posting, error) {
+func (s *search) fuzzyHits(ctx context.Context, snap *manualSnapshot, term string, limit int) ([]rank.Posting, error) {
 	store := s.f.Index.store
 	if hits, ok, err := topTrigramRows(ctx, store, snap, term, limit); ok || err != nil {
 		return hits, err
@@ -158,7 +159,7 @@ func (s *search) fuzzyHits(ctx context.Context, snap *manualSnapshot, term strin
 // then never looked up, and few rows are scored. A row is scored exactly as
 // bm25() scores it, every operation in its order, so that the scores, and
 // therefore the order, are FTS5's to the last bit.
-func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, term string, limit int) ([]db.Posting, bool, error) {
+func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, term string, limit int) ([]rank.Posting, bool, error) {
 	grams := distinctTrigrams(term)
 	if len(grams) == 0 || limit <= 0 {
 		return nil, true, nil // the store matches nothing either
@@ -204,10 +205,10 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 		rest[j] = rest[j+1] + wordindex.MaxTermScore(idf[order[j+1]])
 	}
 
-	var top []db.Posting
+	var top []rank.Posting
 	full := func() bool { return len(top) == limit }
-	insert := func(hit db.Posting) {
-		at, _ := slices.BinarySearchFunc(top, hit, func(a, b db.Posting) int {
+	insert := func(hit rank.Posting) {
+		at, _ := slices.BinarySearchFunc(top, hit, func(a, b rank.Posting) int {
 			switch {
 			case a.Score > b.Score:
 				return -1
@@ -231,9 +232,9 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 		hints[i] = newGramHint(snap.textIndex(), rows, g)
 	}
 	r.hints = hints
-	rank := make([]int, len(grams)) // gram -> its place in order
+	place := make([]int, len(grams)) // gram -> its place in order
 	for j, i := range order {
-		rank[i] = j
+		place[i] = j
 	}
 	rowOf := snap.nodeTree().rows
 	seen := newBitset(len(snap.nodes))
@@ -263,7 +264,7 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 			// What the others may add first (reading no text), and what
 			// this one does only for the rows that could still rise high
 			// enough.
-			later := r.rest(p, rank, j)
+			later := r.rest(p, place, j)
 			if below(wordindex.MaxTermScore(r.idf[i]) + later) {
 				continue
 			}
@@ -282,7 +283,7 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 			if below(f.bound) {
 				break
 			}
-			insert(db.Posting{ID: snap.nodes[f.p].RowID, Score: r.score(f.p, rank, j)})
+			insert(rank.Posting{ID: snap.nodes[f.p].RowID, Score: r.score(f.p, place, j)})
 		}
 	}
 	return top, true, nil

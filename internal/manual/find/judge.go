@@ -15,6 +15,7 @@ import (
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
@@ -58,6 +59,7 @@ type rankedCandidate struct {
 	pos       int
 	owner     *search
 	phrasings []int // with also: the runs that found it, 0 the query
+	exact     bool  // its heading is the query (rank.ExactTitle)
 }
 
 // ranked is s's candidates best first; ties in manual, path and document
@@ -70,11 +72,19 @@ func (s *search) ranked() []rankedCandidate {
 	for _, g := range s.segs {
 		ordered = ordered && g.snap.ordered()
 	}
+	named := rank.ExactTitleOf(s.plan.Query)
 	cands := make([]rankedCandidate, 0, len(s.foundList))
 	for _, c := range s.foundList {
-		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s})
+		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s, exact: named(c.n.Title)})
 	}
 	slices.SortFunc(cands, func(a, b rankedCandidate) int {
+		// A section the query names comes first (rank.ExactTitle).
+		if a.exact != b.exact {
+			if a.exact {
+				return -1
+			}
+			return 1
+		}
 		if d := b.score - a.score; d != 0 {
 			if d > 0 {
 				return 1
@@ -97,7 +107,7 @@ func (s *search) ranked() []rankedCandidate {
 
 // rrfK is reciprocal rank fusion's constant (Cormack, Clarke and Büttcher,
 // 2009): a candidate's fused score is the sum over the runs that found it
-// of 1/(rrfK + its rank there). The runs' own scores are not comparable —
+// of 1/(rrfK + its rank there); a section the query names stays first. The runs' own scores are not comparable —
 // each phrasing has its own terms, stages and judge — their ranks are.
 const rrfK = 60
 
@@ -117,6 +127,7 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 			i, ok := byKey[k]
 			if !ok {
 				c.score, c.phrasings = 0, nil
+				c.exact = c.exact && run == 0 // the query names it, not a phrasing
 				byKey[k] = len(out)
 				out = append(out, c)
 				i = len(out) - 1
@@ -128,7 +139,15 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 	for i := range out {
 		out[i].score = math.Round(out[i].score*1e6) / 1e6
 	}
-	slices.SortStableFunc(out, func(a, b rankedCandidate) int { return cmp.Compare(b.score, a.score) })
+	slices.SortStableFunc(out, func(a, b rankedCandidate) int {
+		if a.exact != b.exact {
+			if a.exact {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.score, a.score)
+	})
 	return out
 }
 

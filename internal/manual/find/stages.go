@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -59,7 +58,7 @@ func (s *search) stageExact(ctx context.Context) {
 
 // exactCandidates ranks one manual's nodes for stage 0, best first, at most
 // hardNodeLimit.
-func (s *search) exactCandidates(ctx context.Context, manual string) ([]db.Posting, error) {
+func (s *search) exactCandidates(ctx context.Context, manual string) ([]rank.Posting, error) {
 	store := s.f.Index.manuals
 	switch s.req.Baseline {
 	case BaselineBM25:
@@ -87,9 +86,9 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]db.Posti
 	if err != nil {
 		return nil, err
 	}
-	out := make([]db.Posting, len(res.Hits))
+	out := make([]rank.Posting, len(res.Hits))
 	for i, h := range res.Hits {
-		out[i] = db.Posting{ID: h.ID, Score: h.Score}
+		out[i] = rank.Posting{ID: h.ID, Score: h.Score}
 	}
 	return out, nil
 }

@@ -36,10 +36,7 @@ type Query struct {
 
 // Expr is an FTS5 MATCH expression made only of quoted strings and the
 // operators this package writes. The zero Expr matches nothing and is not run.
-type Expr struct {
-	s     string
-	words []Word // the words of an AnyWord expression, which internal/db may rank without FTS5
-}
+type Expr struct{ s string }
 
 // String returns the expression to bind as the MATCH parameter.
 func (e Expr) String() string { return e.s }
@@ -261,8 +258,9 @@ func AnyTrigram(s string) Expr {
 	return Expr{s: strings.Join(parts, " OR ")}
 }
 
-// Word is one word for the ranking engine's expressions: its text (quoted
-// when written) and whether it is a prefix.
+// Word is one word of a MATCH expression: its text (quoted when written)
+// and whether it is a prefix. The ranking engine writes its terms so for
+// an index that ranks a match itself (a manual's).
 type Word struct {
 	Text   string
 	Prefix bool
@@ -279,23 +277,17 @@ func (w Word) expr() string {
 // and rarer, of them first. Each word may itself be several words (a phrase).
 func AnyWord(words []Word) Expr {
 	var parts []string
-	var kept []Word
 	seen := map[string]bool{}
 	for _, w := range words {
 		if (Term{Text: w.Text}).hasWords() {
 			if e := w.expr(); !seen[e] {
 				seen[e] = true
 				parts = append(parts, e)
-				kept = append(kept, w)
 			}
 		}
 	}
-	return Expr{s: strings.Join(parts, " OR "), words: kept}
+	return Expr{s: strings.Join(parts, " OR ")}
 }
-
-// Words returns the words of an expression AnyWord built, one per phrase
-// in the expression's order; nil for any other expression.
-func (e Expr) Words() []Word { return e.words }
 
 // AnyText matches texts holding any of texts as a substring, for the trigram
 // indexes; texts shorter than MinSubstringRunes are left out.

@@ -1,14 +1,18 @@
 // Package wordindex keeps a second copy of the word index's postings — for
 // each snapshot and each term, the sections holding it and how often in
 // each column — in a form Go can rank without SQLite's help, and ranks
-// them exactly as FTS5's bm25() does.
+// them exactly as FTS5's bm25() does. It is the ranking engine's
+// (internal/rank): internal/db builds the lists at ingest (Builder) and
+// keeps the stored ones in its memo, and the engine scores them (Scorer,
+// Snapshot.Rank).
 //
 // Why a copy: FTS5's bm25() reads every matching row's size from a B-tree,
 // one seek per row, so a query of two common words over 50,000 sections
 // costs 80 ms, and even iterating FTS5's doclists costs 7 ms
 // (docs/performance.md). Decoding a few compact byte lists and adding
 // floats costs a small fraction of that. FTS5 stays the index of record
-// for everything else (phrases, prefixes, the path filter).
+// for what the lists do not keep: which sections hold a phrase's words
+// next to each other.
 //
 // The terms are the ones FTS5 stores: tokens as text/tokenize splits and
 // folds them (unicode61 remove_diacritics 2), stemmed by tokenize.Stem
@@ -31,7 +35,7 @@ import (
 )
 
 // Columns is the number of columns of the word index: title, path, body,
-// anchors, in that order (internal/db WordColumns).
+// anchors, in that order (rank.SectionFields).
 const Columns = 4
 
 // bodyColumn is the body's column: most postings are in it alone.
@@ -265,6 +269,23 @@ type Snapshot struct {
 	// last average length asked: it changes only when the table does, and
 	// a division per posting less is a fifth of a ranking.
 	norms atomic.Pointer[lengthNorms]
+	// scorers are Scorers sized to the snapshot, used again by the next
+	// ranking of it: their buffers are as large as the snapshot (Scorer),
+	// and the snapshot lives as long as its reader keeps its layout.
+	scorers sync.Pool
+}
+
+// Rank ranks s with a Scorer of its own (see Scorer.Rank) and says
+// whether the impact heads answered.
+func (s *Snapshot) Rank(q Query, lists []List, top *Top) (byHeads bool, err error) {
+	sc, _ := s.scorers.Get().(*Scorer)
+	if sc == nil {
+		sc = new(Scorer)
+	}
+	defer s.scorers.Put(sc)
+	before := sc.byHeads
+	err = sc.Rank(s, q, lists, top)
+	return sc.byHeads > before, err
 }
 
 type lengthNorms struct {
@@ -284,6 +305,21 @@ func (s *Snapshot) lengthNorms(avgLen float64) []float64 {
 	}
 	s.norms.Store(&lengthNorms{avgLen: avgLen, k: k})
 	return k
+}
+
+// Ordinal returns the ordinal of the section of row id id, and whether the
+// snapshot holds it. A snapshot's sections are written in one transaction
+// and so mostly hold consecutive ids: the ordinal is then a subtraction,
+// checked by one read, instead of a search through an array that a million
+// sections make 8 MB.
+func (s *Snapshot) Ordinal(id int64) (int, bool) {
+	if len(s.IDs) == 0 {
+		return 0, false
+	}
+	if o := id - s.IDs[0]; o >= 0 && o < int64(len(s.IDs)) && s.IDs[o] == id {
+		return int(o), true
+	}
+	return slices.BinarySearch(s.IDs, id)
 }
 
 // errCorrupt is returned for bytes no Builder wrote.
@@ -340,17 +376,12 @@ func TermScore(idf, freq, norm float64) float64 {
 func MaxTermScore(idf float64) float64 { return idf * (k1 + 1) }
 
 // IDF is FTS5's inverse document frequency of a phrase held by hits of
-// rows rows, with its floor for phrases in more than half of them. Go's
-// math.Log can differ from the C library's log in the last bit; a caller
-// that must equal bm25() to the bit takes the logarithm from SQLite's ln()
-// and applies FloorIDF.
+// rows rows, ln((rows - hits + 0.5) / (hits + 0.5)), with FTS5's floor: a
+// phrase in more than half the rows still counts for a little. The
+// logarithm is ln (ln.go), the one bm25() takes, so that a score here is
+// bm25()'s to the last bit.
 func IDF(rows, hits int64) float64 {
-	return FloorIDF(math.Log((float64(rows-hits) + 0.5) / (float64(hits) + 0.5)))
-}
-
-// FloorIDF is FTS5's floor on an IDF: a phrase in more than half the rows
-// still counts for a little.
-func FloorIDF(idf float64) float64 {
+	idf := ln((float64(rows-hits) + 0.5) / (float64(hits) + 0.5))
 	if idf <= 0 {
 		return 1e-6
 	}
@@ -369,6 +400,11 @@ type Query struct {
 	// EveryPosting scores every posting even where the lists' impact
 	// heads would settle the top k (for comparing the two).
 	EveryPosting bool
+	// Within, when set, is the sections that may be hits, a bit an
+	// ordinal: a scope narrower than its documents (a path filter), whose
+	// sections are still scored with their documents' statistics. Every
+	// posting is scored then; the heads assume every section may be one.
+	Within []uint64
 }
 
 // Hit is a ranked section: its row id and score (higher is better; the
@@ -409,6 +445,9 @@ type scorerPart struct {
 // Term).
 type List struct {
 	Postings, Skips []byte
+	// DF is how many postings the list holds: the sections of the
+	// snapshot holding its term.
+	DF int
 	// Impacts, when set, keeps the list's impact head between rankings:
 	// the caller sets it on the lists it keeps that hold ImpactFrom
 	// postings or more.
@@ -453,7 +492,7 @@ func (sc *Scorer) Rank(snap *Snapshot, q Query, lists []List, top *Top) error {
 		sc.seen = make([]uint64, (n+63)/64)
 	}
 	norms := snap.lengthNorms(q.AvgLen)
-	if !q.EveryPosting {
+	if !q.EveryPosting && q.Within == nil {
 		if ok, err := sc.rankByHeads(snap, q, lists, &dec, norms, top); ok || err != nil {
 			if ok {
 				sc.byHeads++
@@ -461,7 +500,7 @@ func (sc *Scorer) Rank(snap *Snapshot, q Query, lists []List, top *Top) error {
 			return err
 		}
 	}
-	r := ranking{scores: sc.scores[:n], seen: sc.seen, norms: norms, ids: snap.IDs, q: &q, dec: &dec, lists: lists}
+	r := ranking{scores: sc.scores[:n], seen: sc.seen, norms: norms, ids: snap.IDs, q: &q, dec: &dec, lists: lists, within: q.Within}
 	size := 0
 	for _, l := range lists {
 		size += len(l.Postings)
@@ -500,6 +539,7 @@ type ranking struct {
 	q      *Query
 	dec    *freqDecoder
 	lists  []List
+	within []uint64 // Query.Within
 }
 
 // part ranks the sections of ordinals lo to hi (excluded) into top.
@@ -569,6 +609,9 @@ func (r *ranking) part(p *scorerPart, lo, hi int, top *Top) error {
 	worst, full := top.Worst()
 	for _, ord := range touched {
 		if full && scores[ord] < worst.Score {
+			continue
+		}
+		if r.within != nil && r.within[ord/64]&(1<<(ord%64)) == 0 {
 			continue
 		}
 		top.Push(Hit{ID: r.ids[ord], Score: scores[ord]})
@@ -878,31 +921,41 @@ func PhraseList(tokens []List, ordinals []int) (List, error) {
 	return List{Postings: out, Skips: skips}, err
 }
 
-// InColumn lists, ascending, the ordinals of the sections whose column col
-// holds l's term.
-func InColumn(l List, col int) ([]int, error) {
+// InColumns lists, ascending, the ordinals of the sections holding l's
+// term in any of the columns of mask (a bit a column: 1<<c for column c).
+func InColumns(l List, mask uint8) ([]int, error) {
 	var out []int
 	ord, data := -1, l.Postings
 	for len(data) > 0 {
-		head, rest, ok := uvarint(data)
-		if !ok || head>>Columns > math.MaxInt32 {
+		delta, cols, rest, ok := stepColumns(data)
+		if !ok {
 			return nil, errCorrupt
 		}
-		ord += int(head >> Columns)
-		for c := range Columns {
-			if head&(1<<c) == 0 {
-				continue
-			}
-			if _, rest, ok = uvarint(rest); !ok {
-				return nil, errCorrupt
-			}
-		}
-		data = rest
-		if head&(1<<col) != 0 {
+		ord, data = ord+delta, rest
+		if cols&mask != 0 {
 			out = append(out, ord)
 		}
 	}
 	return out, nil
+}
+
+// stepColumns reads the posting at the start of data: how far its
+// ordinal is from the one before, the columns holding the term (a bit a
+// column), and the bytes after it.
+func stepColumns(data []byte) (delta int, mask uint8, rest []byte, ok bool) {
+	head, rest, ok := uvarint(data)
+	if !ok || head>>Columns > math.MaxInt32 {
+		return 0, 0, nil, false
+	}
+	for c := range Columns {
+		if head&(1<<c) == 0 {
+			continue
+		}
+		if _, rest, ok = uvarint(rest); !ok {
+			return 0, 0, nil, false
+		}
+	}
+	return int(head >> Columns), uint8(head & (1<<Columns - 1)), rest, true
 }
 
 // UnionList is the postings of a prefix ("except*"): the sections holding

@@ -321,3 +321,43 @@ func BenchmarkRank(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(postings), "ns/posting")
 }
+
+// TestInColumns: the sections holding a term in some columns are the
+// ones each posting names, for every mask of columns.
+func TestInColumns(t *testing.T) {
+	r := rand.New(rand.NewPCG(47, 2))
+	b := NewBuilder()
+	const sections = 3000
+	want := map[uint8][]int{} // columns of "word" in a section -> its ordinals
+	for o := range sections {
+		var cols [Columns]string
+		var mask uint8
+		for c := range Columns {
+			if r.IntN(4) == 0 {
+				cols[c] = "word"
+				mask |= 1 << c
+			}
+		}
+		b.Add(cols)
+		want[mask] = append(want[mask], o)
+	}
+	var l List
+	for _, term := range b.Terms() {
+		if term.Text == "word" {
+			l = List{Postings: term.Postings, Skips: term.Skips, DF: term.DF}
+		}
+	}
+	for mask := uint8(1); mask < 1<<Columns; mask++ {
+		var ords []int
+		for held, os := range want {
+			if held&mask != 0 {
+				ords = append(ords, os...)
+			}
+		}
+		slices.Sort(ords)
+		got, err := InColumns(l, mask)
+		if err != nil || !slices.Equal(got, ords) {
+			t.Fatalf("mask %04b: %d sections, want %d (%v)", mask, len(got), len(ords), err)
+		}
+	}
+}

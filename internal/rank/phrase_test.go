@@ -1,4 +1,4 @@
-package db
+package rank
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/langspec/langspec/internal/db/wordindex"
+	"github.com/langspec/langspec/internal/rank/wordindex"
 )
 
 // TestBestPhraseHitsIsTheSortedSums holds bestPhraseHits to what the

@@ -1,0 +1,68 @@
+package rank
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/langspec/langspec/internal/text/tokenize"
+)
+
+// Vocabulary is the words of a corpus (folded, three letters or more) with
+// the number of sections holding each, indexed for typo correction. The
+// store reads the counts (snapshot_terms); the index over them is the
+// engine's.
+type Vocabulary struct {
+	df     map[string]int
+	stemDF map[string]int // by porter stem, as the word index stems
+	byLen  [][]string     // ASCII words by byte length, each list sorted
+}
+
+// NewVocabulary indexes df.
+func NewVocabulary(df map[string]int) *Vocabulary {
+	v := &Vocabulary{df: df, stemDF: map[string]int{}}
+	for t, n := range df {
+		v.stemDF[tokenize.Stem(t)] += n
+		if !isASCII(t) {
+			continue
+		}
+		for len(v.byLen) <= len(t) {
+			v.byLen = append(v.byLen, nil)
+		}
+		v.byLen[len(t)] = append(v.byLen[len(t)], t)
+	}
+	for _, ts := range v.byLen {
+		slices.Sort(ts)
+	}
+	return v
+}
+
+// DF is the number of sections holding term.
+func (v *Vocabulary) DF(term string) int { return v.df[term] }
+
+// StemDF is how often words with this porter stem occur (summed over the
+// words, so an upper bound on the sections holding any of them).
+func (v *Vocabulary) StemDF(stem string) int { return v.stemDF[stem] }
+
+// ASCIIWords returns the ASCII words of n bytes that start with first,
+// sorted; callers must not change the slice. Typo correction keeps the
+// first letter, so it reads only the words that could be the one meant: the
+// list is sorted, and those words are one run of it, found by binary search
+// instead of a scan that grows with the corpus.
+func (v *Vocabulary) ASCIIWords(n int, first byte) []string {
+	if n < 1 || n >= len(v.byLen) {
+		return nil
+	}
+	words := v.byLen[n]
+	lo, _ := slices.BinarySearch(words, string(first))
+	hi := lo + sort.Search(len(words)-lo, func(i int) bool { return words[lo+i][0] != first })
+	return words[lo:hi]
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
