@@ -122,7 +122,7 @@ func manualToolset() []Tool {
 }
 
 // bindManual binds the manual tools to the manual use cases.
-func bindManual(d *Deps) *manualTools { return &manualTools{svc: d.manuals()} }
+func bindManual(d *Deps) *manualTools { return &manualTools{svc: d.ManualService()} }
 
 func (mt *manualTools) excepts(ctx context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
 	return mt.svc.Excepts(ctx, find.ExceptsRequest{ManualID: in.ManualID, Paths: in.Paths, Query: in.Query, MaxHits: in.MaxHits})

@@ -99,7 +99,7 @@ func findToolset() []Tool {
 }
 
 // bindFind binds manual_find and manual_hits to the manual use cases.
-func bindFind(d *Deps) *findTools { return &findTools{svc: d.manuals()} }
+func bindFind(d *Deps) *findTools { return &findTools{svc: d.ManualService()} }
 
 // findRequest is what manual_find asks the finder.
 func findRequest(in ManualFindIn) find.Request {
