@@ -157,3 +157,32 @@ func TestExactTitleFirst(t *testing.T) {
 		})
 	}
 }
+
+// TestSnippetReadsWholeItems: manual_read's snippet brings each matching
+// line's paragraph or list item, so the sentence the word starts is read
+// to its end, and an item holding more of the terms comes first.
+func TestSnippetReadsWholeItems(t *testing.T) {
+	root := copyManuals(t, "nodejs-en")
+	cs := serveManuals(t, filepath.Join(t.TempDir(), "l.db"), root)
+	tests := []struct {
+		node, query string
+		want        []string
+	}{
+		{"child-process/asynchronous-process-creation/child_processexeccommand-options-callback", "maxBuffer",
+			[]string{"199: * `maxBuffer`", "200: stderr. If exceeded, the child process is terminated", "202: **Default:** `1024 * 1024`."}},
+		{"errors/class-systemerror/common-system-errors", "EMFILE",
+			[]string{"EMFILE", "has been closed. This is encountered when opening many files at once"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			path := strings.SplitN(tt.node, "/", 2)[0]
+			file := map[string]string{"child-process": "child_process.md", "errors": "errors.md"}[path]
+			text := callText2(t, cs, "manual_read", map[string]any{"manual_id": "nodejs-en", "path": file, "node_id": tt.node, "scope": "snippet", "query": tt.query})
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("snippet lacks %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}
