@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/normalize"
@@ -260,11 +261,6 @@ func (r *ManualRoot) Nodes(ctx context.Context, manualID string) ([]ManualNode, 
 	return out, d.classify(rows.Err(), "read manual nodes from")
 }
 
-// manualBM25Weights weigh the manual indexes' fields (title, text, file
-// name) when a caller gives none: manual_find's own stages. The ranking
-// engine passes its own (rank.ManualWeights).
-var manualBM25Weights = []float64{5, 1, 5}
-
 // Columns are the manual indexes' fields in order (rank.MatchSource): the
 // word index's title, text and file name; the trigram index holds the same
 // fields in the same order, its text normalised.
@@ -287,19 +283,20 @@ func (r *ManualRoot) Scope(manualID string) *ManualScope {
 }
 
 // Words runs e against the manual's word index, best first by bm25 with
-// weights by field in Columns order (nil for the defaults).
+// weights by field in Columns order (the engine's).
 func (m *ManualScope) Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]rank.Posting, error) {
 	return m.match(ctx, "manual_nodes_fts", weights, e, limit)
 }
 
-// Literal runs e against the manual's trigram index of normalised text.
-func (m *ManualScope) Literal(ctx context.Context, e ftsquery.Expr, limit int) ([]rank.Posting, error) {
-	return m.match(ctx, "manual_nodes_trigram", nil, e, limit)
+// Literal runs e against the manual's trigram index of normalised text,
+// best first by bm25 with weights by field in Columns order (the engine's).
+func (m *ManualScope) Literal(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]rank.Posting, error) {
+	return m.match(ctx, "manual_nodes_trigram", weights, e, limit)
 }
 
 // Substrings finds the nodes holding any of needles as a phrase of the
 // manual's trigram index, which keeps positions, best first by bm25 with
-// weights by field in Columns order (nil for the defaults).
+// weights by field in Columns order (the engine's).
 func (m *ManualScope) Substrings(ctx context.Context, needles []string, weights []float64, limit int) ([]rank.Posting, error) {
 	return m.match(ctx, "manual_nodes_trigram", weights, ftsquery.AnyText(needles), limit)
 }
@@ -322,8 +319,10 @@ func (m *ManualScope) match(ctx context.Context, table string, weights []float64
 	if e.IsZero() || limit <= 0 {
 		return nil, nil
 	}
-	if len(weights) != len(manualBM25Weights) {
-		weights = manualBM25Weights
+	if len(weights) != len(m.Columns()) {
+		// The engine gives a weight for each of Columns; the store has none
+		// of its own.
+		return nil, apperr.New(apperr.Internal, "", "manual ranking: %d field weights for %d fields", len(weights), len(m.Columns()))
 	}
 	score := "bm25(" + table + ", ?5, ?6, ?7)"
 	// A row is the manual's when its node's file is: two lookups a row,

@@ -147,22 +147,23 @@ func TestManualScopeKeepsToItsManual(t *testing.T) {
 		d := manualTestStoreOf(t, tc.roots, manuals...)
 		for _, m := range append(manuals, "none") {
 			sc := d.ManualRoot(testRoot).Scope(m)
+			weights := rank.ManualWeights().ByColumn(sc.Columns())
 			for _, q := range []string{"failover", "fail over database", "the freeze", "backup incident window"} {
 				words := ftsquery.AnyWord([]ftsquery.Word{{Text: "fail"}, {Text: "database"}, {Text: q}})
 				for _, limit := range []int{1, 3, 200} {
-					got, err := sc.Words(ctx, words, nil, limit)
+					got, err := sc.Words(ctx, words, weights, limit)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if want := joined(d, "manual_nodes_fts", manualBM25Weights, m, words, limit); !slices.Equal(got, want) {
+					if want := joined(d, "manual_nodes_fts", weights, m, words, limit); !slices.Equal(got, want) {
 						t.Errorf("%v, %s: words %q, limit %d: got %v, want %v", manuals, m, q, limit, got, want)
 					}
 					tri := ftsquery.AnyTrigram(q)
-					got, err = sc.Literal(ctx, tri, limit)
+					got, err = sc.Literal(ctx, tri, weights, limit)
 					if err != nil {
 						t.Fatal(err)
 					}
-					if want := joined(d, "manual_nodes_trigram", manualBM25Weights, m, tri, limit); !slices.Equal(got, want) {
+					if want := joined(d, "manual_nodes_trigram", weights, m, tri, limit); !slices.Equal(got, want) {
 						t.Errorf("%v, %s: trigrams of %q, limit %d: got %v, want %v", manuals, m, q, limit, got, want)
 					}
 				}

@@ -174,9 +174,7 @@ var forbidden = []struct{ pkg, dep, why string }{
 // importedOnlyBy names the only packages that may import a package.
 var importedOnlyBy = map[string][]string{
 	// The postings: scored by the engine, built and kept by the store.
-	// manual/find's fuzzy lookup mirrors FTS5's bm25 over trigrams with
-	// its arithmetic until manual_find's stages are the engine's.
-	"internal/rank/wordindex": {"internal/rank", "internal/db", "internal/manual/find"},
+	"internal/rank/wordindex": {"internal/rank", "internal/db"},
 }
 
 // storeUses is all internal/db may use of the engine's packages: the types
@@ -272,6 +270,45 @@ func TestCmdImportsOnlyTheAllowList(t *testing.T) {
 		if !slices.Contains(cmdMay, dep) {
 			t.Errorf("cmd/langspec imports %s: a command parses flags and prints, and reaches everything else through internal/app (cmdMay in %s)",
 				dep, "internal/layout/layout_test.go")
+		}
+	}
+}
+
+// scorersOnce are the packages that ranked with weights of their own before
+// the engine did it all (issue 47): the store, spec search and manual_find.
+// A floating-point literal in their code is a weight or a score, which is
+// internal/rank's; what they keep is counting, budgets and bookkeeping.
+var scorersOnce = []string{"internal/db", "internal/search", "internal/manual/find"}
+
+// TestNoWeightsOutsideRank fails on a floating-point literal other than 0
+// in the code (not tests) of scorersOnce.
+func TestNoWeightsOutsideRank(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, pkg := range scorersOnce {
+		files, err := filepath.Glob(filepath.Join(root(t), filepath.FromSlash(pkg), "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no files (%v)", pkg, err)
+		}
+		for _, path := range files {
+			if strings.HasSuffix(path, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.FLOAT {
+					return true
+				}
+				if v, err := strconv.ParseFloat(lit.Value, 64); err == nil && v == 0 {
+					return true
+				}
+				t.Errorf("%s: %s is a weight or a score: scoring is internal/rank's (scorersOnce in %s)",
+					fset.Position(lit.Pos()), lit.Value, "internal/layout/layout_test.go")
+				return true
+			})
 		}
 	}
 }

@@ -108,6 +108,17 @@ func ManualWeights() Weights {
 	}
 }
 
+// ByColumn are the field weights in the order of cols (a MatchSource's
+// Columns), 1 for a field the weights do not name: what the store's bm25
+// takes, which has no weights of its own.
+func (w Weights) ByColumn(cols []Field) []float64 {
+	out := make([]float64, len(cols))
+	for i, f := range cols {
+		out[i] = cmp.Or(w.Fields[f], 1)
+	}
+	return out
+}
+
 // Hit is one ranked section.
 type Hit struct {
 	ID    int64
@@ -242,9 +253,7 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	}
 	var matchFields []float64 // by matches.Columns()
 	if matches != nil {
-		for _, f := range matches.Columns() {
-			matchFields = append(matchFields, cmp.Or(e.w.Fields[f], 1))
-		}
+		matchFields = e.w.ByColumn(matches.Columns())
 	}
 	wordsJob := func(terms []Term) func(limit int) ([]Posting, error) {
 		terms = wordList(terms)

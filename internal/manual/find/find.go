@@ -20,6 +20,7 @@ import (
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
@@ -258,15 +259,15 @@ type found struct {
 	n      *workNode
 	stages uint8       // stageBit of each stage that found it
 	terms  []termMatch // each term matched, once, in the order first matched
-	bm25   float64
-	extra  float64
+	words  float64     // the word channel's share of the best (stage 0)
+	named  []float64   // the IDFs of the terms its heading names, in query order
 }
 
 // termMatch is a term a candidate matched.
 type termMatch struct {
-	term   string
-	factor float64 // the best stage factor
-	via    string  // the text that matched it (variant or synonym), for the snippet
+	term string
+	best rank.Sighting // the best way the section holds it
+	via  string        // the text that matched it (variant or synonym), for the snippet
 }
 
 // term returns the candidate's match of t, or nil.
@@ -284,8 +285,9 @@ var stageList = []string{StageExact, StageNormalized, StageLoose, StageSynonym, 
 
 func stageBit(st string) uint8 { return 1 << stageOrder(st) }
 
-// search is the state of one Find.
-type search struct {
+// stageRun is the state of one run of the stages for one phrasing of a
+// Find (the query's, or one of its also phrasings).
+type stageRun struct {
 	f    *Finder
 	req  Request
 	plan queryplan.Plan
@@ -326,10 +328,9 @@ type search struct {
 
 // needle is one form of a term to look for.
 type needle struct {
-	text   string // normalised
-	loose  string
-	stage  string // normalized (the term and its notation variants) or synonym
-	factor float64
+	text  string // normalised
+	loose string
+	stage string // normalized (the term and its notation variants) or synonym
 }
 
 var numberedLine = regexp.MustCompile(`(?m)^\s*(?:\d+[.)．）]|[０-９]+[.．)）]|[①-⑳]|[-*+]\s|\(\d+\)|（[0-9０-９]+）)`)
@@ -356,7 +357,7 @@ func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
 		}
 	}
 	start := f.now()
-	runs := make([]*search, 0, 1+len(req.Also))
+	runs := make([]*stageRun, 0, 1+len(req.Also))
 	for i := range 1 + len(req.Also) {
 		r := req
 		if i > 0 {
@@ -408,7 +409,7 @@ var errStale = errors.New("manual changed")
 // When it finds a change, or fails, the early search is stopped and
 // dropped, and the search runs after the refresh, as it would have without
 // the head start: an answer is never of files older than the call.
-func (f *Finder) searchCurrent(ctx context.Context, req Request, start time.Time) (*search, error) {
+func (f *Finder) searchCurrent(ctx context.Context, req Request, start time.Time) (*stageRun, error) {
 	var used []*manualSnapshot // in the order prepare took them
 	s, err := f.prepare(ctx, req, start, func(id string) (*manualSnapshot, error) {
 		snap := f.Index.built(id)
@@ -452,7 +453,7 @@ func (f *Finder) searchCurrent(ctx context.Context, req Request, start time.Time
 
 // searchRefreshed refreshes the manuals, then searches them; refreshed are
 // snapshots just refreshed, by manual, not to refresh again.
-func (f *Finder) searchRefreshed(ctx context.Context, req Request, start time.Time, refreshed map[string]*manualSnapshot) (*search, error) {
+func (f *Finder) searchRefreshed(ctx context.Context, req Request, start time.Time, refreshed map[string]*manualSnapshot) (*stageRun, error) {
 	s, err := f.prepare(ctx, req, start, func(id string) (*manualSnapshot, error) {
 		if snap := refreshed[id]; snap != nil {
 			return snap, nil
@@ -468,7 +469,7 @@ func (f *Finder) searchRefreshed(ctx context.Context, req Request, start time.Ti
 
 // prepare checks the request and sets up its search over the manuals'
 // snapshots, as snapshotOf gives them.
-func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snapshotOf func(manualID string) (*manualSnapshot, error)) (*search, error) {
+func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snapshotOf func(manualID string) (*manualSnapshot, error)) (*stageRun, error) {
 	req.Query = strings.TrimSpace(req.Query)
 	if req.TimeMS == 0 {
 		req.TimeMS = DefaultTimeMS
@@ -541,7 +542,7 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snap
 		}
 		manualIDs = ids
 	}
-	s := &search{f: f, req: req, plan: plan,
+	s := &stageRun{f: f, req: req, plan: plan,
 		deadline: start.Add(time.Duration(req.TimeMS) * time.Millisecond),
 		sum:      &Summary{Intent: string(plan.Intent), Terms: plan.Terms, Warnings: []string{}}}
 	switch {
@@ -607,12 +608,12 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snap
 	return s, nil
 }
 
-func (s *search) addUnscanned(u Unscanned) { s.addUnscannedBelow(u, math.Inf(1)) }
+func (s *stageRun) addUnscanned(u Unscanned) { s.addUnscannedBelow(u, math.Inf(1)) }
 
 // addUnscannedBelow notes a section not searched that could have scored
 // at most bound: a warning is given only for those that could have been
 // shown (judge).
-func (s *search) addUnscannedBelow(u Unscanned, bound float64) {
+func (s *stageRun) addUnscannedBelow(u Unscanned, bound float64) {
 	s.sum.Unscanned++
 	if u.Reason != ReasonCandidateCap {
 		s.unsearchedBounds = append(s.unsearchedBounds, bound)
@@ -625,7 +626,7 @@ func (s *search) addUnscannedBelow(u Unscanned, bound float64) {
 // expired reports whether the time budget ran out, noting the cut; a
 // search that will be dropped (searchCurrent), or whose call was cancelled
 // or timed out, stops as if it had.
-func (s *search) expired() bool {
+func (s *stageRun) expired() bool {
 	if s.dropped.Load() || s.ctx != nil && s.ctx.Err() != nil {
 		return true
 	}
@@ -645,7 +646,7 @@ func (s *search) expired() bool {
 // fn has anything to do with: looked up in the manuals' indexes, so a stage
 // costs what it finds, not the size of the manual, and is cut where a scan
 // of every node would be.
-func (s *search) scan(stage string, visit bitset, fn func(p int, n *workNode)) {
+func (s *stageRun) scan(stage string, visit bitset, fn func(p int, n *workNode)) {
 	for w := 0; w*64 < len(s.nodes); w++ {
 		if s.expired() {
 			for _, m := range s.nodes[w*64:] {
@@ -685,7 +686,7 @@ type setKey struct {
 // every node with the same test (snapshot.holds) finds: from each manual's
 // substring index, the nodes sure to, and the candidates checked with that
 // test. Kept for the rest of the search.
-func (s *search) where(h hay, needle string) bitset {
+func (s *stageRun) where(h hay, needle string) bitset {
 	key := setKey{h, needle}
 	if b, ok := s.sets[key]; ok {
 		return b
@@ -722,7 +723,7 @@ func (s *search) where(h hay, needle string) bitset {
 }
 
 // posOf returns the position in search.nodes of a node taken.
-func (s *search) posOf(n *workNode) int {
+func (s *stageRun) posOf(n *workNode) int {
 	for i := range s.segs {
 		if g := &s.segs[i]; g.snap == n.snap {
 			return g.at(n.idx)
@@ -732,11 +733,11 @@ func (s *search) posOf(n *workNode) int {
 }
 
 // foundOf returns the candidate of a node taken, or nil.
-func (s *search) foundOf(n *workNode) *found { return s.found[s.posOf(n)] }
+func (s *stageRun) foundOf(n *workNode) *found { return s.found[s.posOf(n)] }
 
 // position returns the position in search.nodes of a manual's node with
 // the store's row id, or -1 when the search did not take it.
-func (s *search) position(manual string, row int64) int {
+func (s *stageRun) position(manual string, row int64) int {
 	for i := range s.segs {
 		g := &s.segs[i]
 		if g.snap.manual != manual {
@@ -750,7 +751,7 @@ func (s *search) position(manual string, row int64) int {
 	return -1
 }
 
-func (s *search) add(n *workNode, stage, term string, factor float64, via string) *found {
+func (s *stageRun) add(n *workNode, stage, term string, how rank.Sighting, via string) *found {
 	p := s.posOf(n)
 	c := s.found[p]
 	if c == nil {
@@ -763,11 +764,9 @@ func (s *search) add(n *workNode, stage, term string, factor float64, via string
 		return c
 	}
 	if m := c.term(term); m == nil {
-		if factor > 0 {
-			c.terms = append(c.terms, termMatch{term: term, factor: factor, via: via})
-		}
-	} else if factor > m.factor {
-		m.factor = factor
+		c.terms = append(c.terms, termMatch{term: term, best: how, via: via})
+	} else if how.Better(m.best) {
+		m.best = how
 		if via != "" {
 			m.via = via
 		}
@@ -775,7 +774,7 @@ func (s *search) add(n *workNode, stage, term string, factor float64, via string
 	return c
 }
 
-func (s *search) run(ctx context.Context) {
+func (s *stageRun) run(ctx context.Context) {
 	s.ctx = ctx
 	s.stageExact(ctx)
 	if s.req.Baseline != "" {
@@ -808,7 +807,7 @@ func storeFailure(err error) bool {
 	return false
 }
 
-func (s *search) ran(stage string) {
+func (s *stageRun) ran(stage string) {
 	if !slices.Contains(s.sum.StagesRun, stage) {
 		s.sum.StagesRun = append(s.sum.StagesRun, stage)
 	}
@@ -817,7 +816,7 @@ func (s *search) ran(stage string) {
 // storeFailed records a query of the store that failed. A failure of the
 // store itself (a corrupt or unreadable index) fails the whole search; a
 // cancelled or timed-out query is only a failed stage.
-func (s *search) storeFailed(stage string, err error) {
+func (s *stageRun) storeFailed(stage string, err error) {
 	if storeFailure(err) && s.storeErr == nil {
 		s.storeErr = err
 	}
@@ -826,7 +825,7 @@ func (s *search) storeFailed(stage string, err error) {
 
 // failed records a stage that could not run (a synonym file that does not
 // parse, say): a warning, and the other stages go on.
-func (s *search) failed(stage string, err error) {
+func (s *stageRun) failed(stage string, err error) {
 	s.sum.StagesFailed = append(s.sum.StagesFailed, stage)
 	s.sum.Warnings = append(s.sum.Warnings, fmt.Sprintf("stage %s failed: %v", stage, err))
 	s.failures = append(s.failures, stageFailure{stage, err}) // logged by Find, for the search it keeps

@@ -9,7 +9,6 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/rank"
-	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
@@ -23,14 +22,6 @@ import (
 // same order with the same scores, from the manual's snapshot: bm25 is
 // worked out in memory with the index's own statistics, and only for the
 // rows that could still be among the first (see topTrigramRows).
-
-// Weights of the trigram index's columns (title, norm, file_name) in the
-// store's ranking of it (db.ManualScope.Literal).
-const (
-	trigramTitleWeight = 5
-	trigramNormWeight  = 1
-	trigramFileWeight  = 5
-)
 
 // trigramRows are a manual snapshot's rows as FTS5's trigram tokenizer sees
 // them: each column folded as it folds, and each row's token count.
@@ -135,12 +126,13 @@ func foldTrigramText(t string) (string, int, bool) {
 // fuzzyHits returns what the manual's Scope(manual).Literal(ctx,
 // ftsquery.AnyTrigram(term), limit) returns, term being normalised: from
 // the snapshot when it and term can be mirrored, else from the store.
-func (s *search) fuzzyHits(ctx context.Context, snap *manualSnapshot, term string, limit int) ([]rank.Posting, error) {
+func (s *stageRun) fuzzyHits(ctx context.Context, snap *manualSnapshot, term string, limit int) ([]rank.Posting, error) {
 	store := s.f.Index.store
 	if hits, ok, err := topTrigramRows(ctx, store, snap, term, limit); ok || err != nil {
 		return hits, err
 	}
-	return s.f.Index.manuals.Scope(snap.manual).Literal(ctx, ftsquery.AnyTrigram(term), limit)
+	scope := s.f.Index.manuals.Scope(snap.manual)
+	return scope.Literal(ctx, ftsquery.AnyTrigram(term), rank.ManualWeights().ByColumn(scope.Columns()), limit)
 }
 
 // topTrigramRows ranks the snapshot's rows for the trigrams of term as
@@ -177,14 +169,8 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 	if err != nil || !ok {
 		return nil, false, err
 	}
-	idf := make([]float64, len(grams))
-	for i, v := range st.IDF {
-		idf[i] = v
-		if v <= 0 {
-			idf[i] = 1e-6
-		}
-	}
-	r := rowScorer{rows: rows, grams: grams, idf: idf, avgdl: float64(st.Tokens) / float64(st.Rows)}
+	bm := rank.NewTrigramBM25(st.IDF, st.Rows, st.Tokens)
+	r := rowScorer{rows: rows, grams: grams, bm: bm}
 
 	order := make([]int, len(grams)) // rarest first
 	for i := range order {
@@ -192,9 +178,9 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		switch {
-		case idf[a] > idf[b]:
+		case bm.IDF(a) > bm.IDF(b):
 			return -1
-		case idf[a] < idf[b]:
+		case bm.IDF(a) < bm.IDF(b):
 			return 1
 		}
 		return 0
@@ -202,7 +188,7 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 	// rest[j] bounds what the trigrams after order[j] add to any row.
 	rest := make([]float64, len(order))
 	for j := len(order) - 2; j >= 0; j-- {
-		rest[j] = rest[j+1] + wordindex.MaxTermScore(idf[order[j+1]])
+		rest[j] = rest[j+1] + bm.Max(order[j+1])
 	}
 
 	var top []rank.Posting
@@ -225,7 +211,7 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 	// below reports whether a row scoring at most bound cannot be among
 	// the first; the margin stands for the rounding of the sums, far below
 	// it.
-	below := func(bound float64) bool { return full() && bound*(1+1e-9) < top[limit-1].Score }
+	below := func(bound float64) bool { return full() && rank.Below(bound, top[limit-1].Score) }
 
 	hints := make([]gramHint, len(grams))
 	for i, g := range grams {
@@ -265,7 +251,7 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 			// this one does only for the rows that could still rise high
 			// enough.
 			later := r.rest(p, place, j)
-			if below(wordindex.MaxTermScore(r.idf[i]) + later) {
+			if below(bm.Max(i) + later) {
 				continue
 			}
 			rowsAt = append(rowsAt, fresh{p, r.term(p, i) + later})
@@ -311,14 +297,13 @@ func distinctTrigrams(s string) []string {
 	return out
 }
 
-// rowScorer scores rows as FTS5's bm25() with the trigram index's column
-// weights scores them for a query of trigrams.
+// rowScorer reads a snapshot's rows for rank.TrigramBM25, which scores them
+// as the store's bm25() over the trigram index does.
 type rowScorer struct {
 	rows  *trigramRows
 	hints []gramHint // by trigram
 	grams []string
-	idf   []float64 // by trigram, as bm25 takes it
-	avgdl float64
+	bm    *rank.TrigramBM25
 }
 
 // score returns row p's bm25 (the store's score, bm25() negated), p
@@ -340,21 +325,17 @@ func (r *rowScorer) rest(p int32, rank []int, j int) float64 {
 	b := 0.0
 	for i := range r.grams {
 		if rank[i] > j && r.hints[i].may(p) {
-			b += wordindex.MaxTermScore(r.idf[i])
+			b += r.bm.Max(i)
 		}
 	}
 	return b
 }
 
-// term is what trigram i adds to row p's bm25, as fts5Bm25Function works
-// it out (wordindex).
+// term is what trigram i adds to row p's bm25.
 func (r *rowScorer) term(p int32, i int) float64 {
 	cols := &r.rows.cols[p]
 	g := r.grams[i]
-	// Every weight is a whole number: the sum is exact in any order.
-	f := float64(trigramTitleWeight*countOverlapping(cols[0], g) + trigramNormWeight*countOverlapping(cols[1], g) +
-		trigramFileWeight*countOverlapping(cols[2], g))
-	return wordindex.TermScore(r.idf[i], f, wordindex.LengthNorm(float64(r.rows.size[p]), r.avgdl))
+	return r.bm.Term(i, [3]int{countOverlapping(cols[0], g), countOverlapping(cols[1], g), countOverlapping(cols[2], g)}, r.rows.size[p])
 }
 
 // countOverlapping counts the places where g starts in t, overlapping ones

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -142,7 +143,8 @@ func TestTopTrigramRowsIsTheStore(t *testing.T) {
 			n := normalize.Normal(term)
 			for m, sn := range snaps {
 				for _, limit := range []int{1, fuzzyPerTerm, 40} {
-					want, err := store.ManualRoot("/fuzz").Scope(m).Literal(ctx, ftsquery.AnyTrigram(n), limit)
+					scope := store.ManualRoot("/fuzz").Scope(m)
+					want, err := scope.Literal(ctx, ftsquery.AnyTrigram(n), rank.ManualWeights().ByColumn(scope.Columns()), limit)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -165,7 +167,7 @@ func TestFuzzyHitsFallsBackToTheStore(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(7, 15))
 	store, snaps := fuzzyStore(t, r, []string{"a", "b"}, "Résumé of the failover")
-	s := &search{f: &Finder{Index: &Index{store: store, manuals: store.ManualRoot("/fuzz")}}}
+	s := &stageRun{f: &Finder{Index: &Index{store: store, manuals: store.ManualRoot("/fuzz")}}}
 	sn := snaps["a"]
 	if sn.trigramRows().ok {
 		t.Fatal("a heading with É was mirrored")
@@ -176,7 +178,8 @@ func TestFuzzyHitsFallsBackToTheStore(t *testing.T) {
 			t.Errorf("%q: mirrored", n)
 		}
 		got, err := s.fuzzyHits(ctx, sn, n, fuzzyPerTerm)
-		want, err2 := store.ManualRoot("/fuzz").Scope("a").Literal(ctx, ftsquery.AnyTrigram(n), fuzzyPerTerm)
+		scope := store.ManualRoot("/fuzz").Scope("a")
+		want, err2 := scope.Literal(ctx, ftsquery.AnyTrigram(n), rank.ManualWeights().ByColumn(scope.Columns()), fuzzyPerTerm)
 		if err != nil || err2 != nil || !slices.Equal(got, want) {
 			t.Errorf("%q: got %v (%v), want %v (%v)", n, got, err, want, err2)
 		}

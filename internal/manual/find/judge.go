@@ -20,44 +20,31 @@ import (
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
-// score ranks a candidate: each term it matched, weighted by how rare the
-// term is and by how directly it matched, plus BM25's say and the intent.
-func (s *search) score(c *found) float64 {
-	sc := c.bm25 + c.extra
-	for _, m := range c.terms {
-		idf := s.idf[m.term]
-		if idf == 0 {
-			idf = 1
-		}
-		sc += m.factor * idf
+// score ranks a candidate from what the stages saw of it (rank.ManualScore).
+func (s *stageRun) score(c *found) float64 {
+	e := rank.ManualEvidence{Words: c.words, Named: c.named, Asked: asks[s.plan.Intent],
+		HasExceptions: c.n.hasExc, IsList: c.n.isList, ByHeading: c.stages&stageBit(StageHeading) != 0}
+	e.Terms = make([]rank.TermEvidence, len(c.terms))
+	for i, m := range c.terms {
+		e.Terms[i] = rank.TermEvidence{IDF: s.idf[m.term], Best: m.best}
 	}
-	if len(c.terms) == 0 {
-		sc += 0.2 // found only as context (an exception nearby, a parent)
-	}
-	switch s.plan.Intent {
-	case queryplan.IntentExceptions:
-		if c.n.hasExc {
-			sc += 1
-		}
-	case queryplan.IntentProcedure:
-		if c.n.isList {
-			sc += 0.5
-		}
-	case queryplan.IntentDefinition:
-		if c.stages&stageBit(StageHeading) != 0 && len(c.terms) > 0 {
-			sc += 0.5
-		}
-	}
-	return math.Round(sc*1000) / 1000
+	return rank.ManualScore(e)
+}
+
+// asks are the intents as the ranking knows them.
+var asks = map[queryplan.Intent]rank.Ask{
+	queryplan.IntentDefinition: rank.AskDefinition,
+	queryplan.IntentProcedure:  rank.AskProcedure,
+	queryplan.IntentExceptions: rank.AskExceptions,
 }
 
 // scoreIf is the score n would have had, found by nothing but stage
-// (matching term with factor; "" for found as context): the bound of a
-// section a stage's cap left out.
-func (s *search) scoreIf(n *workNode, stage, term string, factor float64) float64 {
+// (holding term as how; "" for found as context): the bound of a section
+// a stage's cap left out.
+func (s *stageRun) scoreIf(n *workNode, stage, term string, how rank.Sighting) float64 {
 	c := &found{n: n, stages: stageBit(stage)}
-	if term != "" && factor > 0 {
-		c.terms = []termMatch{{term: term, factor: factor}}
+	if term != "" {
+		c.terms = []termMatch{{term: term, best: how}}
 	}
 	return s.score(c)
 }
@@ -69,7 +56,7 @@ type rankedCandidate struct {
 	score     float64
 	manual    string
 	pos       int
-	owner     *search
+	owner     *stageRun
 	phrasings []int // with also: the runs that found it, 0 the query
 	exact     bool  // its heading is the query (rank.ExactTitle)
 }
@@ -79,7 +66,7 @@ type rankedCandidate struct {
 // large manual, and reaching into the nodes cost more than the sort.
 // Within a manual whose nodes are in path and document order
 // (snapshot.ordered), a node's position says both.
-func (s *search) ranked() []rankedCandidate {
+func (s *stageRun) ranked() []rankedCandidate {
 	ordered := true
 	for _, g := range s.segs {
 		ordered = ordered && g.snap.ordered()
@@ -121,14 +108,9 @@ func (s *search) ranked() []rankedCandidate {
 	return cands
 }
 
-// rrfK is reciprocal rank fusion's constant (Cormack, Clarke and Büttcher,
-// 2009): a candidate's fused score is the sum over the runs that found it
-// of 1/(rrfK + its rank there); a section the query names stays first. The runs' own scores are not comparable —
-// each phrasing has its own terms, stages and judge — their ranks are.
-const rrfK = 60
-
 // fuseRuns fuses the candidate lists of the query's run and of each other
-// phrasing's by reciprocal rank. A section found by several keeps the
+// phrasing's by reciprocal rank (rank.ReciprocalRank): the runs' own scores
+// do not compare, their ranks do; a section the query names stays first. A section found by several keeps the
 // query's entry if the query found it (its terms make the snippet), else
 // the best-ranked one's. A phrasing that found nothing adds nothing. Ties
 // keep the query's order, then the phrasings' in turn.
@@ -137,9 +119,9 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 	byKey := map[key]int{}
 	var out []rankedCandidate
 	for run, list := range lists {
-		for rank, c := range list {
+		for place, c := range list {
 			k := key{c.manual, c.n.Path, c.n.NodeID}
-			rr := 1 / float64(rrfK+rank+1)
+			rr := rank.ReciprocalRank(place)
 			i, ok := byKey[k]
 			if !ok {
 				c.score, c.phrasings = 0, nil
@@ -153,7 +135,7 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 		}
 	}
 	for i := range out {
-		out[i].score = math.Round(out[i].score*1e6) / 1e6
+		out[i].score = rank.RoundFused(out[i].score)
 	}
 	slices.SortStableFunc(out, func(a, b rankedCandidate) int {
 		if a.exact != b.exact {
@@ -170,7 +152,7 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 // finish ranks, caps and judges (stage 3.5) and fills the summary. With the
 // runs of other phrasings (alts), the candidates are theirs and s's, fused
 // (fuseRuns); the rest of the summary is s's.
-func (s *search) finish(start time.Time, alts []*search) *Summary {
+func (s *stageRun) finish(start time.Time, alts []*stageRun) *Summary {
 	sum := s.sum
 	cands := s.ranked()
 	sum.Unsearched = s.unsearchedAbove(cands)
@@ -251,7 +233,7 @@ func (s *search) finish(start time.Time, alts []*search) *Summary {
 // score shown (all of them when fewer candidates than that were found). A
 // stage's cap that left out only sections ranked below every hit changes
 // nothing a reader should do.
-func (s *search) unsearchedAbove(own []rankedCandidate) int {
+func (s *stageRun) unsearchedAbove(own []rankedCandidate) int {
 	shown := s.req.Hits
 	if shown == 0 {
 		shown = DefaultHitsLimit
@@ -277,7 +259,7 @@ func (s *search) unsearchedAbove(own []rankedCandidate) int {
 // others, each part in its order, unless the question — or one of its
 // phrasings — uses a term of the note: then the user asked about it. They
 // stay candidates: recall is unchanged, the first page is the subject's.
-func (s *search) setAside(cands []rankedCandidate, alts []*search) []rankedCandidate {
+func (s *stageRun) setAside(cands []rankedCandidate, alts []*stageRun) []rankedCandidate {
 	set := s.f.NoteSet()
 	var asides []contextnote.Note
 	for _, n := range set.All() {
@@ -393,7 +375,7 @@ func proseFigures(n *db.ManualNode) []string {
 // below all of them); a term no section holds, when the best candidate
 // lacks most of the terms; two sections that disagree, when both are among
 // the candidates the reader sees first.
-func (s *search) judge(cands []rankedCandidate) []string {
+func (s *stageRun) judge(cands []rankedCandidate) []string {
 	sum := s.sum
 	th := sum.Thresholds
 	var warn []string
@@ -454,7 +436,7 @@ func (s *search) judge(cands []rankedCandidate) []string {
 
 // severalFiles reports whether the nodes searched come from more than one
 // file.
-func (s *search) severalFiles() bool {
+func (s *stageRun) severalFiles() bool {
 	for _, n := range s.nodes {
 		if n.manual != s.nodes[0].manual || n.Path != s.nodes[0].Path {
 			return true
@@ -477,7 +459,7 @@ const snippetLinesRead = 200
 
 // candidate renders a found node with its snippet: the line of its own
 // prose holding the most of its matched terms, else its first line of text.
-func (s *search) candidate(c *found, score float64) Candidate {
+func (s *stageRun) candidate(c *found, score float64) Candidate {
 	n := c.n
 	out := Candidate{Ref: manual.FormatRef(n.manual, n.Path, n.NodeID), ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
 		LineStart: n.LineStart, LineEnd: n.LineEnd, Score: score, Exception: n.hasExc}
@@ -499,7 +481,7 @@ func (s *search) candidate(c *found, score float64) Candidate {
 	}
 	var terms []termForms
 	for _, t := range out.Matched {
-		tf := termForms{weight: max(s.idf[t], 1e-9)}
+		tf := termForms{weight: cmp.Or(s.idf[t], 1)}
 		if via := c.term(t).via; via != "" {
 			tf.forms = append(tf.forms, via)
 		}
@@ -628,8 +610,8 @@ func proseLines(lines []string, heading, fileStart bool) []bool {
 
 // normal and loose are normalize.Normal and normalize.Loose, kept for the
 // search: every candidate's snippet looks for the same few forms.
-func (s *search) normal(t string) string { return memo(&s.normals, t, normalize.Normal) }
-func (s *search) loose(t string) string  { return memo(&s.looses, t, normalize.Loose) }
+func (s *stageRun) normal(t string) string { return memo(&s.normals, t, normalize.Normal) }
+func (s *stageRun) loose(t string) string  { return memo(&s.looses, t, normalize.Loose) }
 
 func memo(m *map[string]string, k string, fn func(string) string) string {
 	if v, ok := (*m)[k]; ok {

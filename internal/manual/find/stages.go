@@ -3,7 +3,6 @@ package find
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -18,7 +17,7 @@ import (
 // (internal/rank), which runs each term alone as well as all of them, over
 // the headings, the text and the file name, and fuses the lists. The
 // baselines keep plain BM25 so the evaluation can compare with it.
-func (s *search) stageExact(ctx context.Context) {
+func (s *stageRun) stageExact(ctx context.Context) {
 	if s.expired() {
 		return
 	}
@@ -33,23 +32,18 @@ func (s *search) stageExact(ctx context.Context) {
 			s.storeFailed(StageExact, err)
 			return
 		}
-		best := 0.0
-		for _, h := range hits {
-			best = max(best, h.Score)
-		}
+		rank.ShareOfBest(hits)
 		for _, h := range hits {
 			p := s.position(manual, h.ID)
 			if p < 0 {
 				continue // outside an only_unscanned scope
 			}
 			n := s.nodes[p]
-			c := s.add(n, StageExact, "", 0, "")
-			if best > 0 {
-				c.bm25 = max(c.bm25, h.Score/best)
-			}
+			c := s.add(n, StageExact, "", rank.Sighting{}, "")
+			c.words = max(c.words, h.Score)
 			for i, t := range s.plan.Terms {
 				if strings.Contains(n.Norm, norms[i]) {
-					s.add(n, StageExact, t, 1, t)
+					s.add(n, StageExact, t, rank.Sighting{Where: rank.WhereText}, t)
 				}
 			}
 		}
@@ -58,7 +52,7 @@ func (s *search) stageExact(ctx context.Context) {
 
 // exactCandidates ranks one manual's nodes for stage 0, best first, at most
 // hardNodeLimit.
-func (s *search) exactCandidates(ctx context.Context, manual string) ([]rank.Posting, error) {
+func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.Posting, error) {
 	store := s.f.Index.manuals
 	switch s.req.Baseline {
 	case BaselineBM25:
@@ -71,9 +65,11 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]rank.Pos
 		if expr.IsZero() {
 			expr = q.AllTerms() // one word
 		}
-		return store.Scope(manual).Words(ctx, expr, nil, hardNodeLimit)
+		scope := store.Scope(manual)
+		return scope.Words(ctx, expr, rank.ManualWeights().ByColumn(scope.Columns()), hardNodeLimit)
 	case BaselineBM25Terms:
-		return store.Scope(manual).Words(ctx, ftsquery.AnyPhrase(s.plan.Terms), nil, hardNodeLimit)
+		scope := store.Scope(manual)
+		return scope.Words(ctx, ftsquery.AnyPhrase(s.plan.Terms), rank.ManualWeights().ByColumn(scope.Columns()), hardNodeLimit)
 	}
 	q := ftsquery.Query{Raw: s.req.Query}
 	for _, t := range s.plan.Terms {
@@ -95,7 +91,7 @@ func (s *search) exactCandidates(ctx context.Context, manual string) ([]rank.Pos
 
 // buildNeedles gathers each term's notation variants and synonyms, and the
 // terms' weights: a term few sections hold says more than one most hold.
-func (s *search) buildNeedles() {
+func (s *stageRun) buildNeedles() {
 	s.needles = map[string][]needle{}
 	s.sum.expansions = map[string][]string{}
 	dict, status, err := s.f.Synonyms.Load()
@@ -104,22 +100,21 @@ func (s *search) buildNeedles() {
 	}
 	s.sum.Dictionary = status
 	for _, t := range s.plan.Terms {
-		forms := []needle{{text: normalize.Normal(t), loose: normalize.Loose(t), stage: StageNormalized, factor: 1}}
+		forms := []needle{{text: normalize.Normal(t), loose: normalize.Loose(t), stage: StageNormalized}}
 		for _, v := range queryplan.Variants(t) {
-			forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageNormalized, factor: 1})
+			forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageNormalized})
 			s.sum.expansions[t] = append(s.sum.expansions[t], v)
 		}
 		for _, syn := range dict.Expand(t) {
-			forms = append(forms, needle{text: normalize.Normal(syn), loose: normalize.Loose(syn), stage: StageSynonym, factor: 0.8})
+			forms = append(forms, needle{text: normalize.Normal(syn), loose: normalize.Loose(syn), stage: StageSynonym})
 			for _, v := range queryplan.Variants(syn) {
-				forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageSynonym, factor: 0.8})
+				forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageSynonym})
 			}
 			s.sum.expansions[t] = append(s.sum.expansions[t], syn)
 		}
 		s.needles[t] = forms
 	}
 	s.idf = map[string]float64{}
-	total := float64(len(s.nodes))
 	for _, t := range s.plan.Terms {
 		holding := newBitset(len(s.nodes)) // the nodes holding any form of t
 		for _, nd := range s.needles[t] {
@@ -127,7 +122,7 @@ func (s *search) buildNeedles() {
 				holding.or(s.where(hayNorm, nd.text))
 			}
 		}
-		s.idf[t] = math.Log(1 + total/float64(1+holding.count()))
+		s.idf[t] = rank.ManualIDF(len(s.nodes), holding.count())
 	}
 	s.excTerms = exceptionForms()
 }
@@ -144,7 +139,7 @@ func containsAny(s string, needles []string) bool {
 // stageSubstrings is stage 1 (normalized: the terms and their notation
 // variants in the normalised text; loose: the same with separators removed)
 // and stage 2 (synonym: the dictionary's expansions, both ways).
-func (s *search) stageSubstrings(stage string, synonyms bool) {
+func (s *stageRun) stageSubstrings(stage string, synonyms bool) {
 	if s.expired() {
 		return
 	}
@@ -153,9 +148,9 @@ func (s *search) stageSubstrings(stage string, synonyms bool) {
 	// Each term's forms in order, with the nodes holding each: a node is
 	// credited with its first form that it holds.
 	type probe struct {
-		via    string
-		in     bitset
-		factor float64
+		via string
+		in  bitset
+		how rank.Sighting
 	}
 	probes := make([][]probe, len(s.plan.Terms))
 	visit := newBitset(len(s.nodes))
@@ -164,26 +159,24 @@ func (s *search) stageSubstrings(stage string, synonyms bool) {
 			if (nd.stage == StageSynonym) != synonyms {
 				continue
 			}
-			text, h, factor := nd.text, hayNorm, nd.factor
+			text, h := nd.text, hayNorm
 			if loose || synonyms && utf8.RuneCountInString(nd.loose) >= 2 {
 				text, h = nd.loose, hayLoose
 			}
-			if loose {
-				factor *= 0.9
-			}
+			how := rank.Sighting{Where: rank.WhereText, Synonym: nd.stage == StageSynonym, Loose: loose}
 			if utf8.RuneCountInString(text) < 2 && !isWordRune(text) {
 				continue
 			}
 			in := s.where(h, text)
 			visit.or(in)
-			probes[i] = append(probes[i], probe{nd.text, in, factor})
+			probes[i] = append(probes[i], probe{nd.text, in, how})
 		}
 	}
 	s.scan(stage, visit, func(p int, n *workNode) {
 		for i, t := range s.plan.Terms {
 			for _, pr := range probes[i] {
 				if pr.in.has(p) {
-					s.add(n, stage, t, pr.factor, pr.via)
+					s.add(n, stage, t, pr.how, pr.via)
 					break
 				}
 			}
@@ -202,7 +195,7 @@ func isWordRune(s string) bool {
 // heading names a term brings its subsections, which rarely repeat the
 // term; a term nothing matched is looked up fuzzily (shared trigrams) so a
 // typo or an unfamiliar spelling never ends the search at zero.
-func (s *search) stageHeadings(ctx context.Context) {
+func (s *stageRun) stageHeadings(ctx context.Context) {
 	if s.expired() {
 		return
 	}
@@ -236,12 +229,13 @@ func (s *search) stageHeadings(ctx context.Context) {
 		for i, t := range s.plan.Terms {
 			for _, pr := range probes[i] {
 				if pr.named.has(p) {
-					s.add(n, StageHeading, t, pr.nd.factor, pr.nd.text).extra += 0.5 * s.idf[t]
+					c := s.add(n, StageHeading, t, rank.Sighting{Where: rank.WhereHeading, Synonym: pr.nd.stage == StageSynonym}, pr.nd.text)
+					c.named = append(c.named, s.idf[t])
 					heads = append(heads, n)
 					break
 				}
 				if pr.within.has(p) {
-					s.add(n, StageHeading, t, 0.6*pr.nd.factor, "")
+					s.add(n, StageHeading, t, rank.Sighting{Where: rank.WhereHeadingWithin, Synonym: pr.nd.stage == StageSynonym}, "")
 					heads = append(heads, n)
 					break
 				}
@@ -256,12 +250,12 @@ func (s *search) stageHeadings(ctx context.Context) {
 			if s.foundOf(c) == nil {
 				if added >= limit {
 					s.addUnscannedBelow(Unscanned{ManualID: c.manual, Path: c.Path, NodeID: c.NodeID, Reason: ReasonStageCap, Stage: StageHeading},
-						s.scoreIf(c, StageHeading, term, 0.6/float64(depth)))
+						s.scoreIf(c, StageHeading, term, rank.Sighting{Where: rank.WhereUnderHeading, Depth: depth}))
 					continue
 				}
 				added++
 			}
-			s.add(c, StageHeading, term, 0.6/float64(depth), "")
+			s.add(c, StageHeading, term, rank.Sighting{Where: rank.WhereUnderHeading, Depth: depth}, "")
 			walk(c, term, depth+1)
 		}
 	}
@@ -288,8 +282,8 @@ func (s *search) stageHeadings(ctx context.Context) {
 				return
 			}
 			for _, h := range hits {
-				if p := s.position(snap.manual, h.ID); p >= 0 && trigramOverlap(normalize.Normal(t), s.nodes[p].Norm) >= 0.5 {
-					s.add(s.nodes[p], StageHeading, t, 0.4, "")
+				if p := s.position(snap.manual, h.ID); p >= 0 && rank.NearHeading(normalize.Normal(t), s.nodes[p].Norm) {
+					s.add(s.nodes[p], StageHeading, t, rank.Sighting{Where: rank.WhereNearHeading}, "")
 				}
 			}
 		}
@@ -297,7 +291,7 @@ func (s *search) stageHeadings(ctx context.Context) {
 }
 
 // manualIDs are the manuals of the nodes searched, in their order.
-func (s *search) manualIDs() []string {
+func (s *stageRun) manualIDs() []string {
 	var out []string
 	for _, g := range s.segs {
 		if g.taken > 0 && !slices.Contains(out, g.snap.manual) {
@@ -309,7 +303,7 @@ func (s *search) manualIDs() []string {
 
 // snapshots are the snapshots of the nodes searched, one a manual, in
 // manualIDs' order.
-func (s *search) snapshots() []*manualSnapshot {
+func (s *stageRun) snapshots() []*manualSnapshot {
 	var out []*manualSnapshot
 	for _, g := range s.segs {
 		if g.taken > 0 && !slices.ContainsFunc(out, func(sn *manualSnapshot) bool { return sn.manual == g.snap.manual }) {
@@ -319,26 +313,11 @@ func (s *search) snapshots() []*manualSnapshot {
 	return out
 }
 
-// trigramOverlap is the share of term's trigrams found in text.
-func trigramOverlap(term, text string) float64 {
-	grams := ftsquery.Trigrams(term)
-	if len(grams) == 0 {
-		return 0
-	}
-	hit := 0
-	for _, g := range grams {
-		if strings.Contains(text, g) {
-			hit++
-		}
-	}
-	return float64(hit) / float64(len(grams))
-}
-
 // stageExceptions is stage 3's exception-vocabulary scan: sections with
 // "except", "unless", 対象外, ただし… in the same top-level section as a
 // candidate (or, when everywhere is set or the intent is exceptions, in the
 // same file). An exception rarely repeats the name of what it limits.
-func (s *search) stageExceptions(everywhere bool) {
+func (s *stageRun) stageExceptions(everywhere bool) {
 	if s.expired() {
 		return
 	}
@@ -369,17 +348,17 @@ func (s *search) stageExceptions(everywhere bool) {
 		if s.foundOf(n) == nil {
 			if added >= limit {
 				s.addUnscannedBelow(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: stage},
-					s.scoreIf(n, stage, "", 0))
+					s.scoreIf(n, stage, "", rank.Sighting{}))
 				return
 			}
 			added++
 		}
-		s.add(n, stage, "", 0, "")
+		s.add(n, stage, "", rank.Sighting{}, "")
 	})
 }
 
 // exceptionNodes returns the nodes holding exception vocabulary.
-func (s *search) exceptionNodes() bitset {
+func (s *stageRun) exceptionNodes() bitset {
 	if s.excNodes == nil {
 		s.excNodes = newBitset(len(s.nodes))
 		for i := range s.segs {
@@ -397,7 +376,7 @@ func (s *search) exceptionNodes() bitset {
 // stage4Reasons is the oversight check of stage 3.5, before the widening: too
 // few candidates, candidates piled in one file, or an exceptions question
 // with no exception found.
-func (s *search) stage4Reasons() []string {
+func (s *stageRun) stage4Reasons() []string {
 	th := s.sum.Thresholds
 	n := len(s.foundList)
 	var out []string
@@ -419,7 +398,7 @@ func (s *search) stage4Reasons() []string {
 // fileRef is a file of a manual.
 type fileRef struct{ manual, path string }
 
-func (s *search) topFile() (float64, string) {
+func (s *stageRun) topFile() (float64, string) {
 	per := map[fileRef]int{}
 	for _, c := range s.foundList {
 		n := c.n
@@ -440,7 +419,7 @@ func (s *search) topFile() (float64, string) {
 	return float64(best) / float64(len(s.foundList)), file
 }
 
-func (s *search) exceptionHits() int {
+func (s *stageRun) exceptionHits() int {
 	k := 0
 	for _, c := range s.foundList {
 		n := c.n
@@ -454,7 +433,7 @@ func (s *search) exceptionHits() int {
 // stageWiden is stage 4: fragments of the terms (words of a phrase, parts
 // of a Japanese compound), the parents of what was found, and exception
 // vocabulary across every file with a candidate.
-func (s *search) stageWiden() {
+func (s *stageRun) stageWiden() {
 	s.ran(StageWiden)
 	type frag struct{ term, text, loose string }
 	var frags []frag
@@ -465,16 +444,16 @@ func (s *search) stageWiden() {
 	}
 	limit := max(s.req.MaxCandidates/4, 10)
 	added := 0
-	addCapped := func(n *workNode, term string, factor float64) {
+	addCapped := func(n *workNode, term string, how rank.Sighting) {
 		if s.foundOf(n) == nil {
 			if added >= limit {
 				s.addUnscannedBelow(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: StageWiden},
-					s.scoreIf(n, StageWiden, term, factor))
+					s.scoreIf(n, StageWiden, term, how))
 				return
 			}
 			added++
 		}
-		s.add(n, StageWiden, term, factor, "")
+		s.add(n, StageWiden, term, how, "")
 	}
 	type probe struct{ norm, loose bitset }
 	probes := make([]probe, len(frags))
@@ -493,7 +472,7 @@ func (s *search) stageWiden() {
 	s.scan(StageWiden, visit, func(p int, n *workNode) {
 		for i, fr := range frags {
 			if fr.text != "" && (probes[i].norm.has(p) || fr.loose != "" && probes[i].loose.has(p)) {
-				addCapped(n, fr.term, 0.3)
+				addCapped(n, fr.term, rank.Sighting{Where: rank.WhereFragment})
 				return
 			}
 		}
@@ -501,7 +480,7 @@ func (s *search) stageWiden() {
 	for _, c := range s.foundList {
 		n := c.n
 		if n.parent != nil && len(c.terms) > 0 && s.foundOf(n.parent) == nil {
-			addCapped(n.parent, "", 0)
+			addCapped(n.parent, "", rank.Sighting{})
 		}
 	}
 	s.stageExceptions(true)

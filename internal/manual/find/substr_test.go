@@ -270,9 +270,9 @@ func TestWhereIsAScan(t *testing.T) {
 	for round := range 4 {
 		nodes := randomManual(r, 300)
 		snap := &manualSnapshot{manual: "m", nodes: nodes, traits: traitsOf(nodes)}
-		whole := &search{nodes: snap.nodeTree().nodes, segs: []segment{{snap: snap, taken: len(nodes)}}}
+		whole := &stageRun{nodes: snap.nodeTree().nodes, segs: []segment{{snap: snap, taken: len(nodes)}}}
 		// Part of it: every third node, as only_unscanned takes them.
-		part := &search{segs: []segment{{snap: snap, pos: make([]int32, len(nodes))}}}
+		part := &stageRun{segs: []segment{{snap: snap, pos: make([]int32, len(nodes))}}}
 		for i, n := range snap.nodeTree().nodes {
 			part.segs[0].pos[i] = -1
 			if i%3 == 0 {
@@ -296,7 +296,7 @@ func TestWhereIsAScan(t *testing.T) {
 			}
 		}
 		needles = append(needles, "", "a", "db", "火", "保険", "fail over", "fail-over", "\xff", "\x81", "zzzz", "ー水")
-		for _, s := range []*search{whole, part} {
+		for _, s := range []*stageRun{whole, part} {
 			for _, needle := range needles {
 				for _, h := range []hay{hayNorm, hayLoose, hayTitle, hayTitleIn} {
 					got := s.where(h, needle)
@@ -318,10 +318,10 @@ func TestWhereIsAScan(t *testing.T) {
 func TestScanChecksTheBudgetAsBefore(t *testing.T) {
 	for _, tt := range []struct{ nodes, budget int }{{0, 10}, {10, 10}, {200, 2}, {200, 3}, {64, 1}, {65, 1}, {130, 100}} {
 		t.Run(fmt.Sprintf("%d nodes, %d readings", tt.nodes, tt.budget), func(t *testing.T) {
-			setup := func() (*search, bitset, *int) {
+			setup := func() (*stageRun, bitset, *int) {
 				readings := 0
 				clk := &clock{step: time.Nanosecond}
-				s := &search{f: &Finder{Now: func() time.Time { readings++; return clk.Now() }}, sum: &Summary{},
+				s := &stageRun{f: &Finder{Now: func() time.Time { readings++; return clk.Now() }}, sum: &Summary{},
 					deadline: time.Time{}.Add(time.Duration(tt.budget))}
 				visit := newBitset(tt.nodes)
 				for i := range tt.nodes {
@@ -332,7 +332,7 @@ func TestScanChecksTheBudgetAsBefore(t *testing.T) {
 				}
 				return s, visit, &readings
 			}
-			result := func(s *search, visited []int, readings int) string {
+			result := func(s *stageRun, visited []int, readings int) string {
 				var un []string
 				for _, u := range s.unscanned {
 					un = append(un, u.NodeID+"/"+u.Stage)

@@ -109,7 +109,7 @@ func CheckTraceID(id string) error {
 // generation is a digest of the manuals a search ran over: their folder,
 // and each one's id and file hashes (manualSnapshot.key). A search over
 // the same generation finds the same candidates.
-func (s *search) generation() string {
+func (s *stageRun) generation() string {
 	snaps := make([]*manualSnapshot, len(s.segs))
 	for i, g := range s.segs {
 		snaps[i] = g.snap
@@ -156,7 +156,7 @@ type tracePayload struct {
 
 // store fills the trace id and token estimates, keeps the trace and records
 // the statistics.
-func (f *Finder) store(ctx context.Context, req Request, s *search, sum *Summary) error {
+func (f *Finder) store(ctx context.Context, req Request, s *stageRun, sum *Summary) error {
 	now := f.now()
 	th := sum.Thresholds
 	sum.TraceID = encodeTraceID(traceSpec{Query: req.Query, Also: req.Also, ManualID: req.ManualID, Intent: req.Intent,
