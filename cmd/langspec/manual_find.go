@@ -95,8 +95,10 @@ func runManualFind(ctx context.Context, opts *manualFindOptions) error {
 		fmt.Fprintf(w, " (more with --limit %d)", min(sum.Candidates, find.MaxHitsLimit))
 	}
 	fmt.Fprintln(w)
-	if sum.CutoffReason != "" {
-		fmt.Fprintf(w, "cut short (%s): %d sections not searched\n", sum.CutoffReason, sum.Unscanned)
+	// Only sections that could have ranked among these are worth a word:
+	// those past the candidate cap ranked below all of them.
+	if sum.Unsearched > 0 {
+		fmt.Fprintf(w, "cut short (%s): %d sections that could rank among these were not searched\n", sum.CutoffReason, sum.Unsearched)
 	}
 	for _, warn := range sum.Warnings {
 		fmt.Fprintf(w, "note: %s\n", warn)

@@ -128,3 +128,61 @@ func remarshalTo(t *testing.T, v, out any) {
 		t.Fatal(err)
 	}
 }
+
+// TestExactTitleFirst: a query that is a section's heading, code and its
+// punctuation included, gets that section first from the real binary —
+// "--inspect" is the option, not util.inspect (issue 47: exact first).
+func TestExactTitleFirst(t *testing.T) {
+	root := copyManuals(t, "nodejs-en")
+	cs := serveManuals(t, filepath.Join(t.TempDir(), "l.db"), root)
+	tests := []struct{ query, first string }{
+		{"--inspect", "nodejs-en/cli.md#command-line-api/options/--inspecthostport"},
+		{"--inspect-brk", "nodejs-en/cli.md#command-line-api/options/--inspect-brkhostport"},
+		{"Buffer.alloc", "nodejs-en/buffer.md#buffer/class-buffer/static-method-bufferallocsize-fill-encoding"},
+		{"util.inspect", "nodejs-en/util.md#util/utilinspectobject-options"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "manual_find", Arguments: map[string]any{"manual_id": "nodejs-en", "query": tt.query}})
+			if err != nil || res.IsError {
+				t.Fatalf("manual_find: %v %s", err, textOf(res))
+			}
+			var sum struct {
+				Hits []struct{ Ref string } `json:"hits"`
+			}
+			remarshalTo(t, res.StructuredContent, &sum)
+			if len(sum.Hits) == 0 || sum.Hits[0].Ref != tt.first {
+				t.Errorf("first hit %+v, want %s", sum.Hits, tt.first)
+			}
+		})
+	}
+}
+
+// TestSnippetReadsWholeItems: manual_read's snippet brings each matching
+// line's paragraph or list item, so the sentence the word starts is read
+// to its end, and an item holding more of the terms comes first.
+func TestSnippetReadsWholeItems(t *testing.T) {
+	root := copyManuals(t, "nodejs-en")
+	cs := serveManuals(t, filepath.Join(t.TempDir(), "l.db"), root)
+	tests := []struct {
+		node, query string
+		want        []string
+	}{
+		{"child-process/asynchronous-process-creation/child_processexeccommand-options-callback", "maxBuffer",
+			[]string{"199: * `maxBuffer`", "200: stderr. If exceeded, the child process is terminated", "202: **Default:** `1024 * 1024`."}},
+		{"errors/class-systemerror/common-system-errors", "EMFILE",
+			[]string{"EMFILE", "has been closed. This is encountered when opening many files at once"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			path := strings.SplitN(tt.node, "/", 2)[0]
+			file := map[string]string{"child-process": "child_process.md", "errors": "errors.md"}[path]
+			text := callText2(t, cs, "manual_read", map[string]any{"manual_id": "nodejs-en", "path": file, "node_id": tt.node, "scope": "snippet", "query": tt.query})
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("snippet lacks %q:\n%s", w, text)
+				}
+			}
+		})
+	}
+}

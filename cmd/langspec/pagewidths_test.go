@@ -58,7 +58,7 @@ const pageProblems = `(() => {
 })()`
 
 // TestPagesAtThreeWidths opens every page of the team server's management
-// page as an admin in headless Chromium at 1280, 800 and 400 px and checks
+// page (the manual pages too, over the fixture manuals) as an admin in headless Chromium at 1280, 800 and 400 px and checks
 // what issue 50 found wrong at other widths: nothing wider than the
 // window, the whole menu inside it, dates and versions on one line, Log
 // out no filled button, code in snippets set apart, "built in" where the
@@ -99,6 +99,13 @@ func TestPagesAtThreeWidths(t *testing.T) {
 		"/ui/context",
 		"/ui/tokens",
 		"/ui/upstreams",
+		"/ui/",
+		"/ui/manuals",
+		"/ui/manuals/search?q=EADDRINUSE",
+		"/ui/manuals/search?q=zzqqxxv&manual=ops-en",
+		"/ui/manuals/read?ref=" + url.QueryEscape("nodejs-en/errors.md#errors/class-systemerror/common-system-errors"),
+		"/ui/manuals/read?ref=" + url.QueryEscape("ops-en/runbooks/db/failover.md"),
+		"/ui/manuals/read?ref=" + url.QueryEscape("ops-en/../../etc/passwd"),
 	}
 	for _, width := range []int64{1280, 800, 400} {
 		do("the window", chromedp.EmulateViewport(width, 900))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -28,8 +29,7 @@ import (
 // the same answer and the same error, with the same hint, from the built
 // binary's --json, from an MCP tool called over stdio by the go-sdk client,
 // and from the management page over HTTP on loopback. Each test below
-// asks all three (the page has no manual finder: two there) and compares
-// them pair by pair.
+// asks all three and compares them pair by pair.
 
 // parityWorld is one store served three ways: the command line, a stdio
 // MCP server and a team server's page, as separate processes over the
@@ -344,10 +344,39 @@ func TestParity(t *testing.T) {
 		}
 	})
 
+	// The page's manual search is manual_find and manual_hits' first page,
+	// as the command line's: the same candidates in the same order, each
+	// read through the ref it lists.
+	for _, q := range []struct{ query, manual string }{
+		{"replication lag", ""},
+		{"EADDRINUSE", ""},
+		{"地震 保険金", "kasai-hoken"},
+		{"backpressure", "nodejs-en"},
+	} {
+		t.Run("manual find on the page: "+q.query, func(t *testing.T) { sameManualFind(t, w, q.query, q.manual) })
+	}
+
 	t.Run("manual find in an unknown manual", func(t *testing.T) {
-		sameError(t, "", map[string]shownError{
+		sameError(t, "manual ids: ", map[string]shownError{
 			"command line": w.cliError(t, "manual", "find", "replication lag", "--manual", "ops-em"),
 			"tool":         w.callError(t, "manual_find", map[string]any{"query": "replication lag", "manual_id": "ops-em"}),
+			"page":         w.pageError(t, "/ui/manuals/search", url.Values{"q": {"replication lag"}, "manual": {"ops-em"}}),
+		})
+	})
+
+	t.Run("manual read of an unknown section", func(t *testing.T) {
+		sameError(t, "", map[string]shownError{
+			"command line": w.cliError(t, "manual", "read", "ops-en", "runbooks/db/failover.md", "--node", "database-failovr"),
+			"tool":         w.callError(t, "manual_read", map[string]any{"manual_id": "ops-en/runbooks/db/failover.md#database-failovr"}),
+			"page":         w.pageError(t, "/ui/manuals/read", url.Values{"ref": {"ops-en/runbooks/db/failover.md#database-failovr"}}),
+		})
+	})
+
+	t.Run("manual read out of the manuals folder", func(t *testing.T) {
+		sameError(t, "relative to the manual's folder", map[string]shownError{
+			"command line": w.cliError(t, "manual", "read", "ops-en", "../../etc/passwd"),
+			"tool":         w.callError(t, "manual_read", map[string]any{"manual_id": "ops-en/../../etc/passwd"}),
+			"page":         w.pageError(t, "/ui/manuals/read", url.Values{"ref": {"ops-en/../../etc/passwd"}}),
 		})
 	})
 
@@ -361,6 +390,46 @@ func TestParity(t *testing.T) {
 			t.Errorf("command line %s\ntool %s", cj, tj)
 		}
 	})
+}
+
+var pageManualHitRE = regexp.MustCompile(`<li class="hit" data-ref="([^"]+)">`)
+
+// sameManualFind checks that the page's manual search lists what
+// `langspec manual find --json` pages (its default ten), in its order, and
+// that the page reads the first hit as manual_read does.
+func sameManualFind(t *testing.T, w *parityWorld, query, manualID string) {
+	t.Helper()
+	var cli struct {
+		Summary find.Summary  `json:"summary"`
+		Hits    find.HitsPage `json:"hits"`
+	}
+	args := []string{"manual", "find", query}
+	if manualID != "" {
+		args = append(args, "--manual", manualID)
+	}
+	w.cliJSON(t, &cli, args...)
+	status, body := w.get(t, "/ui/manuals/search", url.Values{"q": {query}, "manual": {manualID}})
+	var page, want []string
+	for _, m := range pageManualHitRE.FindAllStringSubmatch(body, -1) {
+		page = append(page, html.UnescapeString(m[1]))
+	}
+	for _, c := range cli.Hits.Candidates {
+		want = append(want, c.Ref)
+	}
+	if status != http.StatusOK || len(want) == 0 || !slices.Equal(page, want) {
+		t.Fatalf("%q: command line %v\npage (%d) %v", query, want, status, page)
+	}
+	if !strings.Contains(body, fmt.Sprintf("%d sections in %d files", cli.Summary.Candidates, cli.Summary.Files)) {
+		t.Errorf("%q: the page does not say the command line's %d candidates in %d files", query, cli.Summary.Candidates, cli.Summary.Files)
+	}
+	first := cli.Hits.Candidates[0]
+	var tool find.ReadResult
+	w.call(t, &tool, "manual_read", map[string]any{"manual_id": first.Ref})
+	status, read := w.get(t, "/ui/manuals/read", url.Values{"ref": {first.Ref}})
+	if status != http.StatusOK || len(tool.Parts) != 1 || !strings.Contains(read, "<h2>"+html.EscapeString(tool.Parts[0].Title)+"</h2>") ||
+		!strings.Contains(read, fmt.Sprintf("lines %d–%d", tool.Parts[0].LineStart, tool.Parts[0].LineEnd)) {
+		t.Errorf("%q: the page's read of %s (%d) is not manual_read's %+v", query, first.Ref, status, tool.Parts)
+	}
 }
 
 // With an embeddings endpoint configured, every front end searches with
@@ -394,5 +463,47 @@ func TestParitySemantic(t *testing.T) {
 	hits := sameSearch(t, w, "how do I cut part of an array")
 	if !slices.ContainsFunc(hits, func(c search.Citation) bool { return slices.Contains(c.Matched, "semantic") }) {
 		t.Errorf("no hit was found by the semantic channel: %+v", hits)
+	}
+}
+
+// A token reaches the manual pages when /mcp serves it the manual tools
+// they call (manual_find for the list and the search, manual_read for a
+// section), and a server that serves no manual tools (--toolsets spec)
+// has no manual pages: the page and /mcp follow one mask.
+func TestParityManualPagesFollowTheTools(t *testing.T) {
+	dbPath := seededDB(t)
+	admin := makeToken(t, dbPath, "ops", "--admin")
+	specs := makeToken(t, dbPath, "specs", "--tools", "search_spec,get_section")
+	finder := makeToken(t, dbPath, "finder", "--tools", "manual_find,manual_hits")
+	reader := makeToken(t, dbPath, "reader", "--tools", "manual_find,manual_read")
+	manuals, _ := filepath.Abs(filepath.Join("..", "..", "fixtures", "manuals"))
+	env := []string{"MANUALS_ROOT=" + manuals}
+	s := startTeamServerEnv(t, dbPath, env)
+	search := "/ui/manuals/search?q=" + url.QueryEscape("replication lag")
+	read := "/ui/manuals/read?ref=" + url.QueryEscape("ops-en/runbooks/db/failover.md#database-failover")
+	for _, tc := range []struct {
+		who, token string
+	}{{"admin", admin}, {"search_spec,get_section", specs}, {"manual_find,manual_hits", finder}, {"manual_find,manual_read", reader}} {
+		cs, err := s.connect(t, tc.token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools := toolNames(t, cs)
+		cs.Close()
+		for _, p := range []struct{ path, tool string }{{"/ui/manuals", "manual_find"}, {search, "manual_find"}, {read, "manual_read"}} {
+			want := http.StatusForbidden
+			if slices.Contains(tools, p.tool) {
+				want = http.StatusOK
+			}
+			if got := pageGet(t, s, p.path, "Bearer", tc.token); got != want {
+				t.Errorf("%s on %s: %d, want %d (its MCP tools: %v)", tc.who, p.path, got, want, tools)
+			}
+		}
+	}
+	specOnly := startTeamServerEnv(t, dbPath, env, "--toolsets", "spec")
+	for _, path := range []string{"/ui/manuals", search, read} {
+		if got := pageGet(t, specOnly, path, "Bearer", admin); got != http.StatusNotFound {
+			t.Errorf("--toolsets spec, %s: %d, want 404", path, got)
+		}
 	}
 }

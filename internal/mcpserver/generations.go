@@ -8,11 +8,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
 	"github.com/langspec/langspec/internal/vault"
@@ -111,7 +113,11 @@ type Watch struct {
 // generation is the servers over one database file: a new one starts when
 // a watched file is replaced.
 type generation struct {
-	deps     tools.Deps
+	deps tools.Deps
+	// manuals is the manual use cases the page runs, the manual tools'
+	// own (tools.Deps.ManualService); nil when the server serves no
+	// manual tools (no manuals folder, or --toolsets without manual).
+	manuals  *find.Service
 	subjects *subjectServers
 	inflight sync.WaitGroup
 	close    func() error // what closes its index once it is replaced; nil: the caller closes it
@@ -119,7 +125,11 @@ type generation struct {
 
 func newGeneration(ctx context.Context, d tools.Deps, opts Options, vaults *subjectVaults, m *metrics, closeDeps func() error) *generation {
 	d.Spec = d.Specs() // one for every subject's server and the page
-	return &generation{deps: d, close: closeDeps,
+	var manuals *find.Service
+	if d.Manuals != nil && d.Finder != nil && (opts.Toolsets == nil || slices.Contains(opts.Toolsets, tools.CategoryManual)) {
+		manuals = d.ManualService()
+	}
+	return &generation{deps: d, manuals: manuals, close: closeDeps,
 		subjects: &subjectServers{ctx: ctx, deps: d, opts: opts, vaults: vaults, metrics: m, servers: map[string]*mcp.Server{}}}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/tools"
@@ -196,7 +197,7 @@ func NewHTTPHandler(ctx context.Context, d tools.Deps, opts Options, h HTTPOptio
 	}
 	mcpHandler = requireToken(mcpHandler)
 
-	ui, err := webui.New(webui.Options{SpecOf: SpecOf, StateOf: h.State,
+	ui, err := webui.New(webui.Options{SpecOf: SpecOf, ManualsOf: ManualsOf, StateOf: h.State,
 		Verifier: h.Verifier, Upstreams: opts.Upstreams, Logger: d.Logger, BaseURL: h.BaseURL,
 		Sources: h.Sources, Ingest: h.Ingest, Subjects: h.Subjects, Tokens: h.Tokens, Notes: d.Notes, Limiter: lim})
 	if err != nil {
@@ -263,6 +264,17 @@ func SpecOf(ctx context.Context) *spec.Service {
 		return nil
 	}
 	return g.deps.Spec
+}
+
+// ManualsOf is the manual use cases of the generation that answers a
+// request, the manual tools' own calls (find.Service); nil when the
+// server serves no manual tools.
+func ManualsOf(ctx context.Context) *find.Service {
+	g, _ := ctx.Value(generationKey{}).(*generation)
+	if g == nil {
+		return nil
+	}
+	return g.manuals
 }
 
 func cmpOr[T comparable](v, def T) T {

@@ -468,7 +468,8 @@ func (e *Engine) runJobs(jobs []job, parallel bool) ([]ranked, error) {
 var boosts = map[string]bool{ChannelPhrase: true}
 
 // fuse merges the lists: each channel's scores are divided by its best one
-// and weighted, and a hit's score is their sum. Ties go to the hit the word
+// and weighted, and a hit's score is their sum; a section whose title is
+// the query (the heading channel's TitleEquals) comes before the rest. Ties go to the hit the word
 // channel ranked higher, then to the lower row id, so answers are
 // deterministic.
 func (e *Engine) fuse(lists []ranked, limit int) []Hit {
@@ -490,6 +491,7 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 		has       []bool    // by channel: the channel found the hit
 		phrasings uint64    // bit i: phrasing i found it
 		wordRank  int
+		exact     bool // its title is the query (ExactTitle)
 	}
 	var accs []*acc
 	byID := map[int64]*acc{}
@@ -537,9 +539,20 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 			if l.channel == ChannelWords {
 				a.wordRank = min(a.wordRank, i)
 			}
+			if l.channel == ChannelHeading && l.phrasing == 0 && p.Score >= TitleEquals {
+				a.exact = true
+			}
 		}
 	}
 	slices.SortStableFunc(accs, func(x, y *acc) int {
+		// A section the query names comes first, whatever the other
+		// channels say of the rest (issue 47: exact first).
+		if x.exact != y.exact {
+			if x.exact {
+				return -1
+			}
+			return 1
+		}
 		if c := cmp.Compare(y.hit.Score, x.hit.Score); c != 0 {
 			return c
 		}

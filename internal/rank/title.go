@@ -15,7 +15,7 @@ import (
 const (
 	TitleContains = 1.0 // the title holds the query as written, case aside
 	TitleStarts   = 2.0 // … at its start
-	TitleEquals   = 3.0 // the title is the query, set aside case, numbers, articles and endings (TitleKey)
+	TitleEquals   = 3.0 // the title is the query (ExactTitle): such a section comes first
 )
 
 // maxTitleCandidates bounds the sections whose titles the heading channel
@@ -46,12 +46,12 @@ func titleMatches(ctx context.Context, src SectionSource, a Query, limit int) ([
 	if err != nil || len(titles) == 0 {
 		return nil, err
 	}
-	lower, key := strings.ToLower(query), titleKey(a.Tokens)
+	lower, exact := strings.ToLower(query), ExactTitleOf(query)
 	var out []Posting
 	for _, r := range titles {
 		title := strings.ToLower(r.Title)
 		switch {
-		case key != "" && TitleKey(r.Title) == key:
+		case exact(r.Title):
 			out = append(out, Posting{ID: r.ID, Score: TitleEquals})
 		case strings.HasPrefix(title, lower):
 			out = append(out, Posting{ID: r.ID, Score: TitleStarts})
@@ -79,17 +79,6 @@ func TitleKey(s string) string {
 	for _, t := range toks {
 		if len(words) > 0 || !leading(t.Folded) {
 			words = append(words, tokenize.Stem(t.Folded))
-		}
-	}
-	return strings.Join(words, " ")
-}
-
-// titleKey is TitleKey of a query, whose tokens Analyze folded and stemmed.
-func titleKey(toks []Token) string {
-	words := make([]string, 0, len(toks))
-	for _, t := range toks {
-		if len(words) > 0 || !leading(t.Folded) {
-			words = append(words, t.Stem)
 		}
 	}
 	return strings.Join(words, " ")

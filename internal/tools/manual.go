@@ -109,7 +109,7 @@ func manualToolset() []Tool {
 		}, (*manualTools).read, renderManualRead),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_excepts", Title: "Find exceptions in a manual",
-			Description: "Find the lines of a manual that state exceptions (注意, 除外, 対象外, ただし, 例外, 免責, 支払わない, except, unless, …) with their node_id: conditions a topic search misses. With query, only sections about it.",
+			Description: "Find the lines of a manual that state exceptions and conditions (except, unless, not covered, warning, ただし, 対象外, …) with their node_id: what a topic search misses. With query, only sections about it.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxRefChars)
@@ -122,7 +122,7 @@ func manualToolset() []Tool {
 }
 
 // bindManual binds the manual tools to the manual use cases.
-func bindManual(d *Deps) *manualTools { return &manualTools{svc: d.manuals()} }
+func bindManual(d *Deps) *manualTools { return &manualTools{svc: d.ManualService()} }
 
 func (mt *manualTools) excepts(ctx context.Context, in ManualExceptsIn) (manual.ExceptionResult, error) {
 	return mt.svc.Excepts(ctx, find.ExceptsRequest{ManualID: in.ManualID, Paths: in.Paths, Query: in.Query, MaxHits: in.MaxHits})

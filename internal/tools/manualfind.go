@@ -70,7 +70,7 @@ func findToolset() []Tool {
 	return needing(func(d *Deps) bool { return d.Manuals != nil && d.Finder != nil }, []Tool{
 		newTool(CategoryManual, bindFind, mcp.Tool{
 			Name: "manual_find", Title: "Collect everything about a topic in the manuals",
-			Description: "Collect everything about a topic in the manuals, built not to miss: normalised and separator-free matching, synonyms, exception wording (対象外, ただし…), headings with subsections, a widening pass. Add the manual's own terms in also (query \"can I cancel midway\", also [\"中途解約\"]). Answers with the best hits (ref, title, lines, a snippet), a trace_id that manual_hits pages, and next_actions; read a hit with manual_read (pass its ref).",
+			Description: "Collect everything about a topic in the manuals, built not to miss: normalised and separator-free matching, synonyms, exception wording, headings with subsections, a widening pass. Add the manual's own terms in also (query \"run only some tests\", also [\"--test-name-pattern\"]; \"can I cancel midway\", [\"中途解約\"]). Answers with the best hits (ref, title, lines, a snippet), a trace_id that manual_hits pages, and next_actions; read a hit with manual_read (pass its ref).",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			maxLen(s, "query", 1000)
@@ -99,7 +99,7 @@ func findToolset() []Tool {
 }
 
 // bindFind binds manual_find and manual_hits to the manual use cases.
-func bindFind(d *Deps) *findTools { return &findTools{svc: d.manuals()} }
+func bindFind(d *Deps) *findTools { return &findTools{svc: d.ManualService()} }
 
 // findRequest is what manual_find asks the finder.
 func findRequest(in ManualFindIn) find.Request {

@@ -69,8 +69,9 @@ func (d *Deps) Specs() *spec.Service {
 	return spec.New(spec.Options{Store: d.Store, Notes: d.Notes, Log: d.Logger})
 }
 
-// manuals is the manual use cases over d's library and finder.
-func (d *Deps) manuals() *find.Service {
+// ManualService is the manual use cases over d's library and finder: the
+// manual tools' calls, and the team server's page's (mcpserver.ManualsOf).
+func (d *Deps) ManualService() *find.Service {
 	return &find.Service{Lib: d.Manuals, Finder: d.Finder, Notes: d.Notes, Log: d.Logger}
 }
 

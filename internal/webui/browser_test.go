@@ -209,3 +209,89 @@ func TestReadingPagesInBrowser(t *testing.T) {
 		t.Errorf("the console: %s", m)
 	}
 }
+
+// TestManualPagesInBrowser drives the manual pages in headless Chromium
+// as a person would from the first page: log in, read what is stored, go
+// to Manuals from the menu, search from the form, open the best hit, go
+// back to the search, and follow the specification search's empty state
+// to the manuals for the same words. The pages write nothing to the
+// console.
+func TestManualPagesInBrowser(t *testing.T) {
+	browser := toolstest.Chromium(t)
+	srv, _, admin, _, _ := newManualUI(t, nil)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(browser), chromedp.NoSandbox,
+		chromedp.WindowSize(1100, 800), chromedp.Flag("disable-gpu", true))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 120*time.Second)
+	defer cancel()
+	var mu sync.Mutex
+	var console []string
+	messages := chromedp.Console(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if (m.Type == chromedp.ConsoleError || m.Type == chromedp.ConsoleWarning || m.IsException()) && !strings.HasSuffix(m.URL, "/favicon.ico") {
+				mu.Lock()
+				console = append(console, m.String()+" ("+m.URL+")")
+				mu.Unlock()
+			}
+		}
+	}()
+	text := func(sel string) string {
+		t.Helper()
+		v, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("reading %s: %v", sel, err)
+		}
+		return v
+	}
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+
+	do("logging in", chromedp.Navigate(srv.URL+"/ui/"), chromedp.WaitVisible(chromedp.CSS(`#token`)),
+		chromedp.SendKeys(chromedp.CSS(`#token`), admin), chromedp.Submit(chromedp.CSS(`#token`)), chromedp.WaitVisible(chromedp.CSS(`section.stored`)))
+	mu.Lock()
+	console = nil // the login page's 401 before the token
+	mu.Unlock()
+	if stored := text(`section.stored`); !strings.Contains(stored, "What is stored") || !strings.Contains(stored, "The Go Programming Language Specification") ||
+		!strings.Contains(stored, "5 manuals: insurance-ja") {
+		t.Errorf("the first page's stored list: %q", stored)
+	}
+
+	do("the manuals page", chromedp.Click(chromedp.CSS(`header nav a[href="/ui/manuals"]`)), chromedp.WaitVisible(chromedp.CSS(`table`)))
+	do("searching the manuals", chromedp.SendKeys(chromedp.CSS(`#q`), "replication lag"), chromedp.Submit(chromedp.CSS(`#q`)),
+		chromedp.WaitVisible(chromedp.CSS(`li.hit a`)))
+	first := text(`li.hit a`)
+	do("opening the best hit", chromedp.Click(chromedp.CSS(`li.hit a`)), chromedp.WaitVisible(chromedp.CSS(`div.text`)))
+	if h := text(`main h2`); h != first {
+		t.Errorf("the best hit %q opened %q", first, h)
+	}
+	do("back to the search", chromedp.Click(chromedp.CSS(`a[href^="/ui/manuals/search?"]`)), chromedp.WaitVisible(chromedp.CSS(`li.hit a`)))
+	if got := text(`li.hit a`); got != first {
+		t.Errorf("back to the search: the best hit is %q, was %q", got, first)
+	}
+
+	do("a specification search that finds nothing", chromedp.Navigate(srv.URL+"/ui/search?q=EADDRINUSE"), chromedp.WaitVisible(chromedp.CSS(`section.nothing`)))
+	do("the same words in the manuals", chromedp.Click(chromedp.CSS(`section.nothing a[href^="/ui/manuals/search"]`)), chromedp.WaitVisible(chromedp.CSS(`li.hit a`)))
+	if got := text(`li.hit .path`); !strings.Contains(got, "net.md#") && !strings.Contains(got, "errors.md#") {
+		t.Errorf("EADDRINUSE in the manuals: the best hit is in %q", got)
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	for _, m := range console {
+		t.Errorf("the console: %s", m)
+	}
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"html/template"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
 	"github.com/langspec/langspec/internal/search"
+	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/text/snippet"
 )
 
@@ -19,22 +21,155 @@ type searchPage struct {
 	Result          *search.Result
 	// Notes are the context notes covering the results, each once.
 	Notes []noteView
+	// Stored is what the server holds, on the first page (no query).
+	Stored *storedView
+	// Searched says in words where a search that found nothing looked;
+	// Try are the next things to try, each a link or a command.
+	Searched string
+	Try      []suggestion
+	// ManualsHref is the same words in the manuals, below the hits, when
+	// the token may search them.
+	ManualsHref string
+}
+
+// suggestion is a next thing to try: a link (Href), or a command to run.
+type suggestion struct{ Text, Href, Command string }
+
+// storedView is what the first page says is stored: the specifications'
+// versions and the manuals, with searches that find something in them.
+type storedView struct {
+	Docs          []storedDoc
+	Languages     int
+	Manuals       []manualRow
+	ManualsServed bool // the server serves manuals and the token may search them
+	SpecExamples  []example
+	ManualExample []example
+}
+
+// storedDoc is a stored document: the version searched by default, and
+// how many others are stored beside it.
+type storedDoc struct {
+	Language, Doc, DisplayName, Version string
+	Sections, Others                    int
 }
 
 func (u *UI) search(w http.ResponseWriter, r *http.Request, s *session) {
 	p := searchPage{page: newPage("Search", s), Query: strings.TrimSpace(r.FormValue("q")), Language: r.FormValue("lang")}
-	svc := u.o.SpecOf(r.Context())
-	p.Languages, _ = svc.LanguageIDs(r.Context())
-	if p.Query != "" {
-		res, err := svc.Search(r.Context(), search.Request{Query: p.Query, Language: p.Language, Limit: 10,
-			Snippet: snippet.Options{Mark: htmlMark}})
-		if err != nil {
-			p.Error = err.Error()
-		} else {
-			p.Result, p.Notes = &res, resultNotes(res.Context)
+	ctx := r.Context()
+	svc := u.o.SpecOf(ctx)
+	p.Languages, _ = svc.LanguageIDs(ctx)
+	if p.Query == "" {
+		p.Stored = u.stored(ctx, svc, p.page)
+		u.render(w, "search", p)
+		return
+	}
+	p.Title = p.Query + " · Search"
+	res, err := svc.Search(ctx, search.Request{Query: p.Query, Language: p.Language, Limit: 10,
+		Snippet: snippet.Options{Mark: htmlMark}})
+	if err != nil {
+		// Shown on the page with 200, as ever; statusOf logs what is not
+		// the request's fault.
+		p.Error, _ = u.shown(err), u.statusOf(err)
+	} else {
+		p.Result, p.Notes = &res, resultNotes(res.Context)
+		if len(res.Hits) == 0 {
+			p.Searched, p.Try = u.nothingFound(ctx, p)
+		} else if p.CanFindManuals {
+			p.ManualsHref = "/ui/manuals/search?" + url.Values{"q": {p.Query}}.Encode()
 		}
 	}
 	u.render(w, "search", p)
+}
+
+// nothingFound says where a search that found nothing looked, and what to
+// try next: every language, the manuals (the command line's hint too),
+// other words, another language.
+func (u *UI) nothingFound(ctx context.Context, p searchPage) (string, []suggestion) {
+	searched := "every stored language (" + strings.Join(p.Languages, ", ") + ")"
+	if p.Language != "" {
+		searched = "the " + p.Language + " specification"
+	}
+	if len(p.Languages) == 0 {
+		searched = "the stored specifications (there are none yet)"
+	}
+	var try []suggestion
+	if p.Language != "" && len(p.Languages) > 1 {
+		try = append(try, suggestion{Text: "the same words in every language", Href: "/ui/search?" + url.Values{"q": {p.Query}}.Encode()})
+	}
+	if p.CanFindManuals {
+		if svc := u.manualService(ctx); svc != nil {
+			if list, err := svc.List(ctx); err == nil && len(list.Manuals) > 0 {
+				try = append(try, suggestion{Text: "the same words in the manuals (" + strings.Join(list.Manuals, ", ") + ")",
+					Href: "/ui/manuals/search?" + url.Values{"q": {p.Query}}.Encode()})
+			}
+		}
+	}
+	try = append(try, suggestion{Text: "fewer words, or the specification's own terms (a quoted phrase must match as written)"})
+	try = append(try, suggestion{Text: "another language: an admin adds one with", Command: "langspec ingest LANGUAGE"})
+	return searched, try
+}
+
+// stored is what the first page lists: each stored document's default
+// version, the manuals, and a few searches that find something.
+func (u *UI) stored(ctx context.Context, svc *spec.Service, p page) *storedView {
+	v := &storedView{}
+	versions, err := svc.Versions(ctx, "")
+	if err != nil {
+		u.o.Logger.Warn("listing the stored versions for the first page", "err", err)
+	}
+	at := map[string]int{}
+	langs := map[string]bool{}
+	for _, vi := range versions {
+		key := vi.Language + "/" + vi.Doc
+		i, ok := at[key]
+		if !ok {
+			at[key] = len(v.Docs)
+			v.Docs = append(v.Docs, storedDoc{Language: vi.Language, Doc: vi.Doc, DisplayName: vi.DisplayName, Version: vi.Version, Sections: vi.SectionCount})
+			langs[vi.Language] = true
+			continue
+		}
+		d := &v.Docs[i]
+		d.Others++
+		if vi.Default {
+			d.Version, d.Sections, d.DisplayName = vi.Version, vi.SectionCount, vi.DisplayName
+		}
+	}
+	v.Languages = len(langs)
+	for _, d := range v.Docs {
+		if len(v.SpecExamples) == 3 {
+			break
+		}
+		if q := u.specExample(ctx, svc, d); q != "" {
+			v.SpecExamples = append(v.SpecExamples, example{Query: q, Scope: d.Language,
+				Href: "/ui/search?" + url.Values{"q": {q}, "lang": {d.Language}}.Encode()})
+		}
+	}
+	if m := u.manualService(ctx); m != nil && p.CanFindManuals {
+		v.ManualsServed = true
+		rows, err := u.storedManuals(ctx, m)
+		if err != nil {
+			u.o.Logger.Warn("listing the manuals for the first page", "err", err)
+		}
+		v.Manuals = rows
+		v.ManualExample = manualExamples(ctx, m, rows)
+	}
+	return v
+}
+
+// specExample is a search that finds something in a stored document: a
+// section title of its default version, from its outline.
+func (u *UI) specExample(ctx context.Context, svc *spec.Service, d storedDoc) string {
+	_, outline, err := svc.Store().Outline(ctx, db.Scope{Language: d.Language, Doc: d.Doc, Version: d.Version})
+	if err != nil {
+		return ""
+	}
+	titles := make([]string, 0, len(outline))
+	for _, row := range outline {
+		if row.Level >= 2 {
+			titles = append(titles, row.Title)
+		}
+	}
+	return exampleTitle(titles)
 }
 
 type sectionPage struct {

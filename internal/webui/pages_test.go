@@ -24,6 +24,7 @@ import (
 	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/search"
 	"github.com/langspec/langspec/internal/specdiff"
@@ -62,7 +63,7 @@ func TestSearchPage(t *testing.T) {
 		want  []string // in the page, as HTML
 	}{
 		{"methd reciever", []string{"Also searched “method” for “methd”.", "Also searched “receiver” for “reciever”.", "found by", "typo:method"}},
-		{"zzqqxxv", []string{`<p class="muted nothing">Nothing found.</p>`}},
+		{"zzqqxxv", []string{`<h2 id="nothing-heading">Nothing found.</h2>`, "Nothing in every stored language (go) matches “zzqqxxv”.", "langspec ingest LANGUAGE"}},
 		{"型", []string{`value="型"`}},
 		{"slice expressions", []string{">Slice expressions</a>", "found by title"}},
 		{"goroutine", []string{"found by", "words", "<mark>"}},
@@ -149,6 +150,13 @@ func pageData() map[string][]any {
 	diffChanged.Single = []string{"java/jls (se21)"}
 	diffUnchanged := diffForm
 	diffUnchanged.page, diffUnchanged.Answer, diffUnchanged.Section = reader, unchanged, "Introduction"
+	manualReader := reader
+	manualReader.CanFindManuals, manualReader.CanReadManuals = true, true
+	manualRows := []manualRow{{ID: "ops-en", Files: 4}, {ID: "nodejs-en", Files: 17, Warnings: []string{"x.md left out: undecodable"}}}
+	mhit := find.Candidate{Ref: "ops-en/runbooks/db/failover.md#database-failover", ManualID: "ops-en", Path: "runbooks/db/failover.md", NodeID: "database-failover",
+		Title: "Database failover", LineStart: 1, LineEnd: 40, Stages: []string{"exact", "heading"}, Exception: true, Snippet: "watch the replication lag", SnippetLine: 12}
+	mread := find.ReadResult{ManualID: "ops-en", Path: "runbooks/db/failover.md", Scope: find.ScopeSection,
+		Parts: []find.Part{{NodeID: "database-failover", Title: "Database failover", LineStart: 1, LineEnd: 40, Text: "# Database failover\ntext", Truncated: true}}}
 	diffNoRead := diffChanged
 	diffNoRead.page = page{Title: "T", CSRF: "c", Subject: "differ", CanDiff: true}
 	return map[string][]any{
@@ -159,9 +167,39 @@ func pageData() map[string][]any {
 			searchPage{page: admin, Languages: []string{"go", "rust"}},
 			searchPage{page: withNotice, Query: "methd reciever", Language: "go", Languages: []string{"go", "rust"},
 				Result: &search.Result{Query: "methd reciever", Corrections: []rank.Correction{{Word: "methd", To: "method"}},
-					Channels: []string{"words"}, Hits: []search.Citation{hit}, Notices: []string{"the semantic channel is off"}}, Notes: notes},
+					Channels: []string{"words"}, Hits: []search.Citation{hit}, Notices: []string{"the semantic channel is off"}}, Notes: notes,
+				ManualsHref: "/ui/manuals/search?q=methd+reciever"},
 			searchPage{page: reader, Query: "zzqqxxv", Result: &search.Result{Query: "zzqqxxv"}},
 			searchPage{page: withError, Query: "("},
+			searchPage{page: reader, Query: "zzqqxxv", Language: "go", Languages: []string{"go", "rust"}, Result: &search.Result{Query: "zzqqxxv"},
+				Searched: "the go specification", Try: []suggestion{{Text: "every language", Href: "/ui/search?q=zzqqxxv"}, {Text: "ingest", Command: "langspec ingest LANGUAGE"}}},
+			searchPage{page: manualReader, Stored: &storedView{Docs: []storedDoc{{Language: "go", Doc: "spec", DisplayName: "The Go spec", Version: "go1.26", Sections: 165, Others: 1}},
+				Languages: 1, ManualsServed: true, Manuals: []manualRow{{ID: "ops-en", Files: 4}}, SpecExamples: []example{{Query: "Slice expressions", Scope: "go", Href: "/ui/search?q=x"}},
+				ManualExample: []example{{Query: "Failover", Scope: "ops-en", Href: "/ui/manuals/search?q=Failover"}}}},
+			searchPage{page: admin, Stored: &storedView{ManualsServed: true}},
+			searchPage{page: reader, Stored: &storedView{}},
+		},
+		"manuals": {
+			manualsPage{page: manualReader, Manuals: manualRows, Root: "/srv/manuals", Examples: []example{{Query: "Failover", Scope: "ops-en", Href: "/ui/manuals/search?q=Failover"}}},
+			manualsPage{page: manualReader, Manual: "ops-en", Manuals: manualRows},
+			manualsPage{page: admin, Root: "/srv/manuals"},
+			manualsPage{page: manualReader, Query: "replication lag", Manuals: manualRows, Searched: true, Scope: "every manual (ops-en, nodejs-en)",
+				Summary: &find.Summary{CutoffReason: "time_budget", Unscanned: 3, Warnings: []string{"gap: lag"}}, Hits: []manualHit{{mhit, "/ui/manuals/read?ref=x&q=lag"}, {mhit, "/ui/manuals/read?ref=y"}}, First: 1, Total: 12, Files: 3,
+				NextHref: "/ui/manuals/search?q=replication+lag&offset=10", Notes: notes},
+			manualsPage{page: page{Title: "T", CSRF: "c", Subject: "finder", CanFindManuals: true}, Query: "lag", Manuals: manualRows, Searched: true, Scope: "every manual", Hits: []manualHit{{Candidate: mhit}}, First: 11},
+			manualsPage{page: manualReader, Query: "zzqqxxv", Manual: "ops-en", Manuals: manualRows, Searched: true, Scope: "the manual ops-en",
+				Summary: &find.Summary{Warnings: []string{"gap: zzqqxxv"}}, SearchAllHref: "/ui/manuals/search?q=zzqqxxv", SpecSearchHref: "/ui/search?q=zzqqxxv", SpecLanguages: []string{"go"}},
+			manualsPage{page: manualReader, Query: "x", Searched: true, Scope: "every manual ()"},
+			manualsPage{page: withError},
+		},
+		"manualread": {
+			manualReadPage{page: manualReader, Ref: "ops-en/runbooks/db/failover.md#database-failover", Read: &mread, Parts: []manualPart{{Part: mread.Parts[0], Ref: "ops-en/runbooks/db/failover.md#database-failover", Body: "<p>text</p>"}},
+				Truncated: true, FullHref: "/ui/manuals/read?ref=x&full=1", Ancestors: []manualLink{{Ref: "ops-en/a.md#top", Title: "Top"}}, Children: []manualLink{{Ref: "ops-en/a.md#top/sub", Title: "Sub"}},
+				ChildrenHeading: "Subsections", Prev: &manualLink{Ref: "ops-en/a.md#p", Title: "P"}, Next: &manualLink{Ref: "ops-en/a.md#n", Title: "N"}, Notes: notes,
+				Query: "lag", BackHref: "/ui/manuals/search?q=lag", FileRef: "ops-en/runbooks/db/failover.md", MaxReadChars: 100000},
+			manualReadPage{page: manualReader, Read: &find.ReadResult{ManualID: "ops-en", Path: "a.json", Omitted: []string{"x"}}, Truncated: true, MaxReadChars: 100000},
+			manualReadPage{page: page{Title: "T", CSRF: "c", Subject: "reader", CanReadManuals: true}, Read: &mread, Prev: &manualLink{Ref: "ops-en/a.md#p", Title: "P"}},
+			manualReadPage{page: withError, Ref: "../etc/passwd"},
 		},
 		"section": {
 			sectionPage{page: withError},

@@ -2,14 +2,15 @@
 // section reading with citations, one concept compared across languages,
 // what changed between two stored versions of a document, the user's
 // context notes with the answers they cover, the stored sources and
-// versions, tokens (made and revoked there), and upstream servers with
-// their state and the names of the secrets. Server-rendered html/template
+// versions, the manuals searched and read through the manual tools' own
+// calls, tokens (made and revoked there), and upstream servers with their
+// state and the names of the secrets. Server-rendered html/template
 // pages without any JavaScript, behind a token (a bearer header, or
 // entered once in a login form that sets an HTTP-only session cookie),
 // every form carrying a CSRF token, a strict Content-Security-Policy, and
 // no secret rendered. An admin's token opens every page; any other token
 // the reading pages its tools allow (search_spec, get_section, compare,
-// spec_diff), the others answering 403.
+// spec_diff, manual_find, manual_read), the others answering 403.
 package webui
 
 import (
@@ -37,6 +38,7 @@ import (
 	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/manual/find"
 	"github.com/langspec/langspec/internal/spec"
 	"github.com/langspec/langspec/internal/teamauth"
 	"github.com/langspec/langspec/internal/text/shape"
@@ -56,6 +58,11 @@ type Options struct {
 	// index that answers it: the team server's current one, which a
 	// read-only replica replaces under it.
 	SpecOf func(context.Context) *spec.Service
+	// ManualsOf is the manual use cases a request runs (list, ls, toc,
+	// read, find, hits: the manual tools' calls, find.Service) over the
+	// index that answers it; nil, or a nil answer: the server serves no
+	// manuals, and the page offers none.
+	ManualsOf func(context.Context) *find.Service
 	// StateOf is the state file tokens and secrets are read from and
 	// written to (db.State), apart from the index.
 	StateOf func(context.Context) *db.State
@@ -179,6 +186,9 @@ type session struct {
 	// which a browser never adds by itself, so no other site can forge
 	// it; such a request needs no CSRF token.
 	bearer bool
+	// manuals: the index that answers the request serves manuals
+	// (Options.ManualsOf); set on the request's copy.
+	manuals bool
 }
 
 // New builds the page.
@@ -208,7 +218,7 @@ func New(o Options) (*UI, error) {
 }
 
 // pageNames are the templates, each a page in the layout.
-var pageNames = []string{"login", "search", "section", "compare", "diff", "context", "sources", "tokens", "upstreams", "ingest", "denied"}
+var pageNames = []string{"login", "search", "section", "compare", "diff", "manuals", "manualread", "context", "sources", "tokens", "upstreams", "ingest", "denied"}
 
 // htmlMark marks matched words in the page's snippets with two private-use
 // characters no specification holds, where "**" would be ambiguous in a
@@ -317,6 +327,7 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok || !u.o.Limiter.Allow(w, r, sess.subject) {
 		return
 	}
+	sess.manuals = u.manualService(r.Context()) != nil
 	if r.Method == http.MethodPost && !sess.bearer && !u.checkCSRF(r, sess) {
 		http.Error(w, "the form is stale or was not sent by this page (CSRF token missing or wrong); reload the page", http.StatusForbidden)
 		return
@@ -357,6 +368,16 @@ func (u *UI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			u.diff(w, r, sess)
 		}
 		return
+	case "/ui/manuals", "/ui/manuals/search":
+		if u.mayRead(w, sess, manualFindTool, "search the manuals") {
+			u.manuals(w, r, sess)
+		}
+		return
+	case "/ui/manuals/read":
+		if u.mayRead(w, sess, manualReadTool, "read the manuals") {
+			u.manualRead(w, r, sess)
+		}
+		return
 	}
 	if purpose, ok := adminPages[r.URL.Path]; ok && !sess.subject.Admin {
 		u.deny(w, sess, purpose)
@@ -395,11 +416,15 @@ const (
 	sectionTool = "get_section"
 	compareTool = "compare"
 	diffTool    = "spec_diff"
+	// The manual pages are manual_find (the list and the search) and
+	// manual_read (a section), the tools whose calls they make.
+	manualFindTool = "manual_find"
+	manualReadTool = "manual_read"
 )
 
 // readingTools are the tools of the reading pages, in the navigation's
 // order.
-var readingTools = []string{searchTool, sectionTool, compareTool, diffTool}
+var readingTools = []string{searchTool, sectionTool, compareTool, diffTool, manualFindTool, manualReadTool}
 
 // firstPage is where /ui/ sends a token that may not search but may use
 // another page listed in the navigation; "" to search (or to answer 403).
@@ -411,6 +436,8 @@ func firstPage(sub teamauth.Subject) string {
 		return "/ui/compare"
 	case allows(sub, diffTool):
 		return "/ui/diff"
+	case allows(sub, manualFindTool):
+		return "/ui/manuals"
 	}
 	return ""
 }
@@ -463,6 +490,9 @@ type page struct {
 	// CanSearch, CanRead, CanCompare, CanDiff: the token may use the
 	// search, section, compare and diff pages.
 	CanSearch, CanRead, CanCompare, CanDiff bool
+	// CanFindManuals, CanReadManuals: the server serves manuals and the
+	// token may search them (the manuals page) and read their sections.
+	CanFindManuals, CanReadManuals bool
 	// Refresh: the page reloads itself every second (a job under way).
 	Refresh bool
 }
@@ -491,7 +521,7 @@ func (u *UI) renderStatus(w http.ResponseWriter, status int, name string, data a
 // logged; the page is rendered either way, its error shown.
 func (u *UI) statusOf(err error) int {
 	switch apperr.CodeOf(err) {
-	case apperr.InvalidArgument:
+	case apperr.InvalidArgument, apperr.PathOutsideManuals, apperr.InvalidPath, apperr.IsADirectory, apperr.NameConflict:
 		return http.StatusBadRequest
 	case apperr.NotFound:
 		return http.StatusNotFound
@@ -510,6 +540,8 @@ func newPage(title string, s *session) page {
 		p.Admin = s.subject.Admin
 		p.CanSearch, p.CanRead = allows(s.subject, searchTool), allows(s.subject, sectionTool)
 		p.CanCompare, p.CanDiff = allows(s.subject, compareTool), allows(s.subject, diffTool)
+		p.CanFindManuals = s.manuals && allows(s.subject, manualFindTool)
+		p.CanReadManuals = s.manuals && allows(s.subject, manualReadTool)
 	}
 	return p
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/bits"
 	"regexp"
 	"slices"
@@ -301,10 +302,14 @@ type search struct {
 	deadline  time.Time
 	cut       string
 	unscanned []Unscanned
-	sum       *Summary
-	idf       map[string]float64
-	needles   map[string][]needle // term -> its normalised forms
-	excTerms  []string
+	// unsearchedBounds are, for each section never searched (not one
+	// ranked below the candidate cap), the best score it could have had:
+	// +Inf when nothing is known (a time budget, an unreadable file).
+	unsearchedBounds []float64
+	sum              *Summary
+	idf              map[string]float64
+	needles          map[string][]needle // term -> its normalised forms
+	excTerms         []string
 	// storeErr is the first failure of the store itself: the search then
 	// fails as a whole, since "0 candidates" from an index that could not
 	// be read would look like an answer.
@@ -602,10 +607,15 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snap
 	return s, nil
 }
 
-func (s *search) addUnscanned(u Unscanned) {
+func (s *search) addUnscanned(u Unscanned) { s.addUnscannedBelow(u, math.Inf(1)) }
+
+// addUnscannedBelow notes a section not searched that could have scored
+// at most bound: a warning is given only for those that could have been
+// shown (judge).
+func (s *search) addUnscannedBelow(u Unscanned, bound float64) {
 	s.sum.Unscanned++
 	if u.Reason != ReasonCandidateCap {
-		s.sum.Unsearched++
+		s.unsearchedBounds = append(s.unsearchedBounds, bound)
 	}
 	if len(s.unscanned) < maxUnscannedListed {
 		s.unscanned = append(s.unscanned, u)

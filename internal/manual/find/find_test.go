@@ -500,6 +500,7 @@ func TestProseLines(t *testing.T) {
 		{"front matter only at the start of a file", "---\ntitle: x\n---", false, false, []int{1}},
 		{"code fence", "# Run\n```sh\nnode --inspect app.js\n```\nStart with the inspector.", true, false, []int{4}},
 		{"table rule", "| flag | meaning |\n|---|:---:|\n| -r | require |", false, false, []int{0, 2}},
+		{"link definitions", "See [`fs.stat()`][].\n\n[`fs.stat()`]: fs.md#fsstat\n[RFC 4122]: https://www.rfc-editor.org/rfc/rfc4122.txt\n[not a definition] says more.", false, false, []int{0, 4}},
 	} {
 		lines := strings.Split(tc.text, "\n")
 		var got []int
@@ -511,5 +512,47 @@ func TestProseLines(t *testing.T) {
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("%s: prose lines %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestUnsearchedOnlyWhenItCouldBeShown: a heading's subsections past the
+// heading stage's cap are listed as unscanned, but warned of only when
+// one of them could have ranked among the hits shown (issue 47: warnings
+// only when they change what to do).
+func TestUnsearchedOnlyWhenItCouldBeShown(t *testing.T) {
+	var a, b strings.Builder
+	a.WriteString("# Timers\n\nTimers schedule work.\n\n")
+	for k := range 40 {
+		fmt.Fprintf(&a, "## Part %d\n\nPlain words, number %d.\n\n", k, k)
+	}
+	for k := range 8 {
+		fmt.Fprintf(&b, "# Timers guide %d\n\nTimers run later; timers repeat.\n\n", k)
+	}
+	dir := t.TempDir()
+	writeManual(t, dir, "m", map[string]string{"a.md": a.String(), "b.md": b.String()})
+	f := newFinder(t, dir)
+	for _, tt := range []struct {
+		name       string
+		hits       int
+		unsearched bool
+	}{
+		{"the hits shown outrank every subsection left out", 5, false},
+		{"a subsection left out could be among the hits shown", 19, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sum, err := f.Find(context.Background(), Request{ManualID: "m", Query: "timers", MaxCandidates: 20, Hits: tt.hits})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.Unscanned < 20 {
+				t.Fatalf("unscanned %d: the heading stage's cap left out too little for the test", sum.Unscanned)
+			}
+			if got := sum.Unsearched > 0; got != tt.unsearched {
+				t.Errorf("unsearched %d of %d unscanned, warnings %q", sum.Unsearched, sum.Unscanned, sum.Warnings)
+			}
+			if warned := slices.ContainsFunc(sum.Warnings, func(w string) bool { return strings.Contains(w, "not searched") }); warned != tt.unsearched {
+				t.Errorf("warnings %q", sum.Warnings)
+			}
+		})
 	}
 }

@@ -85,7 +85,7 @@ func traitsOf(nodes []db.ManualNode) []nodeTraits {
 			for i := k * len(nodes) / parts; i < (k+1)*len(nodes)/parts; i++ {
 				n := &nodes[i]
 				out[i] = nodeTraits{normTitle: normalize.Normal(n.Title), looseTitle: normalize.Loose(n.Title),
-					hasExc: containsAny(n.Norm, excs), isList: numberedLine.MatchString(n.Body), figures: figures(n.Norm)}
+					hasExc: containsAny(n.Norm, excs), isList: numberedLine.MatchString(n.Body), figures: proseFigures(n)}
 			}
 		})
 	}

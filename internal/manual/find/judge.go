@@ -12,9 +12,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/contextnote"
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
@@ -49,6 +51,17 @@ func (s *search) score(c *found) float64 {
 	return math.Round(sc*1000) / 1000
 }
 
+// scoreIf is the score n would have had, found by nothing but stage
+// (matching term with factor; "" for found as context): the bound of a
+// section a stage's cap left out.
+func (s *search) scoreIf(n *workNode, stage, term string, factor float64) float64 {
+	c := &found{n: n, stages: stageBit(stage)}
+	if term != "" && factor > 0 {
+		c.terms = []termMatch{{term: term, factor: factor}}
+	}
+	return s.score(c)
+}
+
 // rankedCandidate is a candidate in rank order, with the search that found
 // it (its terms and forms make its snippet).
 type rankedCandidate struct {
@@ -58,6 +71,7 @@ type rankedCandidate struct {
 	pos       int
 	owner     *search
 	phrasings []int // with also: the runs that found it, 0 the query
+	exact     bool  // its heading is the query (rank.ExactTitle)
 }
 
 // ranked is s's candidates best first; ties in manual, path and document
@@ -70,11 +84,23 @@ func (s *search) ranked() []rankedCandidate {
 	for _, g := range s.segs {
 		ordered = ordered && g.snap.ordered()
 	}
+	// The baselines stay plain BM25, for the evaluation to compare with.
+	named := func(string) bool { return false }
+	if s.req.Baseline == "" {
+		named = rank.ExactTitleOf(s.plan.Query)
+	}
 	cands := make([]rankedCandidate, 0, len(s.foundList))
 	for _, c := range s.foundList {
-		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s})
+		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s, exact: named(c.n.Title)})
 	}
 	slices.SortFunc(cands, func(a, b rankedCandidate) int {
+		// A section the query names comes first (rank.ExactTitle).
+		if a.exact != b.exact {
+			if a.exact {
+				return -1
+			}
+			return 1
+		}
 		if d := b.score - a.score; d != 0 {
 			if d > 0 {
 				return 1
@@ -97,7 +123,7 @@ func (s *search) ranked() []rankedCandidate {
 
 // rrfK is reciprocal rank fusion's constant (Cormack, Clarke and Büttcher,
 // 2009): a candidate's fused score is the sum over the runs that found it
-// of 1/(rrfK + its rank there). The runs' own scores are not comparable —
+// of 1/(rrfK + its rank there); a section the query names stays first. The runs' own scores are not comparable —
 // each phrasing has its own terms, stages and judge — their ranks are.
 const rrfK = 60
 
@@ -117,6 +143,7 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 			i, ok := byKey[k]
 			if !ok {
 				c.score, c.phrasings = 0, nil
+				c.exact = c.exact && run == 0 // the query names it, not a phrasing
 				byKey[k] = len(out)
 				out = append(out, c)
 				i = len(out) - 1
@@ -128,7 +155,15 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 	for i := range out {
 		out[i].score = math.Round(out[i].score*1e6) / 1e6
 	}
-	slices.SortStableFunc(out, func(a, b rankedCandidate) int { return cmp.Compare(b.score, a.score) })
+	slices.SortStableFunc(out, func(a, b rankedCandidate) int {
+		if a.exact != b.exact {
+			if a.exact {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(b.score, a.score)
+	})
 	return out
 }
 
@@ -138,6 +173,7 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 func (s *search) finish(start time.Time, alts []*search) *Summary {
 	sum := s.sum
 	cands := s.ranked()
+	sum.Unsearched = s.unsearchedAbove(cands)
 	if len(alts) > 0 {
 		lists := [][]rankedCandidate{cands}
 		for _, a := range alts {
@@ -210,6 +246,32 @@ func (s *search) finish(start time.Time, alts []*search) *Summary {
 	return sum
 }
 
+// unsearchedAbove counts the sections never searched that could have been
+// among the hits shown: those whose best possible score reaches the lowest
+// score shown (all of them when fewer candidates than that were found). A
+// stage's cap that left out only sections ranked below every hit changes
+// nothing a reader should do.
+func (s *search) unsearchedAbove(own []rankedCandidate) int {
+	shown := s.req.Hits
+	if shown == 0 {
+		shown = DefaultHitsLimit
+	}
+	floor := math.Inf(-1)
+	if len(own) >= shown {
+		floor = math.Inf(1)
+		for _, c := range own[:shown] {
+			floor = min(floor, c.score)
+		}
+	}
+	n := 0
+	for _, b := range s.unsearchedBounds {
+		if b >= floor {
+			n++
+		}
+	}
+	return n
+}
+
 // setAside moves the candidates under an aside note (material beside the
 // manual's subject: another product compared, an old edition) after the
 // others, each part in its order, unless the question — or one of its
@@ -278,12 +340,25 @@ func conflicting(nodes []*workNode) []string {
 			if a.manual+a.Path == b.manual+b.Path {
 				continue
 			}
-			if nb := b.figures; len(na) > 0 && len(nb) > 0 && !slices.Equal(na, nb) {
+			// One restating the other with fewer figures ("Default: 5000"
+			// beside a whole paragraph on the same 5000) is no conflict:
+			// each must state a figure the other does not.
+			if nb := b.figures; len(na) > 0 && len(nb) > 0 && !subset(na, nb) && !subset(nb, na) {
 				return []string{a.manual + "/" + a.Path + "#" + a.NodeID, b.manual + "/" + b.Path + "#" + b.NodeID}
 			}
 		}
 	}
 	return nil
+}
+
+// subset reports whether every figure of a (sorted) is in b (sorted).
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if _, ok := slices.BinarySearch(b, x); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 var figure = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
@@ -294,6 +369,21 @@ func figures(norm string) []string {
 	out := figure.FindAllString(norm, -1)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// proseFigures are the figures of a section's prose: a version history in
+// an HTML comment, front matter, code and link definitions state no rule.
+func proseFigures(n *db.ManualNode) []string {
+	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
+	prose := proseLines(lines, n.Kind == manualfile.KindHeading, n.LineStart == 1)
+	var b strings.Builder
+	for i, l := range lines {
+		if prose[i] {
+			b.WriteString(normalize.Normal(l))
+			b.WriteByte('\n')
+		}
+	}
+	return figures(b.String())
 }
 
 // judge is stage 3.5's verdict over the ranked candidates: the next
@@ -381,8 +471,12 @@ func quoteAll(ts []string) string {
 	return strings.Join(q, ", ")
 }
 
-// candidate renders a found node with its snippet: the first line of its
-// own text holding a matched form, else its first line of text.
+// snippetLinesRead bounds the prose lines read for a better snippet after
+// the first that holds a matched form.
+const snippetLinesRead = 200
+
+// candidate renders a found node with its snippet: the line of its own
+// prose holding the most of its matched terms, else its first line of text.
 func (s *search) candidate(c *found, score float64) Candidate {
 	n := c.n
 	out := Candidate{Ref: manual.FormatRef(n.manual, n.Path, n.NodeID), ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
@@ -397,37 +491,48 @@ func (s *search) candidate(c *found, score float64) Candidate {
 			out.Matched = append(out.Matched, t)
 		}
 	}
-	// Every form of its terms: the synonym or variant that matched it, the
+	// Every form of each term: the synonym or variant that matched it, the
 	// term, and the term's other forms.
-	var forms []string
+	type termForms struct {
+		weight       float64 // the term's idf: a rare term says more
+		forms, loose []string
+	}
+	var terms []termForms
 	for _, t := range out.Matched {
+		tf := termForms{weight: max(s.idf[t], 1e-9)}
 		if via := c.term(t).via; via != "" {
-			forms = append(forms, via)
+			tf.forms = append(tf.forms, via)
 		}
-	}
-	for _, t := range out.Matched {
-		forms = append(forms, s.normal(t))
+		tf.forms = append(tf.forms, s.normal(t))
 		for _, nd := range s.needles[t] {
-			forms = append(forms, nd.text)
+			tf.forms = append(tf.forms, nd.text)
 		}
+		terms = append(terms, tf)
 	}
-	if c.n.hasExc && len(forms) == 0 {
-		forms = s.excTerms
+	if c.n.hasExc && len(terms) == 0 {
+		terms = append(terms, termForms{weight: 1, forms: s.excTerms})
 	}
-	looseForms := make([]string, 0, len(forms))
-	for _, f := range forms {
-		if lf := s.loose(f); utf8.RuneCountInString(lf) >= 2 {
-			looseForms = append(looseForms, lf)
+	anyForm := false
+	for i := range terms {
+		for _, f := range terms[i].forms {
+			if lf := s.loose(f); utf8.RuneCountInString(lf) >= 2 {
+				terms[i].loose = append(terms[i].loose, lf)
+			}
 		}
+		anyForm = anyForm || containsAny(n.Norm, terms[i].forms) || containsAny(n.Loose, terms[i].loose)
 	}
-	if !containsAny(n.Norm, forms) && !containsAny(n.Loose, looseForms) {
+	if !anyForm {
 		// No line can hold a form the whole text lacks: the first line
 		// will do, and no line needs normalising.
-		forms = nil
+		terms = nil
 	}
 	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
 	prose := proseLines(lines, n.Kind == manualfile.KindHeading, n.LineStart == 1)
-	first, anyLine := -1, -1
+	// The snippet is the prose line holding the most of the terms, the
+	// rarer counting more ("recursive" over "path"), the first of equals;
+	// the lines after the first holding one are read up to a bound, for a
+	// section of thousands of lines.
+	first, anyLine, best, read := -1, -1, 0.0, 0
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" || i == 0 && n.Kind == manualfile.KindHeading {
 			continue
@@ -441,9 +546,23 @@ func (s *search) candidate(c *found, score float64) Candidate {
 		if first < 0 {
 			first = i
 		}
-		if len(forms) > 0 && (containsAny(normalize.Normal(l), forms) || containsAny(normalize.Loose(l), looseForms)) {
-			first = i
+		if len(terms) == 0 {
 			break
+		}
+		if best > 0 {
+			if read++; read > snippetLinesRead {
+				break
+			}
+		}
+		norm, loose := normalize.Normal(l), normalize.Loose(l)
+		held := 0.0
+		for _, tf := range terms {
+			if containsAny(norm, tf.forms) || containsAny(loose, tf.loose) {
+				held += tf.weight
+			}
+		}
+		if held > best {
+			first, best = i, held
 		}
 	}
 	if first < 0 {
@@ -456,8 +575,12 @@ func (s *search) candidate(c *found, score float64) Candidate {
 	return out
 }
 
+// linkDefinition is a Markdown link reference definition ("[`fs.stat()`]:
+// fs.md#fsstat"): the targets of a page's links, usually listed at its end.
+var linkDefinition = regexp.MustCompile(`^\[[^\]]+\]:\s*\S`)
+
 // proseLines marks the lines of a section's text that are its prose: not
-// an HTML comment (a version history such as Node.js's <!-- YAML changes:
+// a link definition, not an HTML comment (a version history such as Node.js's <!-- YAML changes:
 // … -->, a source link), not front matter, not a fenced code block, not a
 // table's rule. A snippet is the first prose line holding a matched form:
 // what answers, not the metadata around it. heading says the first line is
@@ -495,7 +618,7 @@ func proseLines(lines []string, heading, fileStart bool) []bool {
 		case strings.HasPrefix(t, "<!--"):
 			inComment = !strings.Contains(t[4:], "-->")
 			continue
-		case t == "" || strings.Trim(t, "|-: ") == "":
+		case t == "" || strings.Trim(t, "|-: ") == "", linkDefinition.MatchString(t):
 			continue
 		}
 		out[i] = true

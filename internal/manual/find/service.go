@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -26,7 +27,7 @@ const (
 	MaxReadSections     = 200
 	DefaultExceptHits   = 50 // Excepts: lines returned
 	MaxExceptHits       = 500
-	maxSnippetLines     = 12
+	maxSnippetLines     = 40
 	snippetLineRunes    = 240
 )
 
@@ -308,55 +309,158 @@ func (s *Service) readParts(ctx context.Context, in ReadRequest) (ReadResult, er
 // snippet returns the lines of a section (subsections included) that hold a
 // term of the query, or of the trace when there is no query, each with its
 // line number; with neither, the section's first lines.
+// listItem starts a Markdown list item: "- ", "* ", "+ ", "1. ", "1) ".
+var listItem = regexp.MustCompile(`^\s*(?:[-*+]|\d{1,9}[.)])\s`)
+
+// textBlocks splits a section's lines into blocks, as [start, end) line
+// ranges: paragraphs (ended by a blank line), list items (each starting
+// a block), a heading line alone, and a fenced code block whole. Blank
+// lines belong to none.
+func textBlocks(lines []string) [][2]int {
+	var out [][2]int
+	start, fence := -1, ""
+	end := func(i int) {
+		if start >= 0 {
+			out = append(out, [2]int{start, i})
+			start = -1
+		}
+	}
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+				end(i + 1)
+			}
+			continue
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			end(i)
+			start, fence = i, t[:3]
+			continue
+		case t == "":
+			end(i)
+			continue
+		case strings.HasPrefix(t, "#") || listItem.MatchString(l):
+			end(i)
+		}
+		if start < 0 {
+			start = i
+		}
+		if strings.HasPrefix(t, "#") {
+			end(i + 1)
+		}
+	}
+	end(len(lines))
+	return out
+}
+
 func (s *Service) snippet(ctx context.Context, in ReadRequest, maxChars int) (Part, error) {
 	text, n, err := s.Lib.Section(in.ManualID, in.Path, in.NodeID)
 	if err != nil {
 		return Part{}, err
 	}
-	var terms []string
+	// Each term with its forms: a block is worth as many terms as it holds.
+	var terms [][]string
 	switch {
 	case in.Query != "":
 		plan := queryplan.Analyze(in.Query)
 		for _, t := range plan.Terms {
-			terms = append(terms, t)
-			terms = append(terms, queryplan.Variants(t)...)
+			terms = append(terms, append([]string{t}, queryplan.Variants(t)...))
 		}
 	case in.TraceID != "":
-		if terms, err = s.finder().TraceTerms(ctx, in.TraceID); err != nil {
+		ts, err := s.finder().TraceTerms(ctx, in.TraceID)
+		if err != nil {
 			return Part{}, err
 		}
+		for _, t := range ts {
+			terms = append(terms, []string{t})
+		}
 	}
-	forms := make([]string, 0, len(terms))
-	for _, t := range terms {
-		if f := normalize.Normal(t); f != "" {
-			forms = append(forms, f)
+	var forms [][]string
+	for _, group := range terms {
+		var fs []string
+		for _, t := range group {
+			if f := normalize.Normal(t); f != "" {
+				fs = append(fs, f)
+			}
+		}
+		if len(fs) > 0 {
+			forms = append(forms, fs)
 		}
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	var b strings.Builder
-	shown, matched := 0, 0
-	cut := false
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
+	// A matching line comes with its paragraph or list item: the line
+	// that holds the word rarely holds the whole answer ("maxBuffer …
+	// allowed on stdout or" / "stderr. If exceeded, the child process is
+	// terminated"). The blocks holding the most terms come first into
+	// the budget, and are shown in document order.
+	blocks := textBlocks(lines)
+	type pick struct{ block, held int }
+	var picks []pick
+	for i, bl := range blocks {
+		held := len(forms) // no terms: every block, in order
+		if len(forms) > 0 {
+			norm := normalize.Normal(strings.Join(lines[bl[0]:bl[1]], "\n"))
+			held = 0
+			for _, fs := range forms {
+				if slices.ContainsFunc(fs, func(f string) bool { return strings.Contains(norm, f) }) {
+					held++
+				}
+			}
+			if held == 0 {
+				continue
+			}
 		}
-		hit := len(forms) > 0 && slices.ContainsFunc(forms, func(f string) bool { return strings.Contains(normalize.Normal(l), f) })
-		if len(forms) > 0 && !hit {
-			continue
-		}
-		if hit {
-			matched++
-		}
-		line, _ := capChars(strings.TrimSpace(l), snippetLineRunes)
-		entry := fmt.Sprintf("%d: %s\n", n.LineStart+i, line)
-		if shown == maxSnippetLines || utf8.RuneCountInString(b.String())+utf8.RuneCountInString(entry) > maxChars {
-			cut = true
-			break
-		}
-		b.WriteString(entry)
-		shown++
+		picks = append(picks, pick{i, held})
 	}
-	if len(forms) > 0 && matched == 0 {
+	slices.SortStableFunc(picks, func(a, b pick) int { return b.held - a.held })
+	var chosen []int
+	size, shown, cut := 0, 0, false
+	for _, p := range picks {
+		bl := blocks[p.block]
+		entry := 0
+		for i := bl[0]; i < bl[1]; i++ {
+			line, _ := capChars(strings.TrimSpace(lines[i]), snippetLineRunes)
+			entry += utf8.RuneCountInString(fmt.Sprintf("%d: %s\n", n.LineStart+i, line))
+		}
+		if shown+bl[1]-bl[0] > maxSnippetLines || size+entry > maxChars {
+			cut = true
+			if len(forms) == 0 {
+				break // in document order: nothing after fits either
+			}
+			continue
+		}
+		chosen = append(chosen, p.block)
+		size, shown = size+entry, shown+bl[1]-bl[0]
+	}
+	if len(chosen) == 0 && len(picks) > 0 {
+		// One block larger than the budget: its lines while they fit.
+		bl := &blocks[picks[0].block]
+		for i := bl[0]; i < bl[1]; i++ {
+			line, _ := capChars(strings.TrimSpace(lines[i]), snippetLineRunes)
+			entry := utf8.RuneCountInString(fmt.Sprintf("%d: %s\n", n.LineStart+i, line))
+			if i-bl[0] == maxSnippetLines || size+entry > maxChars {
+				bl[1] = i
+				break
+			}
+			size += entry
+		}
+		chosen = append(chosen, picks[0].block)
+	}
+	slices.Sort(chosen)
+	var b strings.Builder
+	for k, bi := range chosen {
+		bl := blocks[bi]
+		if k > 0 && slices.ContainsFunc(lines[blocks[chosen[k-1]][1]:bl[0]], func(l string) bool { return strings.TrimSpace(l) != "" }) {
+			b.WriteString("…\n") // lines left out between
+		}
+		for i := bl[0]; i < bl[1]; i++ {
+			line, _ := capChars(strings.TrimSpace(lines[i]), snippetLineRunes)
+			fmt.Fprintf(&b, "%d: %s\n", n.LineStart+i, line)
+		}
+	}
+	if len(forms) > 0 && len(picks) == 0 {
 		b.WriteString("(no line of this section holds the terms; read scope section for all of it)\n")
 	}
 	return Part{NodeID: n.NodeID, Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd, Text: b.String(), Truncated: cut}, nil

@@ -255,7 +255,8 @@ func (s *search) stageHeadings(ctx context.Context) {
 		for _, c := range n.kids {
 			if s.foundOf(c) == nil {
 				if added >= limit {
-					s.addUnscanned(Unscanned{ManualID: c.manual, Path: c.Path, NodeID: c.NodeID, Reason: ReasonStageCap, Stage: StageHeading})
+					s.addUnscannedBelow(Unscanned{ManualID: c.manual, Path: c.Path, NodeID: c.NodeID, Reason: ReasonStageCap, Stage: StageHeading},
+						s.scoreIf(c, StageHeading, term, 0.6/float64(depth)))
 					continue
 				}
 				added++
@@ -367,7 +368,8 @@ func (s *search) stageExceptions(everywhere bool) {
 		}
 		if s.foundOf(n) == nil {
 			if added >= limit {
-				s.addUnscanned(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: stage})
+				s.addUnscannedBelow(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: stage},
+					s.scoreIf(n, stage, "", 0))
 				return
 			}
 			added++
@@ -466,7 +468,8 @@ func (s *search) stageWiden() {
 	addCapped := func(n *workNode, term string, factor float64) {
 		if s.foundOf(n) == nil {
 			if added >= limit {
-				s.addUnscanned(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: StageWiden})
+				s.addUnscannedBelow(Unscanned{ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Reason: ReasonStageCap, Stage: StageWiden},
+					s.scoreIf(n, StageWiden, term, factor))
 				return
 			}
 			added++

@@ -109,8 +109,31 @@ func Analyze(query string) Plan {
 		}
 		b.flush()
 	}
+	// One token of code is a term as written, before its words: the
+	// leading "--" of "--inspect" is what sets it apart from util.inspect.
+	if tok := strings.TrimSpace(n); codeToken(tok) {
+		b.primary = append([]string{tok}, b.primary...)
+	}
 	// Quoted text is a term, not a request: `the "exceptions" table` is a lookup.
 	return Plan{Query: q, Intent: detectIntent(strings.Join(unquoted, "\n")), Terms: b.terms(n)}
+}
+
+// codeToken reports whether s is one token of code: ASCII, no space or
+// quote, and
+// punctuation a word does not hold — at its ends ("--inspect", "-r") or
+// anywhere a word never has it ("#[repr(c)]", "fs::read", "a=b"). A dot,
+// hyphen, apostrophe or underscore inside a word is the word's
+// ("buffer.alloc" is kept whole by chunks already).
+func codeToken(s string) bool {
+	if s == "" || strings.IndexFunc(s, isAlnum) < 0 || strings.ContainsAny(s, "\"'`") {
+		return false
+	}
+	for _, r := range s {
+		if r > unicode.MaxASCII || unicode.IsSpace(r) {
+			return false // code is ASCII; Japanese punctuation ends a phrase
+		}
+	}
+	return strings.TrimFunc(s, func(r rune) bool { return !isAlnum(r) }) != s || strings.ContainsAny(s, "()[]{}#:<>/=!&*@$%^~|+,;")
 }
 
 // detectIntent finds intent cues: English words and word pairs, Japanese

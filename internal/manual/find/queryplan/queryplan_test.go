@@ -135,6 +135,12 @@ func TestAnalyzeTerms(t *testing.T) {
 		{"primary database, replica; primary database", []string{"primary database", "replica", "primary", "database"}},
 		{"ＡＰＩ　ｋｅｙ", []string{"api key", "api", "key"}},
 		{"max_connections and v1.2", []string{"max_connections", "v1.2"}},
+		// one token of code is a term as written, before its words
+		{"--inspect", []string{"--inspect", "inspect"}},
+		{"#[repr(C)]", []string{"#[repr(c)]", "repr", "c"}},
+		{"fs::read", []string{"fs::read", "fs", "read"}},
+		{"Buffer.alloc", []string{"buffer.alloc"}},
+		{"fail-over", []string{"fail-over"}},
 	}
 	for _, tt := range tests {
 		got := Analyze(tt.query).Terms
