@@ -28,6 +28,9 @@ func newCmdCompare(f *factory) *cobra.Command {
 --lang) for one concept, each document ranked by its own statistics, and
 prints their best sections side by side with snippets and citations.
 --also adds other phrasings — each language's own terms help most.
+A document with no section about the concept says so ("… has no section
+about …; nearest: …") and lists the nearest sections; --json marks its
+column "absent": true.
 
 A concept that starts with - goes after --.`,
 		Example: `  langspec compare integer overflow
@@ -73,8 +76,12 @@ func runCompare(ctx context.Context, opts *compareOptions) error {
 	}
 	for _, col := range res.Columns {
 		fmt.Fprintf(io.Out, "== %s (%s/%s %s)\n", col.DisplayName, col.Language, col.Doc, col.Version)
-		if len(col.Hits) == 0 {
+		switch {
+		case len(col.Hits) == 0:
 			fmt.Fprintln(io.Out, "   no section matches")
+		case col.Absent:
+			// The hits still follow: the nearest sections, said to be no more.
+			fmt.Fprintf(io.Out, "   %s\n", col.AbsentNote(res.Concept))
 		}
 		for i, h := range col.Hits {
 			title := h.Title

@@ -91,10 +91,23 @@ func runEvalSearch(ctx context.Context, opts *evalSearchOptions) error {
 	if err != nil {
 		return err
 	}
+	gold := strings.Join(opts.gold, ", ")
+	if opts.compare {
+		if opts.jsonOut {
+			return writeJSON(opts.io.Out, struct {
+				Columns []eval.FitReport    `json:"columns"`
+				Ranking []eval.SearchReport `json:"ranking"`
+			}{res.Fit, res.Reports})
+		}
+		eval.WriteFitTable(opts.io.Out, gold, res.Fit)
+		fmt.Fprintln(opts.io.Out)
+		eval.WriteSearchTable(opts.io.Out, gold+" (ranking of the present pairs)", res.Reports)
+		return nil
+	}
 	if opts.jsonOut {
 		return writeJSON(opts.io.Out, res.Reports)
 	}
-	eval.WriteSearchTable(opts.io.Out, strings.Join(opts.gold, ", "), res.Reports)
+	eval.WriteSearchTable(opts.io.Out, gold, res.Reports)
 	return nil
 }
 
@@ -102,19 +115,27 @@ func newCmdEvalCompare(f *factory) *cobra.Command {
 	opts := &evalSearchOptions{io: f.io, app: f.plainApp, compare: true}
 	cmd := &cobra.Command{
 		Use:   "compare --gold FILE.jsonl",
-		Short: "Run compare over a gold set and report, per language, hit@1, hit@5 and MRR@5",
+		Short: "Run compare over a gold set and report first-right per language, absent precision and recall, hit@1 and hit@5",
 		Long: `Eval compare runs every concept of a compare gold file through compare (as
 the compare tool answers it, 10 sections per document) over the documents
-stored, and scores each language's column as eval search scores a search:
+stored, and judges each (concept, language) column whole:
 
-  hit@1, hit@5   share of (concept, language) pairs whose first expected section is ranked first, or in the top 5
-  mrr@5          mean reciprocal rank of the first expected section, 0 below rank 5
+  first_right     share of pairs judged right: for a language the gold says
+                  is absent, compare said absent; otherwise it did not, and
+                  its first section is expected
+  present_right   the same over the present pairs
+  abs_prec        share of the columns said absent that the gold says are
+  abs_rec         share of the absent pairs said absent
 
-A gold line is {"case_id", "concept", "expected": {"LANGUAGE": [section ids]}}.
-A concept is tuned or held out whole, by a hash of its case_id. Languages
-the database does not hold are skipped, and the command says so.`,
+then scores the present pairs' ranking as eval search scores a search
+(hit@1, hit@5, mrr@5, ndcg@10). With --json: {"columns": [...], "ranking": [...]}.
+
+A gold line is {"case_id", "concept", "expected": {"LANGUAGE": [section ids]},
+"absent": [LANGUAGE]}, "absent" optional. A concept is tuned or held out
+whole, by a hash of its case_id. Languages the database does not hold are
+skipped, and the command says so.`,
 		Example: `  langspec ingest rust && langspec ingest python
-  langspec eval compare --gold fixtures/gold/compare.jsonl`,
+  langspec eval compare --gold fixtures/gold/compare.jsonl --gold fixtures/gold/compare-absent.jsonl`,
 		Args: exactArgs(0, "no arguments; give the gold file with --gold"),
 		RunE: evalSearchRunE(opts),
 	}

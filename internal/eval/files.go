@@ -131,6 +131,9 @@ type SearchRun struct {
 // SearchRunResult is what a SearchRun measured, and the cases it left out.
 type SearchRunResult struct {
 	Reports []SearchReport
+	// Fit is compare's columns judged whole, per part (CompareFit): a
+	// compare run only.
+	Fit []FitReport
 	// Skipped counts the cases of each language the store does not hold.
 	Skipped map[string]int
 }
@@ -177,17 +180,25 @@ func RunSearch(ctx context.Context, specs *spec.Service, run SearchRun) (SearchR
 	if len(cases) == 0 {
 		return out, apperr.New(apperr.NotFound, "ingest the languages the gold files name", "no gold case names a stored language")
 	}
+	comparer := func(lexical bool) Comparer {
+		return func(ctx context.Context, language, concept string, also []string) (Column, error) {
+			res, err := specs.Compare(ctx, search.CompareRequest{Concept: concept, Also: also, Languages: []string{language}, PerDoc: 10, Lexical: lexical})
+			var out Column
+			for _, col := range res.Columns {
+				out.Absent = out.Absent || col.Absent
+				out.Evidence = max(out.Evidence, col.Evidence)
+				for _, h := range col.Hits {
+					out.IDs = append(out.IDs, h.SectionID)
+				}
+			}
+			return out, err
+		}
+	}
 	searcher := func(lexical bool) Searcher {
 		return func(ctx context.Context, language, query string, also []string) ([]string, error) {
 			if run.Compare {
-				res, err := specs.Compare(ctx, search.CompareRequest{Concept: query, Also: also, Languages: []string{language}, PerDoc: 10, Lexical: lexical})
-				var ids []string
-				for _, col := range res.Columns {
-					for _, h := range col.Hits {
-						ids = append(ids, h.SectionID)
-					}
-				}
-				return ids, err
+				col, err := comparer(lexical)(ctx, language, query, also)
+				return col.IDs, err
 			}
 			res, err := specs.Search(ctx, search.Request{Query: query, Also: also, Language: language, Limit: 10, Lexical: lexical})
 			ids := make([]string, len(res.Hits))
@@ -197,21 +208,32 @@ func RunSearch(ctx context.Context, specs *spec.Service, run SearchRun) (SearchR
 			return ids, err
 		}
 	}
+	lexical := []bool{true}
+	if specs.Semantic() != nil {
+		// With an embeddings endpoint configured, each part again with the
+		// semantic channel, beside it.
+		lexical = append(lexical, false)
+	}
 	for _, part := range run.Parts {
-		r, err := SpecSearch(ctx, searcher(true), cases, part)
-		if err != nil {
-			return out, err
-		}
-		out.Reports = append(out.Reports, r)
-		// With an embeddings endpoint configured, the same part again with
-		// the semantic channel, beside it.
-		if specs.Semantic() != nil {
-			r, err := SpecSearch(ctx, searcher(false), cases, part)
+		for _, lex := range lexical {
+			name := part
+			if !lex {
+				name += "+semantic"
+			}
+			r, err := SpecSearch(ctx, searcher(lex), cases, part)
 			if err != nil {
 				return out, err
 			}
-			r.Part += "+semantic"
+			r.Part = name
 			out.Reports = append(out.Reports, r)
+			if run.Compare {
+				f, err := CompareFit(ctx, comparer(lex), cases, part)
+				if err != nil {
+					return out, err
+				}
+				f.Part = name
+				out.Fit = append(out.Fit, f)
+			}
 		}
 	}
 	return out, nil

@@ -51,6 +51,11 @@ type SearchCase struct {
 	// Also are other phrasings of the query, as a calling model would send
 	// them (ReadAlso); never in a gold file itself.
 	Also []string `json:"-"`
+	// Absent marks a compare pair whose language has no section about the
+	// concept (a compare gold line's "absent"): Expected is empty, ranking
+	// measures (SpecSearch) leave it out, and CompareFit counts it right
+	// only when compare says the column is absent.
+	Absent bool `json:"absent,omitempty"`
 }
 
 // ReadSearchGold parses a spec search gold file (JSON Lines; blank lines
@@ -123,8 +128,8 @@ func SpecSearch(ctx context.Context, search Searcher, cases []SearchCase, part s
 	}
 	rep := SearchReport{Part: part, ByKind: map[string]SearchTotals{}, ByLanguage: map[string]SearchTotals{}, Cases: []SearchCaseResult{}}
 	for _, c := range cases {
-		if part == PartTune && HeldOut(c.CaseID) || part == PartHeldOut && !HeldOut(c.CaseID) {
-			continue
+		if !inPart(c.CaseID, part) || c.Absent {
+			continue // an absent pair has no section to rank
 		}
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -153,6 +158,11 @@ func SpecSearch(ctx context.Context, search Searcher, cases []SearchCase, part s
 		rep.ByLanguage[k] = searchTotals(rs)
 	}
 	return rep, nil
+}
+
+// inPart reports whether the case caseID is in part.
+func inPart(caseID, part string) bool {
+	return part == PartAll || (part == PartHeldOut) == HeldOut(caseID)
 }
 
 // rankScores is the rank of the first expected id in got (0: not in the
@@ -249,29 +259,41 @@ func WriteSearchTable(w io.Writer, gold string, reports []SearchReport) {
 }
 
 // compareCase is one line of a compare gold file: a concept and, per
-// language, the sections that answer it, best first.
+// language, the sections that answer it, best first, and the languages
+// with no section about it.
 type compareCase struct {
 	CaseID   string              `json:"case_id"`
 	Concept  string              `json:"concept"`
 	Expected map[string][]string `json:"expected"`
+	Absent   []string            `json:"absent"`
 }
 
 func (c compareCase) id() string { return c.CaseID }
 
 // ReadCompareGold parses a compare gold file (JSON Lines of {"case_id",
-// "concept", "expected": {"LANGUAGE": [section ids]}}) into one search case
-// per language, each keeping the concept's case_id, so a concept is tuned
-// or held out whole. Errors: invalid_argument naming the line.
+// "concept", "expected": {"LANGUAGE": [section ids]}, "absent":
+// [LANGUAGE]}, "absent" optional) into one search case per language, each
+// keeping the concept's case_id, so a concept is tuned or held out whole;
+// an absent language's case has Absent set and no Expected. Errors:
+// invalid_argument naming the line.
 func ReadCompareGold(r io.Reader, name string) ([]SearchCase, error) {
-	hint := `each line is {"case_id", "concept", "expected": {"LANGUAGE": [section ids], …}}`
+	hint := `each line is {"case_id", "concept", "expected": {"LANGUAGE": [section ids], …}, "absent": [LANGUAGE, …]}`
 	cs, err := readGold(r, name, hint, func(c *compareCase) string {
 		if m := missing(field{"case_id", c.CaseID == ""}, field{"concept", strings.TrimSpace(c.Concept) == ""},
-			field{"expected", len(c.Expected) == 0}); m != "" {
+			field{"expected", len(c.Expected) == 0 && len(c.Absent) == 0}); m != "" {
 			return m
 		}
 		for lang, ids := range c.Expected {
 			if len(ids) == 0 {
 				return fmt.Sprintf("expected.%s names no section", lang)
+			}
+		}
+		for i, lang := range c.Absent {
+			if _, ok := c.Expected[lang]; ok {
+				return fmt.Sprintf("%s is both expected and absent", lang)
+			}
+			if strings.TrimSpace(lang) == "" || slices.Contains(c.Absent[:i], lang) {
+				return fmt.Sprintf("absent[%d] %q is empty or repeated", i, lang)
 			}
 		}
 		return ""
@@ -281,8 +303,10 @@ func ReadCompareGold(r io.Reader, name string) ([]SearchCase, error) {
 	}
 	var out []SearchCase
 	for _, c := range cs {
-		for _, lang := range slices.Sorted(maps.Keys(c.Expected)) {
-			out = append(out, SearchCase{CaseID: c.CaseID, Language: lang, Query: c.Concept, Expected: c.Expected[lang], Kind: KindParaphrase})
+		langs := slices.Sorted(slices.Values(append(slices.Collect(maps.Keys(c.Expected)), c.Absent...)))
+		for _, lang := range langs {
+			out = append(out, SearchCase{CaseID: c.CaseID, Language: lang, Query: c.Concept, Expected: c.Expected[lang],
+				Kind: KindParaphrase, Absent: slices.Contains(c.Absent, lang)})
 		}
 	}
 	return out, nil

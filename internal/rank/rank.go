@@ -132,6 +132,13 @@ type Hit struct {
 	// Phrasings are the phrasings that found it, in order: 0 is the query,
 	// i the i-th alternative.
 	Phrasings []int
+	// Evidence is how much of what the query asks about the section holds,
+	// in its own document's statistics, from 0 (none of its words) to 1
+	// (every one in its title or headings): unlike Score it can be compared
+	// across queries and documents, and says whether the section is about
+	// the query at all (Fits; evidence.go). Set for spec sections only; it
+	// changes no order.
+	Evidence float64
 }
 
 // Result is a ranked answer with what the engine made of the query.
@@ -146,6 +153,11 @@ type Result struct {
 	Terms    []Term
 	Channels []string // channels run, in order
 	Hits     []Hit
+	// Evidence is the most Evidence any of the best evidenceDepth hits
+	// has, whatever the limit: whether the scope has a section about the
+	// query at all (Fits). 0 when nothing matched, and for sources that
+	// are not spec sections.
+	Evidence float64
 }
 
 // Engine ranks queries with one set of weights. Safe for concurrent use.
@@ -221,7 +233,17 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 		}
 		lists = append(lists, more...)
 	}
-	res.Hits = e.fuse(lists, limit)
+	// The evidence is read over the best evidenceDepth hits whatever the
+	// limit, so that what it says of a document does not depend on how
+	// many hits were asked for; fusion's order is total, so the first
+	// limit of them are the hits a smaller list would have held.
+	res.Hits = e.fuse(lists, max(limit, evidenceDepth))
+	if sections, ok := src.(SectionSource); ok {
+		if err := evidence(ctx, sections, &res); err != nil {
+			return Result{}, err
+		}
+	}
+	res.Hits = res.Hits[:min(limit, len(res.Hits))]
 	res.Terms = matchTerms(&res)
 	if err := explain(ctx, src, &res); err != nil {
 		return Result{}, err

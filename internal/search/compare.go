@@ -1,13 +1,17 @@
 package search
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/contextnote"
 	"github.com/langspec/langspec/internal/db"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/snippet"
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
@@ -40,6 +44,45 @@ type CompareColumn struct {
 	Version     string     `json:"version" jsonschema:"the version searched: the latest complete one"`
 	Hits        []Citation `json:"results" jsonschema:"its best sections for the concept, best first; empty when none matches"`
 	Corrections []string   `json:"corrections,omitempty" jsonschema:"query words this document lacks, and the spelling searched instead (word→to)"`
+	// Absent says that no section of the document is about the concept
+	// (rank.Fits of Evidence): the language lacks the feature, or the
+	// document does not cover it. Hits are then the nearest sections, not
+	// answers; AbsentNote says so in words.
+	Absent bool `json:"absent,omitempty" jsonschema:"no section is about the concept; results are only the nearest"`
+	// Evidence is how much of the concept the document's best sections
+	// hold, from 0 to 1, in its own statistics (rank.Result.Evidence);
+	// unlike a hit's score it compares across documents and concepts.
+	Evidence float64 `json:"evidence" jsonschema:"how much of the concept its best sections hold, 0 to 1"`
+}
+
+// maxNearest is how many of an absent column's hits its note names.
+const maxNearest = 2
+
+// AbsentNote is what an absent column says in words, "" for a column that
+// is not absent: "The Rust Reference has no section that clearly matches
+// "goto"; nearest: Loop labels (expressions/loop-expr#loop-labels)." It says
+// no more than the evidence does: a weak match, which half the time is a
+// feature the language lacks (fixtures/gold/compare-absent.README.md).
+func (c CompareColumn) AbsentNote(concept string) string {
+	if !c.Absent {
+		return ""
+	}
+	name := cmp.Or(c.DisplayName, c.Language+"/"+c.Doc)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s has no section that clearly matches %q", name, concept)
+	if len(c.Hits) == 0 {
+		b.WriteString(".")
+		return b.String()
+	}
+	b.WriteString("; nearest: ")
+	for i, h := range c.Hits[:min(maxNearest, len(c.Hits))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", h.Title, h.SectionID)
+	}
+	b.WriteString(".")
+	return b.String()
 }
 
 // CompareResult aligns the documents' answers.
@@ -106,7 +149,8 @@ func Compare(ctx context.Context, store *db.DB, req CompareRequest) (CompareResu
 			if err != nil {
 				return CompareResult{}, err
 			}
-			col := CompareColumn{Language: l, Doc: d.Doc, DisplayName: d.DisplayName, Version: d.LatestVersion, Hits: r.Hits}
+			col := CompareColumn{Language: l, Doc: d.Doc, DisplayName: d.DisplayName, Version: d.LatestVersion, Hits: r.Hits,
+				Absent: !rank.Fits(r.Evidence), Evidence: math.Round(r.Evidence*1000) / 1000}
 			if col.Hits == nil {
 				col.Hits = []Citation{}
 			}
@@ -115,6 +159,8 @@ func Compare(ctx context.Context, store *db.DB, req CompareRequest) (CompareResu
 			}
 			if len(r.Hits) == 0 {
 				res.Notices = append(res.Notices, l+"/"+d.Doc+": no section matches; try other words in also")
+			} else if note := col.AbsentNote(concept); note != "" {
+				res.Notices = append(res.Notices, note)
 			}
 			res.Notices = append(res.Notices, r.Notices...)
 			for range r.Hits {

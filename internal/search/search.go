@@ -84,6 +84,10 @@ type Result struct {
 	Hits        []Citation            `json:"results" jsonschema:"ranked sections, best first"`
 	Notices     []string              `json:"notices,omitempty" jsonschema:"what the answer lacks, e.g. the semantic channel when its endpoint failed"`
 	Context     []contextnote.Covered `json:"context,omitempty" jsonschema:"the user's context notes on the documents of the results, each once, with the results it covers"`
+	// Evidence is how much of the query the best sections hold, in their
+	// documents' own statistics (rank.Result.Evidence): compare reads it
+	// to say that a document has no section about a concept.
+	Evidence float64 `json:"-"`
 }
 
 // Search runs req. Errors: apperr.InvalidArgument for a bad query, limit or
@@ -133,7 +137,7 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Query: q.Raw, Corrections: ranked.Corrections, Channels: ranked.Channels}
+	res := Result{Query: q.Raw, Corrections: ranked.Corrections, Channels: ranked.Channels, Evidence: ranked.Evidence}
 	if sem != nil && sem.failed != nil {
 		res.Notices = append(res.Notices, "the semantic channel is off for this answer ("+sem.failed.Error()+"); it comes from the lexical channels")
 	}

@@ -37,6 +37,7 @@ type CompareColumnOut struct {
 	Doc      string      `json:"doc" jsonschema:"document id"`
 	Version  string      `json:"version" jsonschema:"version searched"`
 	Results  []SearchHit `json:"results" jsonschema:"best first; pass section_id to get_section"`
+	Absent   bool        `json:"absent,omitempty" jsonschema:"no section is about the concept; results are the nearest"`
 }
 
 // compareSnippetChars keeps a comparison of three languages about the size
@@ -76,7 +77,7 @@ func compactCompare(res search.CompareResult) CompareOut {
 	out := CompareOut{Concept: res.Concept, Columns: []CompareColumnOut{}, Notices: res.Notices, Context: res.Context}
 	for _, col := range res.Columns {
 		s := compactSearch(search.Result{Hits: col.Hits}, false)
-		c := CompareColumnOut{Language: col.Language, Doc: col.Doc, Version: col.Version, Results: s.Results}
+		c := CompareColumnOut{Language: col.Language, Doc: col.Doc, Version: col.Version, Results: s.Results, Absent: col.Absent}
 		out.Columns = append(out.Columns, c)
 	}
 	return out
@@ -90,6 +91,11 @@ func renderCompare(out CompareOut) string {
 	}
 	for _, col := range out.Columns {
 		fmt.Fprintf(&b, "\n## %s/%s %s\n", col.Language, col.Doc, col.Version)
+		if col.Absent && len(col.Results) > 0 {
+			// The notices above say it in full; the column says what its
+			// list is.
+			b.WriteString("(no section is about the concept; the nearest:)\n")
+		}
 		for i, h := range col.Results {
 			fmt.Fprintf(&b, "%d. %s", i+1, h.SectionID)
 			if strings.ReplaceAll(h.Title, " ", "_") != h.SectionID {
