@@ -30,8 +30,9 @@ The scope is what is read:
   file      the whole file (the default without --node; how JSON is read)
   section   the section --node names, with its subsections (the default with one --node)
   sections  each section --node names, in order (the default with several)
-  snippet   the lines of the --node section that hold a --query word (the
-            default with one --node and --query)
+  snippet   the paragraphs and list items of the --node section that hold a
+            --query word, most words first (the default with one --node
+            and --query)
 
 Node ids come from 'langspec manual toc' and 'langspec manual find'. At most
 --max-chars characters are printed in all; sections that did not fit are

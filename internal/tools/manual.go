@@ -94,7 +94,7 @@ func manualToolset() []Tool {
 		}, (*manualTools).toc, renderToc),
 		newTool(CategoryManual, bindManual, mcp.Tool{
 			Name: "manual_read", Title: "Read manual sections",
-			Description: "Read a manual by scope: snippet (lines of node_id matching query or the trace's terms), section (node_id with its subsections), sections (up to 20 node_ids) or file. Capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading manual_find's finds.",
+			Description: "Read a manual by scope: snippet (the paragraphs and list items of node_id holding query's or the trace's terms), section (node_id with its subsections), sections (up to 20 node_ids) or file. Capped by max_chars (8000; snippet 1200); what does not fit is listed in omitted. Pass trace_id when reading manual_find's finds.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "manual_id", maxRefChars)
