@@ -210,6 +210,9 @@ type Finder struct {
 	Notes *contextnote.Source
 
 	tracesOnce sync.Once
+	// idWriters are compressors for trace ids, reused: a new one allocates
+	// over half a megabyte, more than the rest of a search.
+	idWriters sync.Pool
 }
 
 // NoteSet is the context notes in force now (contextnote.Source.Current).
@@ -308,6 +311,7 @@ type stageRun struct {
 	// ranked below the candidate cap), the best score it could have had:
 	// +Inf when nothing is known (a time budget, an unreadable file).
 	unsearchedBounds []float64
+	termBuf          []rank.TermEvidence // score's, reused
 	sum              *Summary
 	idf              map[string]float64
 	needles          map[string][]needle // term -> its normalised forms

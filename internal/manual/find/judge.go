@@ -24,10 +24,12 @@ import (
 func (s *stageRun) score(c *found) float64 {
 	e := rank.ManualEvidence{Words: c.words, Named: c.named, Asked: asks[s.plan.Intent],
 		HasExceptions: c.n.hasExc, IsList: c.n.isList, ByHeading: c.stages&stageBit(StageHeading) != 0}
-	e.Terms = make([]rank.TermEvidence, len(c.terms))
-	for i, m := range c.terms {
-		e.Terms[i] = rank.TermEvidence{IDF: s.idf[m.term], Best: m.best}
+	// One buffer for every candidate's terms: a search scores thousands.
+	s.termBuf = s.termBuf[:0]
+	for _, m := range c.terms {
+		s.termBuf = append(s.termBuf, rank.TermEvidence{IDF: s.idf[m.term], Best: m.best})
 	}
+	e.Terms = s.termBuf
 	return rank.ManualScore(e)
 }
 
@@ -177,7 +179,7 @@ func (s *stageRun) finish(start time.Time, alts []*stageRun) *Summary {
 	files := map[string]int{}
 	matchedTerms := map[string]bool{}
 	titles := map[string][]*workNode{}
-	for _, c := range cands {
+	for i, c := range cands {
 		files[c.n.manual+"/"+c.n.Path]++
 		for _, m := range c.terms {
 			matchedTerms[m.term] = true
@@ -189,7 +191,9 @@ func (s *stageRun) finish(start time.Time, alts []*stageRun) *Summary {
 			key := normalize.Loose(c.n.Title)
 			titles[key] = append(titles[key], c.n)
 		}
-		cand := c.owner.candidate(c.found, c.score)
+		// The first page's snippets are the best lines; past it, the first
+		// line holding a term will do: a search renders hundreds.
+		cand := c.owner.candidate(c.found, c.score, i < DefaultHitsLimit)
 		if len(alts) > 0 {
 			for _, p := range c.phrasings {
 				if p == 0 {
@@ -455,11 +459,12 @@ func quoteAll(ts []string) string {
 
 // snippetLinesRead bounds the prose lines read for a better snippet after
 // the first that holds a matched form.
-const snippetLinesRead = 200
+const snippetLinesRead = 60
 
 // candidate renders a found node with its snippet: the line of its own
-// prose holding the most of its matched terms, else its first line of text.
-func (s *stageRun) candidate(c *found, score float64) Candidate {
+// prose holding the most of its matched terms (with best; else the first
+// holding one), else its first line of text.
+func (s *stageRun) candidate(c *found, score float64, best bool) Candidate {
 	n := c.n
 	out := Candidate{Ref: manual.FormatRef(n.manual, n.Path, n.NodeID), ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
 		LineStart: n.LineStart, LineEnd: n.LineEnd, Score: score, Exception: n.hasExc}
@@ -514,7 +519,11 @@ func (s *stageRun) candidate(c *found, score float64) Candidate {
 	// rarer counting more ("recursive" over "path"), the first of equals;
 	// the lines after the first holding one are read up to a bound, for a
 	// section of thousands of lines.
-	first, anyLine, best, read := -1, -1, 0.0, 0
+	first, anyLine, most, read := -1, -1, 0.0, 0
+	all := 0.0
+	for _, tf := range terms {
+		all += tf.weight
+	}
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" || i == 0 && n.Kind == manualfile.KindHeading {
 			continue
@@ -531,20 +540,34 @@ func (s *stageRun) candidate(c *found, score float64) Candidate {
 		if len(terms) == 0 {
 			break
 		}
-		if best > 0 {
-			if read++; read > snippetLinesRead {
+		if most > 0 {
+			if read++; !best || read > snippetLinesRead {
 				break
 			}
 		}
-		norm, loose := normalize.Normal(l), normalize.Loose(l)
+		// The loose form only when a term's forms are not in the normal
+		// one: most lines settle on the normal text alone.
+		norm, loose := normalize.Normal(l), ""
 		held := 0.0
 		for _, tf := range terms {
-			if containsAny(norm, tf.forms) || containsAny(loose, tf.loose) {
+			if containsAny(norm, tf.forms) {
 				held += tf.weight
+				continue
+			}
+			if len(tf.loose) > 0 {
+				if loose == "" {
+					loose = normalize.Loose(l)
+				}
+				if containsAny(loose, tf.loose) {
+					held += tf.weight
+				}
 			}
 		}
-		if held > best {
-			first, best = i, held
+		if held > most {
+			first, most = i, held
+			if held == all {
+				break // no line holds more
+			}
 		}
 	}
 	if first < 0 {

@@ -57,12 +57,18 @@ func (t traceSpec) request() Request {
 }
 
 // encodeTraceID writes spec as an id.
-func encodeTraceID(spec traceSpec) string {
+func (f *Finder) encodeTraceID(spec traceSpec) string {
 	js, _ := json.Marshal(spec) // plain strings, numbers and slices always marshal
 	var b bytes.Buffer
-	w, _ := flate.NewWriter(&b, flate.BestCompression) // a valid level never fails
+	w, ok := f.idWriters.Get().(*flate.Writer)
+	if ok {
+		w.Reset(&b)
+	} else {
+		w, _ = flate.NewWriter(&b, flate.BestCompression) // a valid level never fails
+	}
 	w.Write(js)
 	w.Close()
+	f.idWriters.Put(w)
 	sum := sha256.Sum256(b.Bytes())
 	return tracePrefix + base64.RawURLEncoding.EncodeToString(b.Bytes()) + "." + base64.RawURLEncoding.EncodeToString(sum[:6])
 }
@@ -159,7 +165,7 @@ type tracePayload struct {
 func (f *Finder) store(ctx context.Context, req Request, s *stageRun, sum *Summary) error {
 	now := f.now()
 	th := sum.Thresholds
-	sum.TraceID = encodeTraceID(traceSpec{Query: req.Query, Also: req.Also, ManualID: req.ManualID, Intent: req.Intent,
+	sum.TraceID = f.encodeTraceID(traceSpec{Query: req.Query, Also: req.Also, ManualID: req.ManualID, Intent: req.Intent,
 		MaxCands: s.req.MaxCandidates, Only: req.OnlyUnscannedFromTraceID, Baseline: req.Baseline, Thresholds: &th, Generation: s.generation()})
 	for i := range sum.NextActions {
 		a := &sum.NextActions[i]
