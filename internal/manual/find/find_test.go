@@ -556,3 +556,30 @@ func TestUnsearchedOnlyWhenItCouldBeShown(t *testing.T) {
 		})
 	}
 }
+
+func TestSentenceAround(t *testing.T) {
+	tests := []struct {
+		name, text string
+		line       int
+		start      int
+		want       string
+	}{
+		{"a line in mid-sentence is read from its sentence's start to its end",
+			"One important caveat is that if the `Readable` stream emits an error during\nprocessing, the `Writable` destination _is not closed_ automatically. If an\nerror occurs, it will be necessary to manually close each stream.", 1, 0,
+			"One important caveat is that if the `Readable` stream emits an error during processing, the `Writable` destination _is not closed_ automatically. If an error occurs, it will be necessary to manually close each stream."},
+		{"a whole sentence stays as it is", "First sentence.\nSecond sentence.\nThird.", 1, 1, "Second sentence."},
+		{"a list item is its own", "* `maxBuffer` {number} Largest amount of data allowed on stdout or\n  stderr. If exceeded, the child process is terminated.\n* `killSignal` {string}", 0, 0,
+			"* `maxBuffer` {number} Largest amount of data allowed on stdout or stderr. If exceeded, the child process is terminated."},
+		{"not across a paragraph", "The end of one\n\nThe start of another", 2, 2, "The start of another"},
+		{"Japanese full stops", "保険金は、次の場合に\n支払いません。\n次の段落。", 0, 0, "保険金は、次の場合に支払いません。"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := strings.Split(tt.text, "\n")
+			start, got := sentenceAround(lines, proseLines(lines, false, false), tt.line)
+			if start != tt.start || got != tt.want {
+				t.Errorf("sentenceAround = %d, %q; want %d, %q", start, got, tt.start, tt.want)
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/contextnote"
@@ -574,10 +575,72 @@ func (s *stageRun) candidate(c *found, score float64, best bool) Candidate {
 		first = anyLine // a section of code alone
 	}
 	if first >= 0 {
-		out.Snippet = cutRunes(strings.TrimSpace(lines[first]), snippetRunes)
-		out.SnippetLine = n.LineStart + first
+		start, text := sentenceAround(lines, prose, first)
+		out.Snippet = cutRunes(text, sentenceRunes)
+		out.SnippetLine = n.LineStart + start
 	}
 	return out
+}
+
+// sentenceRunes bounds a snippet widened to its sentence.
+const sentenceRunes = 2 * snippetRunes
+
+// sentenceAround is line i widened to the sentence it is part of, within
+// its paragraph or list item and its prose: the lines before it while the
+// one before does not end a sentence, the lines after while it does not
+// ("processing, the Writable destination is not closed automatically. If
+// an" is read from "If the Readable stream emits an error during" on). A
+// sentence longer than sentenceRunes keeps line i's part: the lines before
+// go first. Returns the first line's index and the text.
+func sentenceAround(lines []string, prose []bool, i int) (int, string) {
+	line := func(k int) string { return strings.TrimSpace(lines[k]) }
+	if !prose[i] {
+		return i, line(i)
+	}
+	lo, hi := i, i+1
+	for _, b := range textBlocks(lines) {
+		if b[0] <= i && i < b[1] {
+			lo, hi = b[0], b[1]
+			break
+		}
+	}
+	start, end := i, i
+	for start > lo && prose[start-1] && !endsSentence(line(start-1)) && !listItem.MatchString(lines[start]) {
+		start--
+	}
+	for end+1 < hi && prose[end+1] && !endsSentence(line(end)) && !listItem.MatchString(lines[end+1]) {
+		end++
+	}
+	// Lines join with a space, except between two wide characters:
+	// Japanese breaks a line anywhere and puts no space between words.
+	join := func(a, b int) string {
+		var sb strings.Builder
+		for k := a; k <= b; k++ {
+			l := line(k)
+			if sb.Len() > 0 {
+				prev, _ := utf8.DecodeLastRuneInString(sb.String())
+				next, _ := utf8.DecodeRuneInString(l)
+				if prev <= unicode.MaxASCII || next <= unicode.MaxASCII {
+					sb.WriteByte(' ')
+				}
+			}
+			sb.WriteString(l)
+		}
+		return sb.String()
+	}
+	for start < i && utf8.RuneCountInString(join(start, end)) > sentenceRunes {
+		start++
+	}
+	return start, join(start, end)
+}
+
+// endsSentence reports whether a line ends a sentence: a full stop, a
+// question or exclamation mark, a colon (a list or a block follows), in
+// ASCII or full width, maybe inside closing quotes or brackets.
+func endsSentence(l string) bool {
+	l = strings.TrimRight(l, "*_`\"')]）」』")
+	r, _ := utf8.DecodeLastRuneInString(l)
+	return strings.ContainsRune(".!?:。！？：", r)
 }
 
 // linkDefinition is a Markdown link reference definition ("[`fs.stat()`]:
