@@ -582,8 +582,12 @@ func (s *stageRun) candidate(c *found, score float64, best bool) Candidate {
 	return out
 }
 
-// sentenceRunes bounds a snippet widened to its sentence.
-const sentenceRunes = 2 * snippetRunes
+// sentenceRunes bounds a snippet widened to its sentence, and
+// maxSentenceLines how far from its line a sentence is followed.
+const (
+	sentenceRunes    = 2 * snippetRunes
+	maxSentenceLines = 6
+)
 
 // sentenceAround is line i widened to the sentence it is part of, within
 // its paragraph or list item and its prose: the lines before it while the
@@ -597,12 +601,14 @@ func sentenceAround(lines []string, prose []bool, i int) (int, string) {
 	if !prose[i] {
 		return i, line(i)
 	}
+	// The paragraph is bounded by blank lines; a sentence is not looked
+	// for further than a few lines off.
 	lo, hi := i, i+1
-	for _, b := range textBlocks(lines) {
-		if b[0] <= i && i < b[1] {
-			lo, hi = b[0], b[1]
-			break
-		}
+	for lo > 0 && i-lo < maxSentenceLines && strings.TrimSpace(lines[lo-1]) != "" {
+		lo--
+	}
+	for hi < len(lines) && hi-i < maxSentenceLines && strings.TrimSpace(lines[hi]) != "" {
+		hi++
 	}
 	start, end := i, i
 	for start > lo && prose[start-1] && !endsSentence(line(start-1)) && !listItem.MatchString(lines[start]) {
