@@ -18,15 +18,43 @@ func ExactTitle(query, title string) bool { return ExactTitleOf(query)(title) }
 
 // ExactTitleOf is ExactTitle with the query read once, for many titles.
 func ExactTitleOf(query string) func(title string) bool {
+	e := NewExactTitles(query)
+	return func(title string) bool { return e.Names(title, "") }
+}
+
+// ExactTitles is ExactTitle with the query read once, for titles whose
+// TitleKey may be known already (a manual keeps its headings' keys: a
+// search asks of thousands).
+type ExactTitles struct {
+	q, key string // the query in lower case; its TitleKey, for words
+	code   bool
+}
+
+// NewExactTitles reads query for ExactTitles.Names.
+func NewExactTitles(query string) ExactTitles {
 	q := strings.ToLower(strings.Trim(strings.TrimSpace(query), "`"))
-	switch {
-	case q == "":
-		return func(string) bool { return false }
-	case !isCodeQuery(q):
-		key := TitleKey(q)
-		return func(title string) bool { return key != "" && TitleKey(title) == key }
+	e := ExactTitles{q: q, code: q != "" && isCodeQuery(q)}
+	if q != "" && !e.code {
+		e.key = TitleKey(q)
 	}
-	return func(title string) bool { return codeNameIs(q, title) }
+	return e
+}
+
+// Names reports whether the query names the section titled title, whose
+// TitleKey is titleKey ("" to work it out).
+func (e ExactTitles) Names(title, titleKey string) bool {
+	switch {
+	case e.q == "":
+		return false
+	case e.code:
+		return codeNameIs(e.q, title)
+	case e.key == "":
+		return false
+	}
+	if titleKey == "" {
+		titleKey = TitleKey(title)
+	}
+	return titleKey == e.key
 }
 
 // codeNameIs reports whether title's name, as written, is q (lower case).

@@ -21,6 +21,7 @@ import (
 	"github.com/langspec/langspec/internal/ingest/manualfile"
 	"github.com/langspec/langspec/internal/manual"
 	"github.com/langspec/langspec/internal/progress"
+	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
@@ -68,6 +69,7 @@ type manualSnapshot struct {
 // (docs/performance.md).
 type nodeTraits struct {
 	normTitle, looseTitle string
+	titleKey              string   // rank.TitleKey of its title, for the exact-title rule
 	hasExc                bool     // holds exception vocabulary
 	isList                bool     // holds a numbered or bulleted procedure
 	figures               []string // the numbers it states (figures), to compare sections of the same heading
@@ -84,7 +86,7 @@ func traitsOf(nodes []db.ManualNode) []nodeTraits {
 		wg.Go(func() {
 			for i := k * len(nodes) / parts; i < (k+1)*len(nodes)/parts; i++ {
 				n := &nodes[i]
-				out[i] = nodeTraits{normTitle: normalize.Normal(n.Title), looseTitle: normalize.Loose(n.Title),
+				out[i] = nodeTraits{normTitle: normalize.Normal(n.Title), looseTitle: normalize.Loose(n.Title), titleKey: rank.TitleKey(n.Title),
 					hasExc: containsAny(n.Norm, excs), isList: numberedLine.MatchString(n.Body), figures: proseFigures(n)}
 			}
 		})

@@ -75,13 +75,14 @@ func (s *stageRun) ranked() []rankedCandidate {
 		ordered = ordered && g.snap.ordered()
 	}
 	// The baselines stay plain BM25, for the evaluation to compare with.
-	named := func(string) bool { return false }
+	named := func(*workNode) bool { return false }
 	if s.req.Baseline == "" {
-		named = rank.ExactTitleOf(s.plan.Query)
+		exact := rank.NewExactTitles(s.plan.Query)
+		named = func(n *workNode) bool { return exact.Names(n.Title, n.titleKey) }
 	}
 	cands := make([]rankedCandidate, 0, len(s.foundList))
 	for _, c := range s.foundList {
-		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s, exact: named(c.n.Title)})
+		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s, exact: named(c.n)})
 	}
 	slices.SortFunc(cands, func(a, b rankedCandidate) int {
 		// A section the query names comes first (rank.ExactTitle).
