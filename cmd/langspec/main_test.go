@@ -57,6 +57,8 @@ func TestCLI(t *testing.T) {
 		{name: "misspelt command", args: []string{"serach", "x"}, code: 2, err: []string{`did you mean search?`}},
 		{name: "unknown subcommand", args: []string{"eval", "nope"}, code: 2, err: []string{`unknown command "nope" for "langspec eval"`}},
 		{name: "bad flag", args: []string{"search", "x", "--nope"}, code: 2, err: []string{"unknown flag: --nope", "--help"}},
+		{name: "misspelt flag", args: []string{"search", "x", "--limt", "3"}, code: 2, err: []string{"unknown flag: --limt; did you mean --limit?", "langspec search --help"}},
+		{name: "misspelt flag of another command", args: []string{"section", "x", "--lnag", "go"}, code: 2, err: []string{"unknown flag: --lnag; did you mean --lang?"}},
 		{name: "no query", args: []string{"search"}, code: 2, err: []string{"search needs a query"}},
 		{name: "section", args: []string{"section", "Slice_expressions"},
 			out: []string{"Slice expressions  [go spec go1.26]", "https://go.dev/ref/spec#Slice_expressions",

@@ -17,6 +17,22 @@ type manualBase struct {
 	io  *ioStreams
 	ws  workspaceFlags
 	app func() (*app.App, error)
+	// folders are the folder flags given on the command line, as they
+	// are typed again in a command printed to run next (folderFlags).
+	folders string
+}
+
+// folderFlags are the manuals' folder flags set on cmd's command line,
+// " --manuals-root '/x'" and the like: a command langspec prints to run
+// next reads the same folder. Environment variables carry over anyway.
+func folderFlags(cmd *cobra.Command) string {
+	var b strings.Builder
+	for _, name := range []string{"workspace-root", "manuals-root", "synonyms"} {
+		if f := cmd.Flag(name); f != nil && f.Changed {
+			fmt.Fprintf(&b, " --%s %s", name, shellQuote(f.Value.String()))
+		}
+	}
+	return b.String()
 }
 
 // newCmdManual is "manual": the manual tools from the terminal. Each

@@ -49,6 +49,7 @@ brought up to date first (as 'langspec ingest manuals' does).`,
 			if err := limitInRange(opts.limit, find.MaxHitsLimit); err != nil {
 				return err
 			}
+			opts.folders = folderFlags(cmd)
 			return runManualFind(cmd.Context(), opts)
 		},
 	}
@@ -105,6 +106,6 @@ func runManualFind(ctx context.Context, opts *manualFindOptions) error {
 	}
 	printNotes(w, page.Context)
 	first := page.Candidates[0]
-	fmt.Fprintf(w, "read one: langspec manual read %s %s --node %s\n", shellQuote(first.ManualID), shellQuote(first.Path), shellQuote(first.NodeID))
+	fmt.Fprintf(w, "read one: langspec manual read %s %s --node %s%s\n", shellQuote(first.ManualID), shellQuote(first.Path), shellQuote(first.NodeID), opts.folders)
 	return nil
 }

@@ -122,7 +122,7 @@ func TestManualCommands(t *testing.T) {
 			out: []string{"1. Verify replication lag  [ops-en]  (", "   runbooks/db/failover.md#" + lag + ", lines 19-22\n",
 				"   line 21: Check lag is below 30 s before promoting.", "read one: langspec manual read ops-en runbooks/db/failover.md --node " + lag}},
 		{name: "find with --manuals-root", env: noEnv, args: []string{"manual", "--manuals-root", fixtureManuals, "find", "replication lag", "-n", "1"},
-			out: []string{"Verify replication lag  [ops-en]"}},
+			out: []string{"Verify replication lag  [ops-en]", "read one: langspec manual read ops-en runbooks/db/failover.md --node " + lag + " --manuals-root " + fixtureManuals + "\n"}},
 		{name: "find nothing", args: []string{"manual", "find", "zzqqxxyy"}, err: []string{`nothing in the manuals matches "zzqqxxyy"`}},
 
 		{name: "unknown manual names the manuals there", args: []string{"manual", "ls", "nope"}, code: 1,

@@ -115,6 +115,35 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usageErrorf(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
+// flagError is a flag mistake in words, with the flag meant when one of
+// the command's is near: "unknown flag: --limt; did you mean --limit?".
+func flagError(cmd *cobra.Command, err error) error {
+	if near := nearFlag(cmd, err); near != "" {
+		return usageErrorf("%v; did you mean %s?", err, near)
+	}
+	return usageError{err}
+}
+
+// nearFlag is the command's flag nearest to the unknown one err names, as
+// typed ("--limit"), or "".
+func nearFlag(cmd *cobra.Command, err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return ""
+	}
+	name, _, _ = strings.Cut(name, "=")
+	var names []string
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	})
+	if near := app.NearestName(name, names); near != "" {
+		return "--" + near
+	}
+	return ""
+}
+
 // Main runs langspec with args and returns the exit code: 0 on success, 2 for
 // a usage mistake or invalid argument, 1 for anything else. Errors are one
 // line on ErrOut.
@@ -207,7 +236,7 @@ manuals (MANUALS_ROOT), and 'langspec serve' offers both to MCP clients.`,
 		"state file: the team server's tokens and secrets, apart from the index (env LANGSPEC_STATE; default $XDG_STATE_HOME/langspec/state.db)")
 	root.PersistentFlags().StringVar(&f.configFlag, "config", "",
 		"config file (env LANGSPEC_CONFIG; default $XDG_CONFIG_HOME/langspec/langspec.json, optional)")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("{{.Version}}\n")
 	root.Flags().BoolP("version", "v", false, "print langspec's version (what 'langspec version' prints)")
 	asGroup(root)

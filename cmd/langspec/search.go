@@ -68,9 +68,9 @@ Manuals are searched with 'langspec manual find'.`,
 		},
 	}
 	// A query that starts with - reads as flags; say how to search for it.
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		if !strings.HasPrefix(err.Error(), "unknown ") { // "unknown flag", "unknown shorthand flag"
-			return usageError{err}
+	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		if !strings.HasPrefix(err.Error(), "unknown ") || nearFlag(cmd, err) != "" { // "unknown flag", "unknown shorthand flag"
+			return flagError(cmd, err)
 		}
 		return usageErrorf("%v; to search for text that starts with -, put -- before it: langspec search -- %s", err, dashedArg(err))
 	})

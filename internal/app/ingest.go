@@ -6,6 +6,7 @@ import (
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/ingest"
+	"github.com/langspec/langspec/internal/rank"
 )
 
 // What the ingest and sources commands print and compare against.
@@ -119,4 +120,17 @@ func limitMemory(getenv func(string) string, memory int64, given bool) (restore 
 		debug.SetMemoryLimit(limit)
 		debug.SetGCPercent(percent)
 	}
+}
+
+// NearestName is the one of names nearest to name, for a "did you mean"
+// (a flag or a command mistyped), or "" when none is near enough.
+func NearestName(name string, names []string) string {
+	cands := make([]rank.Name, len(names))
+	for i, n := range names {
+		cands[i] = rank.Name{ID: n, Title: n, Label: n}
+	}
+	if near := rank.Nearest(cands, name, 1); len(near) > 0 {
+		return near[0]
+	}
+	return ""
 }

@@ -154,9 +154,15 @@ func Serve(ctx context.Context, o Options, s ServeOptions) error {
 	}
 	// The database and what it holds come first: a server a client started
 	// without the user's environment reads the default database.
+	// A vault is served only when named (VAULT_ROOT, --vault-root,
+	// WORKSPACE_ROOT): the log says none rather than the folder it would be.
+	vault := "none (name one with VAULT_ROOT or --vault-root)"
+	if ws.VaultNamed {
+		vault = ws.Vault
+	}
 	log.Info("serving MCP on stdio", "db", deps.Store.Path(), "languages", strings.Join(deps.Languages, ","),
 		"hint", tools.AddLanguageHint(deps.Languages), "tools", mode, "toolsets", strings.Join(toolsets, ","),
-		"vault", ws.Vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)
+		"vault", vault, "manuals", ws.Manuals, "synonyms", ws.Synonyms, "stats", ws.Stats)
 	return mcpserver.Serve(ctx, deps, mo, s.In, s.Out)
 }
 
