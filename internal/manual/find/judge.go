@@ -114,9 +114,9 @@ func (s *stageRun) ranked() []rankedCandidate {
 
 // fuseRuns fuses the candidate lists of the query's run and of each other
 // phrasing's by reciprocal rank (rank.ReciprocalRank): the runs' own scores
-// do not compare, their ranks do; a section the query names stays first. A section found by several keeps the
-// query's entry if the query found it (its terms make the snippet), else
-// the best-ranked one's. A phrasing that found nothing adds nothing. Ties
+// do not compare, their ranks do; a section the query names stays first. A
+// section found by several keeps the query's entry if the query found it
+// (its terms make the snippet), else the best-ranked one's. A phrasing that found nothing adds nothing. Ties
 // keep the query's order, then the phrasings' in turn.
 func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 	type key struct{ manual, path, node string }
