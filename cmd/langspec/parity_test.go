@@ -51,6 +51,12 @@ func newParityWorld(t *testing.T, db string, env ...string) *parityWorld {
 	}
 	w := &parityWorld{bin: langspecBinary(t), db: db, env: env}
 	w.manuals, _ = filepath.Abs(filepath.Join("..", "..", "fixtures", "manuals"))
+	// The manuals are indexed before any server starts: the servers' first
+	// refresh, running while a command searches, would change the word
+	// index's statistics (bm25 counts every manual's rows) under it.
+	if code, _, errOut := w.cli(t, "ingest", "manuals"); code != 0 {
+		t.Fatalf("ingest manuals: exit %d\n%s", code, errOut)
+	}
 	stderr := &lockedBuffer{}
 	cmd := serveCmd(w.bin, w.db, stderr) // MANUALS_ROOT is the fixture manuals
 	cmd.Env = append(cmd.Env, env...)
