@@ -183,16 +183,20 @@ func NearHeading(term, heading string) bool {
 	return float64(hit)/float64(len(grams)) >= 0.5
 }
 
-// rrfK is reciprocal rank fusion's constant (Cormack, Clarke and Büttcher,
-// 2009).
-const rrfK = 60
-
-// ReciprocalRank is what a section ranked rank (0 first) in one of several
-// runs adds to its fused score: the runs of a question's phrasings over
-// manuals are fused by rank, since each has its own terms, stages and
-// judgement and their scores do not compare. Sum over the runs that found
-// the section, then RoundFused.
-func ReciprocalRank(rank int) float64 { return 1 / float64(rrfK+rank+1) }
+// ShareOf is a score as a share of its list's best, the unit in which
+// every list of phrasings is fused, here as in Engine.fuse: each list
+// counts as its scores divided by its best one, summed per hit (CombSUM).
+// Lists whose scores do not compare — one phrasing's channel and another's,
+// or two manual runs made of their own terms and stages — compare as
+// shares. A list whose best is not positive says nothing by its scores:
+// each of its n entries counts 1/n. Reciprocal rank fusion was measured
+// against it on both kinds of gold and lost (docs/evaluation.md).
+func ShareOf(score, best float64, n int) float64 {
+	if best <= 0 {
+		return 1 / float64(max(n, 1))
+	}
+	return score / best
+}
 
 // RoundFused rounds a fused score to millionths, so that sums made in
 // another order tie as they should.

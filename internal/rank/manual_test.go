@@ -62,3 +62,26 @@ func TestManualIDF(t *testing.T) {
 		t.Error("a term in every section weighs nothing")
 	}
 }
+
+// TestShareOf: every list of phrasings is fused in shares of its best, so a
+// list's scale says nothing; a list that says nothing by its scores counts
+// each entry alike.
+func TestShareOf(t *testing.T) {
+	tests := []struct {
+		name        string
+		score, best float64
+		n           int
+		want        float64
+	}{
+		{"the best is 1", 7.42, 7.42, 3, 1},
+		{"half the best", 0.015, 0.03, 3, 0.5},
+		{"scale does not matter", 3.71, 7.42, 3, 0.5},
+		{"scores all 0: 1/n each", 0, 0, 4, 0.25},
+		{"an empty list's best", 0, 0, 0, 1},
+	}
+	for _, tt := range tests {
+		if got := ShareOf(tt.score, tt.best, tt.n); got != tt.want {
+			t.Errorf("%s: ShareOf(%v, %v, %d) = %v, want %v", tt.name, tt.score, tt.best, tt.n, got, tt.want)
+		}
+	}
+}

@@ -535,10 +535,7 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 				byID[p.ID] = a
 				accs = append(accs, a)
 			}
-			s := w / float64(len(l.ids)) // scores that say nothing (all 0) keep the list's order
-			if best > 0 {
-				s = w * p.Score / best
-			}
+			s := w * ShareOf(p.Score, best, len(l.ids))
 			a.hit.Score += s
 			// A part starts at 0, as a map's missing entry did: a
 			// negative weight's part stays 0 and still names its channel.

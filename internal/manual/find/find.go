@@ -88,7 +88,7 @@ type Request struct {
 	Query    string
 	// Also are other phrasings of the same question, in the manuals'
 	// words (at most MaxAlso): each runs the whole staged search, and the
-	// candidate lists are fused by reciprocal rank.
+	// candidate lists are fused as every list of phrasings is (fuseRuns).
 	Also          []string
 	Intent        string // "" lets the query decide
 	TimeMS        int    // 0: DefaultTimeMS
@@ -350,7 +350,7 @@ const MaxAlso = 4
 
 // Find runs the staged search and stores its trace. With Also, each
 // phrasing runs the whole staged search too, and the candidates are fused
-// by reciprocal rank (fuseRuns).
+// by their shares of each run's best (fuseRuns).
 func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
 	if len(req.Also) > MaxAlso {
 		return Summary{}, apperr.New(apperr.InvalidArgument, "keep the best four", "also has %d phrasings; at most %d are allowed", len(req.Also), MaxAlso)

@@ -407,7 +407,7 @@ func TestFindFailsOnABrokenIndex(t *testing.T) {
 }
 
 // TestFindWithAlso: other phrasings run the whole search and are fused
-// with the query's by reciprocal rank; a candidate says which phrasings
+// with the query's (shares of each run's best, summed); a candidate says which phrasings
 // found it; a phrasing that matches nothing changes no candidate or its
 // order; bad phrasings are refused with what is allowed.
 func TestFindWithAlso(t *testing.T) {

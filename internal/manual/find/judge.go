@@ -113,19 +113,24 @@ func (s *stageRun) ranked() []rankedCandidate {
 }
 
 // fuseRuns fuses the candidate lists of the query's run and of each other
-// phrasing's by reciprocal rank (rank.ReciprocalRank): the runs' own scores
-// do not compare, their ranks do; a section the query names stays first. A
-// section found by several keeps the query's entry if the query found it
-// (its terms make the snippet), else the best-ranked one's. A phrasing that found nothing adds nothing. Ties
-// keep the query's order, then the phrasings' in turn.
+// phrasing's as the engine fuses every list of phrasings: each run's scores
+// as shares of its best (rank.ShareOf), summed per section; a section the
+// query names stays first. A section found by several keeps the query's
+// entry if the query found it (its terms make the snippet), else the
+// first run's that found it. A phrasing that found nothing adds nothing.
+// Ties keep the query's order, then the phrasings' in turn.
 func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 	type key struct{ manual, path, node string }
 	byKey := map[key]int{}
 	var out []rankedCandidate
 	for run, list := range lists {
-		for place, c := range list {
+		best := 0.0
+		for _, c := range list {
+			best = max(best, c.score)
+		}
+		for _, c := range list {
 			k := key{c.manual, c.n.Path, c.n.NodeID}
-			rr := rank.ReciprocalRank(place)
+			share := rank.ShareOf(c.score, best, len(list))
 			i, ok := byKey[k]
 			if !ok {
 				c.score, c.phrasings = 0, nil
@@ -134,7 +139,7 @@ func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
 				out = append(out, c)
 				i = len(out) - 1
 			}
-			out[i].score += rr
+			out[i].score += share
 			out[i].phrasings = append(out[i].phrasings, run)
 		}
 	}
