@@ -61,11 +61,16 @@ func TestWordDF(t *testing.T) {
 
 func TestFits(t *testing.T) {
 	for _, tt := range []struct {
-		evidence float64
-		want     bool
-	}{{0, false}, {FitEvidence - 0.001, false}, {FitEvidence, true}, {1, true}} {
-		if got := Fits(tt.evidence); got != tt.want {
-			t.Errorf("Fits(%v) = %v, want %v", tt.evidence, got, tt.want)
+		evidence     float64
+		alternatives int
+		want         bool
+	}{
+		{0, 0, false}, {FitEvidence - 0.001, 0, false}, {FitEvidence, 0, true}, {1, 0, true},
+		{FitEvidenceWithPhrasings - 0.001, 3, false}, {FitEvidenceWithPhrasings, 1, true},
+		{FitEvidenceWithPhrasings, 0, false}, // the question alone needs more
+	} {
+		if got := Fits(tt.evidence, tt.alternatives); got != tt.want {
+			t.Errorf("Fits(%v, %d) = %v, want %v", tt.evidence, tt.alternatives, got, tt.want)
 		}
 	}
 }

@@ -150,7 +150,7 @@ func Compare(ctx context.Context, store *db.DB, req CompareRequest) (CompareResu
 				return CompareResult{}, err
 			}
 			col := CompareColumn{Language: l, Doc: d.Doc, DisplayName: d.DisplayName, Version: d.LatestVersion, Hits: r.Hits,
-				Absent: !rank.Fits(r.Evidence), Evidence: math.Round(r.Evidence*1000) / 1000}
+				Absent: !rank.Fits(r.Evidence, len(req.Also)), Evidence: math.Round(r.Evidence*1000) / 1000}
 			if col.Hits == nil {
 				col.Hits = []Citation{}
 			}
