@@ -69,10 +69,10 @@ type manualSnapshot struct {
 // (docs/performance.md).
 type nodeTraits struct {
 	normTitle, looseTitle string
-	titleKey              string   // rank.TitleKey of its title, for the exact-title rule
-	hasExc                bool     // holds exception vocabulary
-	isList                bool     // holds a numbered or bulleted procedure
-	figures               []string // the numbers it states (figures), to compare sections of the same heading
+	titleKey              string       // rank.TitleKey of its title, for the exact-title rule
+	hasExc                bool         // holds exception vocabulary
+	isList                bool         // holds a numbered or bulleted procedure
+	figures               []figureSlot // the figures it states with their context, to compare sections of the same heading
 }
 
 // traitsOf works out the traits of nodes, on every core: the regular

@@ -323,20 +323,22 @@ func usesNote(plans []queryplan.Plan, note string) bool {
 }
 
 // conflicting returns two sections with the same heading, in different
-// files, that state different figures (30 days here, 60 there), or nil. The
-// same heading with the same or no figures is a rule restated, not a
-// conflict: a rider repeating "保険金を支払う場合" is expected.
+// files, that give different figures for the same thing (30 days here, 60
+// there), or nil. A figure is taken as said of the words around it
+// (figureSlot): "within 30 days" and "within 60 days" disagree, while
+// "Default: 100" under one class and "Default: 1000" before other words
+// under another say different things. The same heading with the same or no
+// figures is a rule restated, not a conflict: a rider repeating
+// "保険金を支払う場合" is expected; nor is a heading that two unrelated
+// sections share (every "Example", "Event: 'exit'" of two classes), which
+// rarely puts a figure in the same words.
 func conflicting(nodes []*workNode) []string {
 	for i, a := range nodes {
-		na := a.figures
 		for _, b := range nodes[i+1:] {
 			if a.manual+a.Path == b.manual+b.Path {
 				continue
 			}
-			// One restating the other with fewer figures ("Default: 5000"
-			// beside a whole paragraph on the same 5000) is no conflict:
-			// each must state a figure the other does not.
-			if nb := b.figures; len(na) > 0 && len(nb) > 0 && !subset(na, nb) && !subset(nb, na) {
+			if disagree(a.figures, b.figures) {
 				return []string{a.manual + "/" + a.Path + "#" + a.NodeID, b.manual + "/" + b.Path + "#" + b.NodeID}
 			}
 		}
@@ -344,29 +346,93 @@ func conflicting(nodes []*workNode) []string {
 	return nil
 }
 
-// subset reports whether every figure of a (sorted) is in b (sorted).
-func subset(a, b []string) bool {
+// figureSlot is a figure with the letters around it: up to slotBefore
+// letters before it and slotAfter after, other characters (spaces,
+// punctuation, digits) skipped, so that "within 30 days", "within **60**
+// days" and "から30日以内" each name the thing the figure is of.
+type figureSlot struct{ context, figure string }
+
+const slotBefore, slotAfter = 4, 2
+
+// disagree reports whether two sorted slot lists give a figure for the same
+// words and no figure in common there.
+func disagree(a, b []figureSlot) bool {
+	for i := 0; i < len(a); {
+		ctx := a[i].context
+		j := i
+		for j < len(a) && a[j].context == ctx {
+			j++
+		}
+		lo, _ := slices.BinarySearchFunc(b, ctx, func(s figureSlot, c string) int { return strings.Compare(s.context, c) })
+		hi := lo
+		for hi < len(b) && b[hi].context == ctx {
+			hi++
+		}
+		if hi > lo && !shareFigure(a[i:j], b[lo:hi]) {
+			return true
+		}
+		i = j
+	}
+	return false
+}
+
+func shareFigure(a, b []figureSlot) bool {
 	for _, x := range a {
-		if _, ok := slices.BinarySearch(b, x); !ok {
-			return false
+		for _, y := range b {
+			if x.figure == y.figure {
+				return true
+			}
 		}
 	}
-	return true
+	return false
 }
 
 var figure = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 
-// figures are the numbers a normalised text states, sorted and distinct;
-// kanji numerals are left to the reader.
-func figures(norm string) []string {
-	out := figure.FindAllString(norm, -1)
-	slices.Sort(out)
+// figureSlots are the figures a normalised text states, each with its
+// context, sorted and distinct; kanji numerals are left to the reader.
+func figureSlots(norm string) []figureSlot {
+	var out []figureSlot
+	for _, m := range figure.FindAllStringIndex(norm, -1) {
+		out = append(out, figureSlot{context: lettersBefore(norm[:m[0]], slotBefore) + "|" + lettersAfter(norm[m[1]:], slotAfter), figure: norm[m[0]:m[1]]})
+	}
+	slices.SortFunc(out, func(x, y figureSlot) int {
+		return cmp.Or(strings.Compare(x.context, y.context), strings.Compare(x.figure, y.figure))
+	})
 	return slices.Compact(out)
+}
+
+// lettersBefore is the last n letters of s, in order; lettersAfter the
+// first n.
+func lettersBefore(s string, n int) string {
+	var rs []rune
+	for len(s) > 0 && len(rs) < n {
+		r, size := utf8.DecodeLastRuneInString(s)
+		s = s[:len(s)-size]
+		if unicode.IsLetter(r) {
+			rs = append(rs, r)
+		}
+	}
+	slices.Reverse(rs)
+	return string(rs)
+}
+
+func lettersAfter(s string, n int) string {
+	var rs []rune
+	for _, r := range s {
+		if len(rs) == n {
+			break
+		}
+		if unicode.IsLetter(r) {
+			rs = append(rs, r)
+		}
+	}
+	return string(rs)
 }
 
 // proseFigures are the figures of a section's prose: a version history in
 // an HTML comment, front matter, code and link definitions state no rule.
-func proseFigures(n *db.ManualNode) []string {
+func proseFigures(n *db.ManualNode) []figureSlot {
 	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
 	prose := proseLines(lines, n.Kind == manualfile.KindHeading, n.LineStart == 1)
 	var b strings.Builder
@@ -376,7 +442,7 @@ func proseFigures(n *db.ManualNode) []string {
 			b.WriteByte('\n')
 		}
 	}
-	return figures(b.String())
+	return figureSlots(b.String())
 }
 
 // judge is stage 3.5's verdict over the ranked candidates: the next

@@ -18,6 +18,15 @@ func TestConflicting(t *testing.T) {
 		want  bool
 	}{
 		{"different figures in two files", []*workNode{node("a.md", "within 30 days"), node("b.md", "within 60 days")}, true},
+		{"different figures for the same words, Japanese", []*workNode{
+			node("約款.md", "保険金のご請求は、損害が生じた日から30日以内に行ってください。"),
+			node("FAQ.md", "損害が生じた日から６０日以内にご請求ください。"),
+		}, true},
+		{"emphasis around a figure changes nothing", []*workNode{node("a.md", "within **30** days"), node("b.md", "within 60 days")}, true},
+		{"one heading, two classes: figures of different things", []*workNode{
+			node("https.md", "* `maxCachedSessions` {number} maximum number of TLS cached sessions. Use `0` to disable TLS session caching. **Default:** `100`."),
+			node("http.md", "* `keepAliveMsecs` {number} When using the `keepAlive` option, specifies the initial delay for TCP Keep-Alive packets. **Default:** `1000`.\n* `maxSockets` {number} Maximum number of sockets to allow per host. **Default:** `Infinity`."),
+		}, false},
 		{"same figures", []*workNode{node("a.md", "within 30 days"), node("b.md", "30 days at most")}, false},
 		{"no figures on one side", []*workNode{node("a.md", "within 30 days"), node("b.md", "soon")}, false},
 		{"same file", []*workNode{node("a.md", "within 30 days"), node("a.md", "within 60 days")}, false},
