@@ -571,6 +571,10 @@ func TestSentenceAround(t *testing.T) {
 		{"a list item is its own", "* `maxBuffer` {number} Largest amount of data allowed on stdout or\n  stderr. If exceeded, the child process is terminated.\n* `killSignal` {string}", 0, 0,
 			"* `maxBuffer` {number} Largest amount of data allowed on stdout or stderr. If exceeded, the child process is terminated."},
 		{"not across a paragraph", "The end of one\n\nThe start of another", 2, 2, "The start of another"},
+		{"a quotation's markers are not text", "> Use it with `server.close` to reap\n> `keep-alive` connections.", 1, 0,
+			"Use it with `server.close` to reap `keep-alive` connections."},
+		{"a sentence too long keeps its line's part and says it starts inside",
+			strings.Repeat("word ", 80) + "\nthe line that matched ends it.", 1, 1, "…the line that matched ends it."},
 		{"Japanese full stops", "保険金は、次の場合に\n支払いません。\n次の段落。", 0, 0, "保険金は、次の場合に支払いません。"},
 	}
 	for _, tt := range tests {

@@ -667,9 +667,10 @@ const (
 // ("processing, the Writable destination is not closed automatically. If
 // an" is read from "If the Readable stream emits an error during" on). A
 // sentence longer than sentenceRunes keeps line i's part: the lines before
-// go first. Returns the first line's index and the text.
+// go first, and the text then starts with "…". A quotation's markers ("> ")
+// are not text. Returns the first line's index and the text.
 func sentenceAround(lines []string, prose []bool, i int) (int, string) {
-	line := func(k int) string { return strings.TrimSpace(lines[k]) }
+	line := func(k int) string { return unquote(strings.TrimSpace(lines[k])) }
 	if !prose[i] {
 		return i, line(i)
 	}
@@ -706,10 +707,22 @@ func sentenceAround(lines []string, prose []bool, i int) (int, string) {
 		}
 		return sb.String()
 	}
+	from := start
 	for start < i && utf8.RuneCountInString(join(start, end)) > sentenceRunes {
 		start++
 	}
+	if start > from {
+		return start, "…" + join(start, end)
+	}
 	return start, join(start, end)
+}
+
+// unquote is a line without its block quotation markers ("> > text").
+func unquote(l string) string {
+	for strings.HasPrefix(l, ">") {
+		l = strings.TrimSpace(l[1:])
+	}
+	return l
 }
 
 // endsSentence reports whether a line ends a sentence: a full stop, a
