@@ -587,3 +587,44 @@ func TestSentenceAround(t *testing.T) {
 		})
 	}
 }
+
+// TestFileBiasOnlyWhenHitsAreOneFile: most candidates in one file is
+// worth a warning only when the hits shown all come from it; hits from
+// several files already show the others.
+func TestFileBiasOnlyWhenHitsAreOneFile(t *testing.T) {
+	dir := t.TempDir()
+	var a strings.Builder
+	a.WriteString("# Widget parts\n\n")
+	for i := range 12 {
+		fmt.Fprintf(&a, "## Widget part %d\n\nThe widget part %d is fitted with care.\n\n", i, i)
+	}
+	writeManual(t, dir, "m", map[string]string{"a.md": a.String(), "b.md": "# Widget\n\nAbout the widget.\n"})
+	f := newFinder(t, dir)
+	tests := []struct {
+		query    string
+		warn     bool
+		hitFiles int
+	}{
+		{"widget", false, 2},     // b.md's heading is the query: first, beside a.md's
+		{"widget part", true, 1}, // only a.md's sections hold both words
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			sum, _ := find(t, f, Request{ManualID: "m", Query: tt.query, Hits: DefaultShownHits})
+			files := map[string]bool{}
+			for _, h := range sum.Hits {
+				files[h.Path] = true
+			}
+			if len(files) != tt.hitFiles {
+				t.Fatalf("hits from %d files (%v), want %d", len(files), files, tt.hitFiles)
+			}
+			if sum.TopFileShare < 0.8 {
+				t.Fatalf("top file share %.2f: the case needs most candidates in one file", sum.TopFileShare)
+			}
+			warned := slices.ContainsFunc(sum.NextActions, func(a NextAction) bool { return a.Action == ActionReduceFileBias })
+			if warned != tt.warn {
+				t.Errorf("reduce_file_bias = %v, want %v (next actions %+v)", warned, tt.warn, sum.NextActions)
+			}
+		})
+	}
+}

@@ -500,7 +500,10 @@ func (s *stageRun) judge(cands []rankedCandidate) []string {
 		}
 		act(a)
 	}
-	if sum.Candidates >= 5 && sum.TopFileShare >= th.FileBias && s.severalFiles() {
+	// Most candidates in one file is worth a look at the others only when
+	// the hits a reader sees all come from that file: hits from several
+	// files already show the others.
+	if sum.Candidates >= 5 && sum.TopFileShare >= th.FileBias && s.severalFiles() && oneFile(sum.candidateList[:min(shown, len(sum.candidateList))]) {
 		act(NextAction{Action: ActionReduceFileBias, Tool: "manual_ls",
 			Reason: fmt.Sprintf("%.0f%% of candidates sit in one file; check the other files of the manual", sum.TopFileShare*100)})
 	}
@@ -509,6 +512,16 @@ func (s *stageRun) judge(cands []rankedCandidate) []string {
 			Reason: fmt.Sprintf("%d candidates in %d files; page them with manual_hits and read with manual_read", sum.Candidates, sum.Files)})
 	}
 	return warn
+}
+
+// oneFile reports whether the candidates all come from one file.
+func oneFile(cs []Candidate) bool {
+	for _, c := range cs {
+		if c.ManualID != cs[0].ManualID || c.Path != cs[0].Path {
+			return false
+		}
+	}
+	return true
 }
 
 // severalFiles reports whether the nodes searched come from more than one
