@@ -85,6 +85,11 @@ func TestManualFindAnswersInOneCall(t *testing.T) {
 			t.Errorf("manual_find's answer holds %q:\n%s", noise, text)
 		}
 	}
+	// A search stopped at its candidate cap says the count is the cap's.
+	capped := callText2(t, first, "manual_find", map[string]any{"manual_id": "nodejs-en", "query": "stream", "budget": map[string]any{"max_candidates": 10}})
+	if !strings.Contains(capped, "5 more candidates in") || !strings.Contains(capped, "(the best 10 kept; more sections matched)") {
+		t.Errorf("a capped manual_find does not say the cap made its count:\n%s", capped)
+	}
 	// The ref, as printed, reads the section: in manual_id alone.
 	read := callText2(t, first, "manual_read", map[string]any{"manual_id": sum.Hits[0].Ref})
 	if !strings.Contains(read, sum.Hits[0].Title) || !strings.Contains(read, sum.Hits[0].Ref) {

@@ -158,6 +158,10 @@ func renderFind(out ManualFindOut) string {
 	switch {
 	case s.Candidates == 0:
 		fmt.Fprintf(&b, "No section matched (terms %s).", strings.Join(s.Terms, " | "))
+	case more > 0 && s.CutoffReason == find.ReasonCandidateCap:
+		// The count is the cap's, not the matches': say so, or it reads as
+		// a measure of how much matched.
+		fmt.Fprintf(&b, "%d more candidates in %d files (the best %d kept; more sections matched): manual_hits with trace_id %s.", more, s.Files, s.Candidates, s.TraceID)
 	case more > 0:
 		fmt.Fprintf(&b, "%d more candidates in %d files: manual_hits with trace_id %s.", more, s.Files, s.TraceID)
 	default:
