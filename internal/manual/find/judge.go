@@ -394,7 +394,9 @@ var figure = regexp.MustCompile(`\d+(?:[.,]\d+)*`)
 func figureSlots(norm string) []figureSlot {
 	var out []figureSlot
 	for _, m := range figure.FindAllStringIndex(norm, -1) {
-		out = append(out, figureSlot{context: lettersBefore(norm[:m[0]], slotBefore) + "|" + lettersAfter(norm[m[1]:], slotAfter), figure: norm[m[0]:m[1]]})
+		// A copy, not a slice of norm: a node's traits live as long as
+		// its manual's snapshot, and norm is its whole prose.
+		out = append(out, figureSlot{context: lettersBefore(norm[:m[0]], slotBefore) + "|" + lettersAfter(norm[m[1]:], slotAfter), figure: strings.Clone(norm[m[0]:m[1]])})
 	}
 	slices.SortFunc(out, func(x, y figureSlot) int {
 		return cmp.Or(strings.Compare(x.context, y.context), strings.Compare(x.figure, y.figure))
