@@ -628,3 +628,36 @@ func TestFileBiasOnlyWhenHitsAreOneFile(t *testing.T) {
 		})
 	}
 }
+
+// TestFirstHitSnippetAddsWhatItLacks: the first hit's snippet is its best
+// sentence and, when another line holds terms that sentence and the title
+// lack, that line's sentence too — of equals, the nearest after it (the
+// default of the option asked about, not the section's first default);
+// the other hits keep one sentence.
+func TestFirstHitSnippetAddsWhatItLacks(t *testing.T) {
+	dir := t.TempDir()
+	exec := "# Child process\n\n## exec(command[, options])\n\n" +
+		"* `options` {Object}\n" +
+		"  * `timeout` {number} **Default:** `0`\n" +
+		"  * `maxBuffer` {number} The most bytes allowed on stdout or stderr. If exceeded,\n" +
+		"    the child process is terminated and any output is truncated.\n" +
+		"    **Default:** `1024 * 1024`.\n" +
+		"  * `killSignal` {string} **Default:** `'SIGTERM'`\n\n" +
+		"## execSync(command)\n\n" +
+		"* `maxBuffer` {number} Largest amount of data in bytes allowed on stdout or\n" +
+		"  stderr. If exceeded, the child process is terminated.\n" +
+		"  **Default:** `1024 * 1024`.\n"
+	writeManual(t, dir, "m", map[string]string{"child_process.md": exec})
+	f := newFinder(t, dir)
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "exec maxBuffer exceeded default", Hits: 2})
+	if len(sum.Hits) < 2 {
+		t.Fatalf("%d hits, want 2", len(sum.Hits))
+	}
+	first := sum.Hits[0].Snippet
+	if !strings.Contains(first, "If exceeded, the child process is terminated") || !strings.HasSuffix(first, "truncated. … **Default:** `1024 * 1024`.") {
+		t.Errorf("first hit's snippet = %q, want the maxBuffer sentence, then its default", first)
+	}
+	if strings.Contains(sum.Hits[1].Snippet, " … ") {
+		t.Errorf("second hit's snippet has a second sentence: %q", sum.Hits[1].Snippet)
+	}
+}

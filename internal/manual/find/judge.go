@@ -200,7 +200,7 @@ func (s *stageRun) finish(start time.Time, alts []*stageRun) *Summary {
 		}
 		// The first page's snippets are the best lines; past it, the first
 		// line holding a term will do: a search renders hundreds.
-		cand := c.owner.candidate(c.found, c.score, i < DefaultHitsLimit)
+		cand := c.owner.candidate(c.found, c.score, i < DefaultHitsLimit, i == 0)
 		if len(alts) > 0 {
 			for _, p := range c.phrasings {
 				if p == 0 {
@@ -551,8 +551,11 @@ const snippetLinesRead = 60
 
 // candidate renders a found node with its snippet: the line of its own
 // prose holding the most of its matched terms (with best; else the first
-// holding one), else its first line of text.
-func (s *stageRun) candidate(c *found, score float64, best bool) Candidate {
+// holding one), else its first line of text. With second (the first hit
+// shown), a second sentence follows when another line holds terms the
+// first lacks: "keep-alive timeout … **Default:** `5000`" answers a
+// question about a default without a manual_read.
+func (s *stageRun) candidate(c *found, score float64, best, second bool) Candidate {
 	n := c.n
 	out := Candidate{Ref: manual.FormatRef(n.manual, n.Path, n.NodeID), ManualID: n.manual, Path: n.Path, NodeID: n.NodeID, Title: n.Title,
 		LineStart: n.LineStart, LineEnd: n.LineEnd, Score: score, Exception: n.hasExc}
@@ -612,6 +615,13 @@ func (s *stageRun) candidate(c *found, score float64, best bool) Candidate {
 	for _, tf := range terms {
 		all += tf.weight
 	}
+	// With second, which terms each line read holds (the first 64 terms).
+	type lineHeld struct {
+		line int
+		mask uint64
+	}
+	var held []lineHeld
+	var firstMask uint64
 	for i, l := range lines {
 		if strings.TrimSpace(l) == "" || i == 0 && n.Kind == manualfile.KindHeading {
 			continue
@@ -636,24 +646,28 @@ func (s *stageRun) candidate(c *found, score float64, best bool) Candidate {
 		// The loose form only when a term's forms are not in the normal
 		// one: most lines settle on the normal text alone.
 		norm, loose := normalize.Normal(l), ""
-		held := 0.0
-		for _, tf := range terms {
-			if containsAny(norm, tf.forms) {
-				held += tf.weight
-				continue
-			}
-			if len(tf.loose) > 0 {
+		weight, mask := 0.0, uint64(0)
+		for k, tf := range terms {
+			hit := containsAny(norm, tf.forms)
+			if !hit && len(tf.loose) > 0 {
 				if loose == "" {
 					loose = normalize.Loose(l)
 				}
-				if containsAny(loose, tf.loose) {
-					held += tf.weight
+				hit = containsAny(loose, tf.loose)
+			}
+			if hit {
+				weight += tf.weight
+				if k < 64 {
+					mask |= 1 << k
 				}
 			}
 		}
-		if held > most {
-			first, most = i, held
-			if held == all {
+		if second && mask != 0 {
+			held = append(held, lineHeld{i, mask})
+		}
+		if weight > most {
+			first, most, firstMask = i, weight, mask
+			if weight == all {
 				break // no line holds more
 			}
 		}
@@ -665,6 +679,38 @@ func (s *stageRun) candidate(c *found, score float64, best bool) Candidate {
 		start, text := sentenceAround(lines, prose, first)
 		out.Snippet = cutRunes(text, sentenceRunes)
 		out.SnippetLine = n.LineStart + start
+		// The line holding the most of what the first sentence and the
+		// title (shown beside it) lack, in another sentence.
+		shown := firstMask
+		if len(held) > 0 {
+			title := s.normal(n.Title)
+			for k := range min(len(terms), 64) {
+				if containsAny(title, terms[k].forms) {
+					shown |= 1 << k
+				}
+			}
+		}
+		more, next := 0.0, -1
+		for _, h := range held {
+			w := 0.0
+			for k := range min(len(terms), 64) {
+				if h.mask&^shown&(1<<k) != 0 {
+					w += terms[k].weight
+				}
+			}
+			// Of equals, the nearest after it: "**Default:** `1024 * 1024`"
+			// ends the list item the first sentence is about, where the
+			// section's other defaults are its other items'.
+			if w > 0 && (w > more || w == more && after(h.line, first) < after(next, first)) {
+				if s2, _ := sentenceAround(lines, prose, h.line); s2 != start {
+					more, next = w, h.line
+				}
+			}
+		}
+		if next >= 0 {
+			_, text2 := sentenceAround(lines, prose, next)
+			out.Snippet += " … " + cutRunes(strings.TrimPrefix(text2, "…"), snippetRunes)
+		}
 	}
 	return out
 }
@@ -827,4 +873,13 @@ func cutRunes(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// after is how far line is from first, lines after it coming before any
+// line before it.
+func after(line, first int) int {
+	if line > first {
+		return line - first
+	}
+	return first - line + 1<<20
 }
