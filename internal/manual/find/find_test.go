@@ -661,3 +661,41 @@ func TestFirstHitSnippetAddsWhatItLacks(t *testing.T) {
 		t.Errorf("second hit's snippet has a second sentence: %q", sum.Hits[1].Snippet)
 	}
 }
+
+// TestFirstHitSnippetStatesTheDefaultAskedFor: a question asking for a
+// default gets the line stating it as the first hit's second sentence,
+// before a line holding two of its terms.
+func TestFirstHitSnippetStatesTheDefaultAskedFor(t *testing.T) {
+	dir := t.TempDir()
+	writeManual(t, dir, "m", map[string]string{"http.md": "# HTTP\n\n## server.keepAliveTimeout\n\n" +
+		"* {number} Timeout in milliseconds. **Default:** `5000`.\n\n" +
+		"The milliseconds of inactivity a server waits for before its socket is\n" +
+		"destroyed.\n\n" +
+		"A value of `0` turns the timeout off for incoming connections.\n"})
+	f := newFinder(t, dir)
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "how long is a socket kept on inactivity on incoming connections by default", Hits: 1})
+	if len(sum.Hits) != 1 {
+		t.Fatalf("%d hits, want 1", len(sum.Hits))
+	}
+	got := sum.Hits[0].Snippet
+	if want := "connections. … * {number} Timeout in milliseconds. **Default:** `5000`."; !strings.HasSuffix(got, want) || strings.Contains(got, "inactivity") {
+		t.Errorf("snippet = %q, want the connections sentence, then %q", got, want)
+	}
+}
+
+// TestFirstHitSnippetNeverRepeatsItsSentence: a second sentence is another
+// sentence, not the first one's lines left out when it was cut short.
+func TestFirstHitSnippetNeverRepeatsItsSentence(t *testing.T) {
+	dir := t.TempDir()
+	long := "## --heap-limit\n\nThe zebra option" + strings.Repeat(" writes more words here", 12) + "\n" +
+		strings.Repeat("and keeps on going with more words\n", 3) + "until the snapshot and the heap limit end it.\n"
+	writeManual(t, dir, "m", map[string]string{"cli.md": "# CLI\n\n" + long})
+	f := newFinder(t, dir)
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "zebra snapshot heap limit", Hits: 1})
+	if len(sum.Hits) != 1 {
+		t.Fatalf("%d hits, want 1", len(sum.Hits))
+	}
+	if got := sum.Hits[0].Snippet; strings.Contains(got, " … ") || !strings.HasPrefix(got, "…") {
+		t.Errorf("snippet = %q, want its one sentence, cut at its front", got)
+	}
+}

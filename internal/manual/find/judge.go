@@ -574,10 +574,11 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 	type termForms struct {
 		weight       float64 // the term's idf: a rare term says more
 		forms, loose []string
+		asksValue    bool // a word asking for a value (valueWords)
 	}
 	var terms []termForms
 	for _, t := range out.Matched {
-		tf := termForms{weight: cmp.Or(s.idf[t], 1)}
+		tf := termForms{weight: cmp.Or(s.idf[t], 1), asksValue: valueWords[s.normal(t)]}
 		if via := c.term(t).via; via != "" {
 			tf.forms = append(tf.forms, via)
 		}
@@ -676,15 +677,18 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 		first = anyLine // a section of code alone
 	}
 	if first >= 0 {
-		start, text := sentenceAround(lines, prose, first)
+		start, end, text := sentenceSpan(lines, prose, first)
 		out.Snippet = cutRunes(text, sentenceRunes)
 		out.SnippetLine = n.LineStart + start
 		// The line holding the most of what the first sentence and the
-		// title (shown beside it) lack, in another sentence.
-		shown := firstMask
+		// title (shown beside it) lack, in another sentence. A word asking
+		// for a value ("by default") weighs as the rarest term: the answer
+		// is the line stating it, however common the word is.
+		shown, rarest := firstMask, 0.0
 		if len(held) > 0 {
 			title := s.normal(n.Title)
 			for k := range min(len(terms), 64) {
+				rarest = max(rarest, terms[k].weight)
 				if containsAny(title, terms[k].forms) {
 					shown |= 1 << k
 				}
@@ -692,17 +696,23 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 		}
 		more, next := 0.0, -1
 		for _, h := range held {
+			if h.line >= start && h.line <= end {
+				continue // in the first sentence
+			}
 			w := 0.0
 			for k := range min(len(terms), 64) {
 				if h.mask&^shown&(1<<k) != 0 {
 					w += terms[k].weight
+					if terms[k].asksValue {
+						w += rarest
+					}
 				}
 			}
 			// Of equals, the nearest after it: "**Default:** `1024 * 1024`"
 			// ends the list item the first sentence is about, where the
 			// section's other defaults are its other items'.
 			if w > 0 && (w > more || w == more && after(h.line, first) < after(next, first)) {
-				if s2, _ := sentenceAround(lines, prose, h.line); s2 != start {
+				if s2, e2, _ := sentenceSpan(lines, prose, h.line); e2 < start || s2 > end {
 					more, next = w, h.line
 				}
 			}
@@ -731,9 +741,15 @@ const (
 // go first, and the text then starts with "…". A quotation's markers ("> ")
 // are not text. Returns the first line's index and the text.
 func sentenceAround(lines []string, prose []bool, i int) (int, string) {
+	start, _, text := sentenceSpan(lines, prose, i)
+	return start, text
+}
+
+// sentenceSpan is sentenceAround with the index of the sentence's last line.
+func sentenceSpan(lines []string, prose []bool, i int) (int, int, string) {
 	line := func(k int) string { return unquote(strings.TrimSpace(lines[k])) }
 	if !prose[i] {
-		return i, line(i)
+		return i, i, line(i)
 	}
 	// The paragraph is bounded by blank lines; a sentence is not looked
 	// for further than a few lines off.
@@ -773,9 +789,9 @@ func sentenceAround(lines []string, prose []bool, i int) (int, string) {
 		start++
 	}
 	if start > from {
-		return start, "…" + join(start, end)
+		return start, end, "…" + join(start, end)
 	}
-	return start, join(start, end)
+	return start, end, join(start, end)
 }
 
 // unquote is a line without its block quotation markers ("> > text").
@@ -883,3 +899,8 @@ func after(line, first int) int {
 	}
 	return first - line + 1<<20
 }
+
+// valueWords ask for a value a manual states on a line of its own
+// ("**Default:** `5000`", "既定値: 30日"): the first hit's second sentence
+// looks for it.
+var valueWords = map[string]bool{"default": true, "defaults": true, "デフォルト": true, "既定": true, "既定値": true, "初期値": true}
