@@ -699,3 +699,23 @@ func TestFirstHitSnippetNeverRepeatsItsSentence(t *testing.T) {
 		t.Errorf("snippet = %q, want its one sentence, cut at its front", got)
 	}
 }
+
+// TestFirstHitSnippetCountsItsWholeSentence: the terms of every line of the
+// first sentence are shown, so "By default … output" is not taken for
+// holding more than the option's own default line.
+func TestFirstHitSnippetCountsItsWholeSentence(t *testing.T) {
+	dir := t.TempDir()
+	writeManual(t, dir, "m", map[string]string{"cp.md": "# CP\n\n## exec(command)\n\n" +
+		"* `maxBuffer` {number} The most bytes exec allows on stdout or\n" +
+		"  stderr. If exceeded, any output is truncated.\n" +
+		"  **Default:** `1024 * 1024`.\n\n" +
+		"By default, the output is decoded as UTF-8.\n"})
+	f := newFinder(t, dir)
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "exec maxBuffer output default", Hits: 1})
+	if len(sum.Hits) != 1 {
+		t.Fatalf("%d hits, want 1", len(sum.Hits))
+	}
+	if got := sum.Hits[0].Snippet; !strings.HasSuffix(got, "truncated. … **Default:** `1024 * 1024`.") {
+		t.Errorf("snippet = %q, want the maxBuffer sentence, then its default", got)
+	}
+}

@@ -685,6 +685,11 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 		// for a value ("by default") weighs as the rarest term: the answer
 		// is the line stating it, however common the word is.
 		shown, rarest := firstMask, 0.0
+		for _, h := range held {
+			if h.line >= start && h.line <= end {
+				shown |= h.mask // the first sentence's other lines
+			}
+		}
 		if len(held) > 0 {
 			title := s.normal(n.Title)
 			for k := range min(len(terms), 64) {
