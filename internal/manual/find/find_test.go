@@ -629,6 +629,32 @@ func TestFileBiasOnlyWhenHitsAreOneFile(t *testing.T) {
 	}
 }
 
+// filler is a paragraph that no query of these tests holds a word of,
+// making a section too long to be shown whole (shortProse).
+var filler = strings.Repeat("Further notes follow on the page below. ", 14) + "\n\n"
+
+// TestFirstHitShowsAShortSectionWhole: the first hit of a short section is
+// its whole prose, not only the sentence holding the most terms; the
+// other hits keep one sentence.
+func TestFirstHitShowsAShortSectionWhole(t *testing.T) {
+	dir := t.TempDir()
+	writeManual(t, dir, "m", map[string]string{"timers.md": "# Timers\n\n## timeout.refresh()\n\n" +
+		"Sets the timer's start time to the current time and reschedules it.\n\n" +
+		"Using this on a timer that has already fired will reactivate the timer.\n\n" +
+		"## timeout.unref()\n\nThe object will not keep the event loop alive.\nA timer that has fired stays fired.\n"})
+	f := newFinder(t, dir)
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "timeout.refresh timer already fired", Hits: 2})
+	if len(sum.Hits) != 2 {
+		t.Fatalf("%d hits, want 2", len(sum.Hits))
+	}
+	if want := "Sets the timer's start time to the current time and reschedules it. Using this on a timer that has already fired will reactivate the timer."; sum.Hits[0].Snippet != want {
+		t.Errorf("first hit's snippet = %q, want the whole section %q", sum.Hits[0].Snippet, want)
+	}
+	if got := sum.Hits[1].Snippet; strings.Contains(got, "not keep") && strings.Contains(got, "stays fired") {
+		t.Errorf("second hit's snippet is its whole section: %q", got)
+	}
+}
+
 // TestFirstHitSnippetAddsWhatItLacks: the first hit's snippet is its best
 // sentence and, when another line holds terms that sentence and the title
 // lack, that line's sentence too — of equals, the nearest after it (the
@@ -642,7 +668,7 @@ func TestFirstHitSnippetAddsWhatItLacks(t *testing.T) {
 		"  * `maxBuffer` {number} The most bytes allowed on stdout or stderr. If exceeded,\n" +
 		"    the child process is terminated and any output is truncated.\n" +
 		"    **Default:** `1024 * 1024`.\n" +
-		"  * `killSignal` {string} **Default:** `'SIGTERM'`\n\n" +
+		"  * `killSignal` {string} **Default:** `'SIGTERM'`\n\n" + filler +
 		"## execSync(command)\n\n" +
 		"* `maxBuffer` {number} Largest amount of data in bytes allowed on stdout or\n" +
 		"  stderr. If exceeded, the child process is terminated.\n" +
@@ -671,7 +697,7 @@ func TestFirstHitSnippetStatesTheDefaultAskedFor(t *testing.T) {
 		"* {number} Timeout in milliseconds. **Default:** `5000`.\n\n" +
 		"The milliseconds of inactivity a server waits for before its socket is\n" +
 		"destroyed.\n\n" +
-		"A value of `0` turns the timeout off for incoming connections.\n"})
+		"A value of `0` turns the timeout off for incoming connections.\n\n" + filler})
 	f := newFinder(t, dir)
 	sum, _ := find(t, f, Request{ManualID: "m", Query: "how long is a socket kept on inactivity on incoming connections by default", Hits: 1})
 	if len(sum.Hits) != 1 {
@@ -688,7 +714,7 @@ func TestFirstHitSnippetStatesTheDefaultAskedFor(t *testing.T) {
 func TestFirstHitSnippetNeverRepeatsItsSentence(t *testing.T) {
 	dir := t.TempDir()
 	long := "## --heap-limit\n\nThe zebra option" + strings.Repeat(" writes more words here", 12) + "\n" +
-		strings.Repeat("and keeps on going with more words\n", 3) + "until the snapshot and the heap limit end it.\n"
+		strings.Repeat("and keeps on going with more words\n", 3) + "until the snapshot and the heap limit end it.\n\n" + filler
 	writeManual(t, dir, "m", map[string]string{"cli.md": "# CLI\n\n" + long})
 	f := newFinder(t, dir)
 	sum, _ := find(t, f, Request{ManualID: "m", Query: "zebra snapshot heap limit", Hits: 1})
@@ -709,7 +735,7 @@ func TestFirstHitSnippetCountsItsWholeSentence(t *testing.T) {
 		"* `maxBuffer` {number} The most bytes exec allows on stdout or\n" +
 		"  stderr. If exceeded, any output is truncated.\n" +
 		"  **Default:** `1024 * 1024`.\n\n" +
-		"By default, the output is decoded as UTF-8.\n"})
+		"By default, the output is decoded as UTF-8.\n\n" + filler})
 	f := newFinder(t, dir)
 	sum, _ := find(t, f, Request{ManualID: "m", Query: "exec maxBuffer output default", Hits: 1})
 	if len(sum.Hits) != 1 {

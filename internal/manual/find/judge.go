@@ -676,6 +676,12 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 	if first < 0 {
 		first = anyLine // a section of code alone
 	}
+	if first >= 0 && second {
+		if text, from, ok := shortProse(lines, prose); ok {
+			out.Snippet, out.SnippetLine = text, n.LineStart+from
+			return out
+		}
+	}
 	if first >= 0 {
 		start, end, text := sentenceSpan(lines, prose, first)
 		out.Snippet = cutRunes(text, sentenceRunes)
@@ -777,15 +783,7 @@ func sentenceSpan(lines []string, prose []bool, i int) (int, int, string) {
 	join := func(a, b int) string {
 		var sb strings.Builder
 		for k := a; k <= b; k++ {
-			l := line(k)
-			if sb.Len() > 0 {
-				prev, _ := utf8.DecodeLastRuneInString(sb.String())
-				next, _ := utf8.DecodeRuneInString(l)
-				if prev <= unicode.MaxASCII || next <= unicode.MaxASCII {
-					sb.WriteByte(' ')
-				}
-			}
-			sb.WriteString(l)
+			joinLine(&sb, line(k))
 		}
 		return sb.String()
 	}
@@ -798,6 +796,48 @@ func sentenceSpan(lines []string, prose []bool, i int) (int, int, string) {
 	}
 	return start, end, join(start, end)
 }
+
+// joinLine adds a line to a text: with a space, except between two wide
+// characters (Japanese breaks a line anywhere and puts no space between
+// words).
+func joinLine(sb *strings.Builder, l string) {
+	if sb.Len() > 0 {
+		prev, _ := utf8.DecodeLastRuneInString(sb.String())
+		next, _ := utf8.DecodeRuneInString(l)
+		if prev <= unicode.MaxASCII || next <= unicode.MaxASCII {
+			sb.WriteByte(' ')
+		}
+	}
+	sb.WriteString(l)
+}
+
+// shortProse is a section's whole prose, its lines joined, when it is at
+// most shortProseRunes long: the first hit shows a short section whole
+// rather than two of its sentences.
+// Returns the index of its first line too.
+func shortProse(lines []string, prose []bool) (string, int, bool) {
+	var sb strings.Builder
+	from := -1
+	for k, l := range lines {
+		if !prose[k] {
+			continue
+		}
+		if t := unquote(strings.TrimSpace(l)); t != "" {
+			if from < 0 {
+				from = k
+			}
+			joinLine(&sb, t)
+		}
+		if utf8.RuneCountInString(sb.String()) > shortProseRunes {
+			return "", 0, false
+		}
+	}
+	return sb.String(), from, from >= 0
+}
+
+// shortProseRunes is the longest prose shortProse shows whole: about what
+// two sentences of a longer section take.
+const shortProseRunes = sentenceRunes + snippetRunes
 
 // unquote is a line without its block quotation markers ("> > text").
 func unquote(l string) string {
