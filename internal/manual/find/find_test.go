@@ -657,7 +657,7 @@ func TestFirstHitShowsAShortSectionWhole(t *testing.T) {
 
 // TestFirstHitSnippetAddsWhatItLacks: the first hit's snippet is its best
 // sentence and, when another line holds terms that sentence and the title
-// lack, that line's sentence too — of equals, the nearest after it (the
+// lack, that line's sentence too, with its line number — of equals, the nearest after it (the
 // default of the option asked about, not the section's first default);
 // the other hits keep one sentence.
 func TestFirstHitSnippetAddsWhatItLacks(t *testing.T) {
@@ -680,7 +680,7 @@ func TestFirstHitSnippetAddsWhatItLacks(t *testing.T) {
 		t.Fatalf("%d hits, want 2", len(sum.Hits))
 	}
 	first := sum.Hits[0].Snippet
-	if !strings.Contains(first, "If exceeded, the child process is terminated") || !strings.HasSuffix(first, "truncated. … **Default:** `1024 * 1024`.") {
+	if !strings.Contains(first, "If exceeded, the child process is terminated") || !strings.HasSuffix(first, "truncated. … line 9: **Default:** `1024 * 1024`.") {
 		t.Errorf("first hit's snippet = %q, want the maxBuffer sentence, then its default", first)
 	}
 	if strings.Contains(sum.Hits[1].Snippet, " … ") {
@@ -704,7 +704,7 @@ func TestFirstHitSnippetStatesTheDefaultAskedFor(t *testing.T) {
 		t.Fatalf("%d hits, want 1", len(sum.Hits))
 	}
 	got := sum.Hits[0].Snippet
-	if want := "connections. … * {number} Timeout in milliseconds. **Default:** `5000`."; !strings.HasSuffix(got, want) || strings.Contains(got, "inactivity") {
+	if want := "connections. … line 5: * {number} Timeout in milliseconds. **Default:** `5000`."; !strings.HasSuffix(got, want) || strings.Contains(got, "inactivity") {
 		t.Errorf("snippet = %q, want the connections sentence, then %q", got, want)
 	}
 }
@@ -741,7 +741,7 @@ func TestFirstHitSnippetCountsItsWholeSentence(t *testing.T) {
 	if len(sum.Hits) != 1 {
 		t.Fatalf("%d hits, want 1", len(sum.Hits))
 	}
-	if got := sum.Hits[0].Snippet; !strings.HasSuffix(got, "truncated. … **Default:** `1024 * 1024`.") {
+	if got := sum.Hits[0].Snippet; !strings.HasSuffix(got, "truncated. … line 7: **Default:** `1024 * 1024`.") {
 		t.Errorf("snippet = %q, want the maxBuffer sentence, then its default", got)
 	}
 }

@@ -729,8 +729,10 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 			}
 		}
 		if next >= 0 {
-			_, text2 := sentenceAround(lines, prose, next)
-			out.Snippet += " … " + cutRunes(strings.TrimPrefix(text2, "…"), snippetRunes)
+			// Its line, as the first's is given: "… line 202:" says where
+			// it stands, not only that it stands apart.
+			start2, text2 := sentenceAround(lines, prose, next)
+			out.Snippet += fmt.Sprintf(" … line %d: %s", n.LineStart+start2, cutRunes(strings.TrimPrefix(text2, "…"), snippetRunes))
 		}
 	}
 	return out
