@@ -78,6 +78,9 @@ func runManualFind(ctx context.Context, opts *manualFindOptions) error {
 		return writeJSON(io.Out, found)
 	}
 	sum, page := found.Summary, found.Hits
+	for _, c := range sum.Corrections {
+		fmt.Fprintf(io.ErrOut, "langspec: %q is not in the manuals searched; searched %q too\n", c.Word, c.To)
+	}
 	if page.Total == 0 {
 		fmt.Fprintf(io.ErrOut, "langspec: nothing in the manuals matches %q\n", opts.req.Query)
 		return nil

@@ -145,10 +145,6 @@ func setMerging(ctx context.Context, tx *sql.Tx, t string, automerge, crisisMerg
 	return nil
 }
 
-// minTermRunes is the shortest word kept in a snapshot's vocabulary: shorter
-// words are not corrected (one edit turns any two letters into any other).
-const minTermRunes = 3
-
 // insertTerms stores the vocabulary of a snapshot (analyzeSections).
 func insertTerms(ctx context.Context, tx *sql.Tx, snapID int64, df map[string]int) error {
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO snapshot_terms (snapshot_id, term, df) VALUES (?, ?, ?)`)

@@ -307,8 +307,9 @@ func (m *ManualScope) Counts(context.Context, []string) (rank.WordCounts, error)
 	return rank.WordCounts{}, nil
 }
 
-// Vocabulary is empty: manual words are not corrected (their later stages
-// match loosely instead).
+// Vocabulary is empty: the store keeps no vocabulary of a manual. The
+// manual search counts one from the nodes it holds in memory
+// (internal/manual/find, manualSource).
 func (m *ManualScope) Vocabulary(context.Context) (*rank.Vocabulary, error) {
 	return rank.NewVocabulary(nil), nil
 }

@@ -41,7 +41,7 @@ func (w *snapshotWords) add(s Section) {
 func (w *snapshotWords) vocabulary() map[string]int {
 	df := map[string]int{}
 	for folded, n := range w.postings.Words {
-		if utf8.RuneCountInString(folded) >= minTermRunes {
+		if utf8.RuneCountInString(folded) >= rank.VocabularyMinRunes {
 			df[folded] = n
 		}
 	}

@@ -41,8 +41,12 @@ const (
 type Sighting struct {
 	Where   Where
 	Synonym bool // a synonym's form from the dictionary, not the term's own
-	Loose   bool // found only with separators removed
-	Depth   int  // WhereUnderHeading: levels below the heading naming the term
+	// Corrected is the term with a word stage 0 corrected (a Correction):
+	// what was likely meant, as weak as a synonym, since a real word the
+	// manual lacks ("meant") is corrected too ("means").
+	Corrected bool
+	Loose     bool // found only with separators removed
+	Depth     int  // WhereUnderHeading: levels below the heading naming the term
 }
 
 // Weight is how much a sighting says of the section being about the term,
@@ -62,7 +66,7 @@ func (s Sighting) Weight() float64 {
 	if s.Where == WhereHeadingWithin {
 		w = 0.6
 	}
-	if s.Synonym {
+	if s.Synonym || s.Corrected {
 		w *= 0.8
 	}
 	if s.Loose {

@@ -33,3 +33,32 @@ func TestVocabularyASCIIWords(t *testing.T) {
 		}
 	}
 }
+
+// TestVocabularyCounter: a word counts once per section, however often and
+// in however many fields it occurs, folded as the word index folds it;
+// words under VocabularyMinRunes are not kept.
+func TestVocabularyCounter(t *testing.T) {
+	var c VocabularyCounter
+	c.Section("Event: 'uncaughtException'", "An uncaughtException, and another uncaughtException.", "process")
+	c.Section("Exit", "The process exits; Café is an ID.", "process")
+	c.Section()
+	v := c.Vocabulary()
+	tests := []struct {
+		word string
+		df   int
+	}{
+		{"uncaughtexception", 1},
+		{"process", 2},
+		{"exit", 1},
+		{"exits", 1},
+		{"cafe", 1}, // folded, diacritics removed
+		{"an", 0},   // too short to correct
+		{"id", 0},
+		{"missing", 0},
+	}
+	for _, tt := range tests {
+		if got := v.DF(tt.word); got != tt.df {
+			t.Errorf("DF(%q) = %d, want %d", tt.word, got, tt.df)
+		}
+	}
+}

@@ -151,6 +151,9 @@ func (ft *findTools) hits(ctx context.Context, in ManualHitsIn) (ManualHitsOut, 
 func renderFind(out ManualFindOut) string {
 	s := out.Summary
 	var b strings.Builder
+	for _, c := range s.Corrections {
+		fmt.Fprintf(&b, "(searched %q as %q too)\n", c.Word, c.To)
+	}
 	for i, c := range s.Hits {
 		writeCandidate(&b, i+1, c, out.snippets[i])
 	}

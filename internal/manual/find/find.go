@@ -152,6 +152,7 @@ type Summary struct {
 	TraceID       string              `json:"trace_id" jsonschema:"pass to manual_hits to page through the candidates"`
 	Intent        string              `json:"intent" jsonschema:"definition, procedure, exceptions, compare or lookup"`
 	Terms         []string            `json:"terms" jsonschema:"the exact-match terms taken from the query"`
+	Corrections   []rank.Correction   `json:"corrections,omitempty" jsonschema:"query words no section of the manual holds, and the spelling searched as well"`
 	Candidates    int                 `json:"candidates" jsonschema:"sections found (after the candidate cap)"`
 	Files         int                 `json:"files" jsonschema:"files holding candidates"`
 	TopFileShare  float64             `json:"top_file_share" jsonschema:"share of candidates in the file holding most, 0 to 1"`
@@ -335,6 +336,8 @@ type needle struct {
 	text  string // normalised
 	loose string
 	stage string // normalized (the term and its notation variants) or synonym
+	// corrected: the term with a word stage 0 corrected (rank.Sighting)
+	corrected bool
 }
 
 var numberedLine = regexp.MustCompile(`(?m)^\s*(?:\d+[.)．）]|[０-９]+[.．)）]|[①-⑳]|[-*+]\s|\(\d+\)|（[0-9０-９]+）)`)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/manual/find/adaptive"
+	"github.com/langspec/langspec/internal/rank"
 )
 
 // sampleManual is a small manual where each stage has something only it
@@ -743,5 +744,40 @@ func TestFirstHitSnippetCountsItsWholeSentence(t *testing.T) {
 	}
 	if got := sum.Hits[0].Snippet; !strings.HasSuffix(got, "truncated. … line 7: **Default:** `1024 * 1024`.") {
 		t.Errorf("snippet = %q, want the maxBuffer sentence, then its default", got)
+	}
+}
+
+// TestMisspeltWordsAreCorrected: a query word no section of the manual
+// holds is searched as the manual's nearest word too, and the summary says
+// so; a word the manual holds is never corrected, and Japanese words are
+// left alone.
+func TestMisspeltWordsAreCorrected(t *testing.T) {
+	dir := t.TempDir()
+	writeManual(t, dir, "m", map[string]string{
+		"process.md": "# Process\n\n## Event: 'uncaughtException'\n\nEmitted when an uncaughtException bubbles up to the event loop.\n\n" +
+			"## Event: 'exit'\n\nEmitted when the process is about to exit.\n\n## process.kill(pid)\n\nSends a signal to the process.\n",
+		"ja.md": "# 火災保険\n\n## 保険金の請求\n\n請求の手順を説明します。\n",
+	})
+	f := newFinder(t, dir)
+	tests := []struct {
+		query   string
+		first   string // title of the first hit
+		correct []rank.Correction
+	}{
+		{"process.on uncaugthException", "Event: 'uncaughtException'", []rank.Correction{{Word: "uncaugthexception", To: "uncaughtexception"}}},
+		{"uncaughtException", "Event: 'uncaughtException'", nil},
+		{"process kill", "process.kill(pid)", nil},
+		{"保険金の請求", "保険金の請求", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			sum, _ := find(t, f, Request{ManualID: "m", Query: tt.query, Hits: DefaultShownHits})
+			if len(sum.Hits) == 0 || sum.Hits[0].Title != tt.first {
+				t.Fatalf("hits %+v, want %q first", sum.Hits, tt.first)
+			}
+			if !slices.Equal(sum.Corrections, tt.correct) {
+				t.Errorf("corrections %+v, want %+v", sum.Corrections, tt.correct)
+			}
+		})
 	}
 }

@@ -60,6 +60,24 @@ type manualSnapshot struct {
 	inOrder     bool
 	trigramOnce sync.Once
 	trigram     *trigramRows
+	vocabOnce   sync.Once
+	vocab       *rank.Vocabulary
+}
+
+// vocabulary is the words of the snapshot's nodes (heading, text, file
+// name, the word index's fields) with the number of nodes holding each,
+// built on first use: the store keeps no vocabulary of a manual, and
+// without one a misspelt word ("uncaugthException") was never corrected.
+func (sn *manualSnapshot) vocabulary() *rank.Vocabulary {
+	sn.vocabOnce.Do(func() {
+		var c rank.VocabularyCounter
+		for i := range sn.nodes {
+			n := &sn.nodes[i]
+			c.Section(n.Title, n.Body, n.FileName)
+		}
+		sn.vocab = c.Vocabulary()
+	})
+	return sn.vocab
 }
 
 // nodeTraits are what every search reads of a node that no query changes:

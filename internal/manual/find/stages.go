@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -78,15 +79,48 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 	if len(q.Terms) == 0 {
 		return nil, nil
 	}
-	res, err := rank.New(rank.ManualWeights()).Search(ctx, store.Scope(manual), q, hardNodeLimit)
+	src := manualSource{ManualScope: store.Scope(manual), snap: s.snapshotOf(manual)}
+	res, err := rank.New(rank.ManualWeights()).Search(ctx, src, q, hardNodeLimit)
 	if err != nil {
 		return nil, err
+	}
+	for _, c := range res.Corrections {
+		if !slices.Contains(s.sum.Corrections, c) {
+			s.sum.Corrections = append(s.sum.Corrections, c)
+		}
 	}
 	out := make([]rank.Posting, len(res.Hits))
 	for i, h := range res.Hits {
 		out[i] = rank.Posting{ID: h.ID, Score: h.Score}
 	}
 	return out, nil
+}
+
+// manualSource is one manual as the engine reads it: the store's indexes,
+// and the vocabulary of the snapshot searched, which the store does not
+// keep, so that a misspelt word is corrected as in a spec search.
+type manualSource struct {
+	*db.ManualScope
+	snap *manualSnapshot
+}
+
+// Vocabulary is the snapshot's (manualSnapshot.vocabulary), none when the
+// search holds no snapshot of the manual.
+func (m manualSource) Vocabulary(context.Context) (*rank.Vocabulary, error) {
+	if m.snap == nil {
+		return rank.NewVocabulary(nil), nil
+	}
+	return m.snap.vocabulary(), nil
+}
+
+// snapshotOf is the snapshot of manual the search holds, nil if none.
+func (s *stageRun) snapshotOf(manual string) *manualSnapshot {
+	for _, g := range s.segs {
+		if g.snap.manual == manual {
+			return g.snap
+		}
+	}
+	return nil
 }
 
 // buildNeedles gathers each term's notation variants and synonyms, and the
@@ -105,10 +139,18 @@ func (s *stageRun) buildNeedles() {
 			forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageNormalized})
 			s.sum.expansions[t] = append(s.sum.expansions[t], v)
 		}
+		// A word stage 0 corrected (none of the manual holds it) is looked
+		// for as corrected: the term as the manual would spell it.
+		for _, c := range s.sum.Corrections {
+			if v := strings.ReplaceAll(t, c.Word, c.To); v != t {
+				forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageNormalized, corrected: true})
+				s.sum.expansions[t] = append(s.sum.expansions[t], v)
+			}
+		}
 		for _, syn := range dict.Expand(t) {
 			forms = append(forms, needle{text: normalize.Normal(syn), loose: normalize.Loose(syn), stage: StageSynonym})
 			for _, v := range queryplan.Variants(syn) {
-				forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageSynonym})
+				forms = append(forms, needle{text: normalize.Normal(v), loose: normalize.Loose(v), stage: StageNormalized, corrected: true})
 			}
 			s.sum.expansions[t] = append(s.sum.expansions[t], syn)
 		}
@@ -163,7 +205,7 @@ func (s *stageRun) stageSubstrings(stage string, synonyms bool) {
 			if loose || synonyms && utf8.RuneCountInString(nd.loose) >= 2 {
 				text, h = nd.loose, hayLoose
 			}
-			how := rank.Sighting{Where: rank.WhereText, Synonym: nd.stage == StageSynonym, Loose: loose}
+			how := rank.Sighting{Where: rank.WhereText, Synonym: nd.stage == StageSynonym, Corrected: nd.corrected, Loose: loose}
 			if utf8.RuneCountInString(text) < 2 && !isWordRune(text) {
 				continue
 			}
@@ -229,13 +271,13 @@ func (s *stageRun) stageHeadings(ctx context.Context) {
 		for i, t := range s.plan.Terms {
 			for _, pr := range probes[i] {
 				if pr.named.has(p) {
-					c := s.add(n, StageHeading, t, rank.Sighting{Where: rank.WhereHeading, Synonym: pr.nd.stage == StageSynonym}, pr.nd.text)
+					c := s.add(n, StageHeading, t, rank.Sighting{Where: rank.WhereHeading, Synonym: pr.nd.stage == StageSynonym, Corrected: pr.nd.corrected}, pr.nd.text)
 					c.named = append(c.named, s.idf[t])
 					heads = append(heads, n)
 					break
 				}
 				if pr.within.has(p) {
-					s.add(n, StageHeading, t, rank.Sighting{Where: rank.WhereHeadingWithin, Synonym: pr.nd.stage == StageSynonym}, "")
+					s.add(n, StageHeading, t, rank.Sighting{Where: rank.WhereHeadingWithin, Synonym: pr.nd.stage == StageSynonym, Corrected: pr.nd.corrected}, "")
 					heads = append(heads, n)
 					break
 				}
