@@ -125,7 +125,7 @@ type Candidate struct {
 	Matched     []string `json:"matched,omitempty" jsonschema:"query terms it matched, directly or through a variant or synonym"`
 	Exception   bool     `json:"exception,omitempty" jsonschema:"true when it holds exception vocabulary (except, unless, 対象外, ただし…)"`
 	Phrasings   []string `json:"phrasings,omitempty" jsonschema:"with also: the phrasings that found it, query or also:N"`
-	Snippet     string   `json:"snippet,omitempty" jsonschema:"the first matching line, cut to 160 characters"`
+	Snippet     string   `json:"snippet,omitempty" jsonschema:"the first matching line, cut to 160 characters; for a heading with no text of its own, its subsections' titles"`
 	SnippetLine int      `json:"snippet_line,omitempty" jsonschema:"that line's number"`
 }
 

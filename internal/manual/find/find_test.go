@@ -781,3 +781,21 @@ func TestMisspeltWordsAreCorrected(t *testing.T) {
 		})
 	}
 }
+
+// TestHeadingWithoutTextShowsItsSections: a hit whose heading has no line
+// of its own shows its subsections' titles, where it showed nothing.
+func TestHeadingWithoutTextShowsItsSections(t *testing.T) {
+	dir := t.TempDir()
+	writeManual(t, dir, "m", map[string]string{"buffer.md": "# Buffer\n\n## Class: Buffer\n\n" +
+		"### Static method: Buffer.alloc(size)\n\nAllocates a new Buffer of size bytes.\n\n" +
+		"### Static method: Buffer.from(array)\n\nAllocates a new Buffer using an array of bytes.\n"})
+	f := newFinder(t, dir)
+	sum, _ := find(t, f, Request{ManualID: "m", Query: "Class: Buffer", Hits: DefaultShownHits})
+	if len(sum.Hits) == 0 || sum.Hits[0].Title != "Class: Buffer" {
+		t.Fatalf("hits %+v, want Class: Buffer first", sum.Hits)
+	}
+	h := sum.Hits[0]
+	if want := "sections: Static method: Buffer.alloc(size); Static method: Buffer.from(array)"; h.Snippet != want || h.SnippetLine != 5 {
+		t.Errorf("snippet %q at line %d, want %q at line 5", h.Snippet, h.SnippetLine, want)
+	}
+}

@@ -735,6 +735,17 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 			out.Snippet += fmt.Sprintf(" … line %d: %s", n.LineStart+start2, cutRunes(strings.TrimPrefix(text2, "…"), snippetRunes))
 		}
 	}
+	if out.Snippet == "" && len(n.kids) > 0 {
+		// A heading with no line of its own (its subsections hold it all)
+		// showed nothing: what it holds lets the reader pick a subsection
+		// without a manual_toc.
+		titles := make([]string, len(n.kids))
+		for i, k := range n.kids {
+			titles[i] = k.Title
+		}
+		out.Snippet = cutRunes("sections: "+strings.Join(titles, "; "), snippetRunes)
+		out.SnippetLine = n.kids[0].LineStart
+	}
 	return out
 }
 
