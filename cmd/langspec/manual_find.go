@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -87,7 +86,7 @@ func runManualFind(ctx context.Context, opts *manualFindOptions) error {
 	}
 	w := io.Out
 	for i, c := range page.Candidates {
-		fmt.Fprintf(w, "%d. %s  [%s]  (%s)\n   %s#%s, lines %d-%d\n", i+1, c.Title, c.ManualID, strings.Join(append(slices.Clone(c.Stages), c.Phrasings...), ", "),
+		fmt.Fprintf(w, "%d. %s  [%s]  (%s)\n   %s#%s, lines %d-%d\n", i+1, c.Title, c.ManualID, strings.Join(append(find.NotableStages(c.Stages), c.Phrasings...), ", "),
 			c.Path, c.NodeID, c.LineStart, c.LineEnd)
 		if c.Snippet != "" {
 			fmt.Fprintf(w, "   line %d: %s\n", c.SnippetLine, c.Snippet)

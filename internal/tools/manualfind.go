@@ -186,7 +186,7 @@ func renderFind(out ManualFindOut) string {
 // it: its ref (manual/path#node, what every manual tool takes), title,
 // lines, stages, and a line of its text.
 func writeCandidate(b *strings.Builder, n int, c find.Candidate, snippet string) {
-	fmt.Fprintf(b, "%d. %s  %s (lines %d-%d, %s)\n", n, c.Title, c.Ref, c.LineStart, c.LineEnd, strings.Join(c.Stages, "+"))
+	fmt.Fprintf(b, "%d. %s  %s (lines %d-%d, %s)\n", n, c.Title, c.Ref, c.LineStart, c.LineEnd, strings.Join(find.NotableStages(c.Stages), "+"))
 	if snippet != "" {
 		fmt.Fprintf(b, "   line %d: %s\n", c.SnippetLine, snippet)
 	}

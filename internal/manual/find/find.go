@@ -287,6 +287,25 @@ func (c *found) term(t string) *termMatch {
 // stageList is every stage, in the order candidates list them.
 var stageList = []string{StageExact, StageNormalized, StageLoose, StageSynonym, StageHeading, StageException, StageWiden}
 
+// NotableStages are the stages worth showing a reader of a candidate's:
+// of exact, normalized and loose only the first that found it, since a
+// term found as written is found normalised and without separators too
+// ("exact+normalized+loose+heading" says no more than "exact+heading").
+func NotableStages(stages []string) []string {
+	out := make([]string, 0, len(stages))
+	written := false
+	for _, st := range stages {
+		if st == StageExact || st == StageNormalized || st == StageLoose {
+			if written {
+				continue
+			}
+			written = true
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
 func stageBit(st string) uint8 { return 1 << stageOrder(st) }
 
 // stageRun is the state of one run of the stages for one phrasing of a

@@ -799,3 +799,22 @@ func TestHeadingWithoutTextShowsItsSections(t *testing.T) {
 		t.Errorf("snippet %q at line %d, want %q at line 5", h.Snippet, h.SnippetLine, want)
 	}
 }
+
+// TestNotableStages: of the stages that find a term as written, only the
+// first is shown; the others are kept in order.
+func TestNotableStages(t *testing.T) {
+	tests := []struct {
+		in, want []string
+	}{
+		{[]string{"exact", "normalized", "loose", "heading"}, []string{"exact", "heading"}},
+		{[]string{"normalized", "loose", "synonym", "exception"}, []string{"normalized", "synonym", "exception"}},
+		{[]string{"loose"}, []string{"loose"}},
+		{[]string{"heading", "widen"}, []string{"heading", "widen"}},
+		{nil, []string{}},
+	}
+	for _, tt := range tests {
+		if got := NotableStages(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("NotableStages(%v) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
