@@ -49,7 +49,7 @@ type ManualReadIn struct {
 	NodeID      string   `json:"node_id,omitempty" jsonschema:"scope snippet or section: node from manual_toc or manual_hits (a ref too)"`
 	Query       string   `json:"query,omitempty" jsonschema:"scope snippet: words to show lines for (default: the trace's terms)"`
 	TraceID     string   `json:"trace_id,omitempty" jsonschema:"the manual_find trace it follows (tunes thresholds)"`
-	NodeIDs     []string `json:"node_ids,omitempty" jsonschema:"for scope sections: the nodes from manual_toc"`
+	NodeIDs     []string `json:"node_ids,omitempty" jsonschema:"for scope sections: nodes of one file, as node ids from manual_toc or refs (manual_id/path#node_id) as manual_find prints them"`
 	MaxSections int      `json:"max_sections,omitempty" jsonschema:"most sections for scope sections"`
 	MaxChars    int      `json:"max_chars,omitempty" jsonschema:"most characters of text in all"`
 }

@@ -104,6 +104,8 @@ func TestManualFindErrors(t *testing.T) {
 		{"unknown trace", "manual_hits", map[string]any{"trace_id": "mf_00000000000000000000"}, "not_found"},
 		{"not a trace", "manual_find", map[string]any{"only_unscanned_from_trace_id": "latest"}, "invalid_argument"},
 		{"made-up trace on read", "manual_read", map[string]any{"manual_id": "ops-en", "path": "README.md", "scope": "file", "trace_id": "abc"}, "not a trace id"},
+		{"node_ids of two files", "manual_read", map[string]any{"manual_id": "ops-en", "scope": "sections",
+			"node_ids": []string{"ops-en/runbooks/db/failover.md#database-failover", "ops-en/README.md#ops-en"}}, "two files"},
 		{"snippet needs node_id", "manual_read", map[string]any{"manual_id": "ops-en", "path": "README.md", "scope": "snippet"}, "needs node_id"},
 	}
 	for _, tt := range tests {
@@ -123,5 +125,17 @@ func TestManualReadSnippet(t *testing.T) {
 	got := text(res)
 	if res.IsError || !strings.Contains(got, "21: Check lag is below 30 s") || strings.Contains(got, "Freeze deploys") {
 		t.Fatalf("snippet: %s", got)
+	}
+}
+
+// TestManualReadSectionsByRefs: scope sections takes the refs manual_find
+// prints as node_ids, the file named by them, and reads each.
+func TestManualReadSectionsByRefs(t *testing.T) {
+	cs, _ := connectDeps(t, Deps{Store: mustOpenDB(t), Manuals: mustOpenManuals(t)})
+	res := call(t, cs, "manual_read", map[string]any{"manual_id": "ops-en", "scope": "sections", "node_ids": []string{
+		"ops-en/runbooks/db/failover.md#database-failover/promote-the-replica", "ops-en/runbooks/db/failover.md#database-failover/promote-the-replica/verify-replication-lag"}})
+	got := text(res)
+	if res.IsError || !strings.Contains(got, "runbooks/db/failover.md#database-failover/promote-the-replica,") || !strings.Contains(got, "Check lag is below 30 s") {
+		t.Fatalf("sections by refs: %s", got)
 	}
 }

@@ -501,6 +501,7 @@ func TestProseLines(t *testing.T) {
 		{"front matter only at the start of a file", "---\ntitle: x\n---", false, false, []int{1}},
 		{"code fence", "# Run\n```sh\nnode --inspect app.js\n```\nStart with the inspector.", true, false, []int{4}},
 		{"table rule", "| flag | meaning |\n|---|:---:|\n| -r | require |", false, false, []int{0, 2}},
+		{"html table", "<table>\n  <tr>\n    <th>Constant</th>\n  </tr>\n</table>\nThe constants are exported.\n<kbd>Ctrl</kbd>+<kbd>C</kbd> exits.\n<TD>upper case</TD>", false, false, []int{5, 6}},
 		{"link definitions", "See [`fs.stat()`][].\n\n[`fs.stat()`]: fs.md#fsstat\n[RFC 4122]: https://www.rfc-editor.org/rfc/rfc4122.txt\n[not a definition] says more.", false, false, []int{0, 4}},
 	} {
 		lines := strings.Split(tc.text, "\n")
@@ -600,18 +601,22 @@ func TestFileBiasOnlyWhenHitsAreOneFile(t *testing.T) {
 		fmt.Fprintf(&a, "## Widget part %d\n\nThe widget part %d is fitted with care.\n\n", i, i)
 	}
 	writeManual(t, dir, "m", map[string]string{"a.md": a.String(), "b.md": "# Widget\n\nAbout the widget.\n"})
+	// The same, the file named for what the query asks.
+	writeManual(t, dir, "named", map[string]string{"widget-parts.md": a.String(), "b.md": "# Widget\n\nAbout the widget.\n"})
 	f := newFinder(t, dir)
 	tests := []struct {
+		manual   string
 		query    string
 		warn     bool
 		hitFiles int
 	}{
-		{"widget", false, 2},     // b.md's heading is the query: first, beside a.md's
-		{"widget part", true, 1}, // only a.md's sections hold both words
+		{"m", "widget", false, 2},          // b.md's heading is the query: first, beside a.md's
+		{"m", "widget part", true, 1},      // only a.md's sections hold both words
+		{"named", "widget part", false, 1}, // widget-parts.md is what the query names
 	}
 	for _, tt := range tests {
-		t.Run(tt.query, func(t *testing.T) {
-			sum, _ := find(t, f, Request{ManualID: "m", Query: tt.query, Hits: DefaultShownHits})
+		t.Run(tt.manual+"/"+tt.query, func(t *testing.T) {
+			sum, _ := find(t, f, Request{ManualID: tt.manual, Query: tt.query, Hits: DefaultShownHits})
 			files := map[string]bool{}
 			for _, h := range sum.Hits {
 				files[h.Path] = true
@@ -816,5 +821,31 @@ func TestNotableStages(t *testing.T) {
 		if got := NotableStages(tt.in); !slices.Equal(got, tt.want) {
 			t.Errorf("NotableStages(%v) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestShortSectionMarksWhatItLeavesOut: a short section shown whole marks
+// a code block where it stood and parts two paragraphs the first of which
+// does not end a sentence, instead of running them together.
+func TestShortSectionMarksWhatItLeavesOut(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"code between sentences", "# Read lines\n\nConsume a file one line at a time with a loop:\n\n```js\nfor await (const l of rl) {}\n```\n\nAlternatively, use the line event.\n",
+			"Consume a file one line at a time with a loop: [code] Alternatively, use the line event."},
+		{"code at the end", "# Read lines\n\nUse a loop:\n\n```js\nfor await (const l of rl) {}\n```\n", "Use a loop: [code]"},
+		{"list item then paragraph", "# timeout.refresh()\n\n* Returns: {Timeout} a reference to `timeout`\n\nSets the timer's start time to now.\n",
+			"* Returns: {Timeout} a reference to `timeout` ¶ Sets the timer's start time to now."},
+		{"lines of one paragraph", "# Timers\n\nA timer is\nan object.\n\nIt fires once.\n", "A timer is an object. It fires once."},
+		{"Japanese", "# 解約\n\n解約の手続きは\n書面で行います。\n", "解約の手続きは書面で行います。"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := strings.Split(strings.TrimSuffix(tt.text, "\n"), "\n")
+			got, _, ok := shortProse(lines, proseLines(lines, true, true))
+			if !ok || got != tt.want {
+				t.Errorf("shortProse = %q (%v), want %q", got, ok, tt.want)
+			}
+		})
 	}
 }

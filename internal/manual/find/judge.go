@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -503,9 +504,12 @@ func (s *stageRun) judge(cands []rankedCandidate) []string {
 		act(a)
 	}
 	// Most candidates in one file is worth a look at the others only when
-	// the hits a reader sees all come from that file: hits from several
-	// files already show the others.
-	if sum.Candidates >= 5 && sum.TopFileShare >= th.FileBias && s.severalFiles() && oneFile(sum.candidateList[:min(shown, len(sum.candidateList))]) {
+	// the hits a reader sees all come from that file (hits from several
+	// files already show the others), and the file is not what the query
+	// names: a question about an HTTP server rightly finds most in
+	// http.md.
+	if shownHits := sum.candidateList[:min(shown, len(sum.candidateList))]; sum.Candidates >= 5 && sum.TopFileShare >= th.FileBias && s.severalFiles() &&
+		oneFile(shownHits) && !s.namesFile(shownHits[0].Path) {
 		act(NextAction{Action: ActionReduceFileBias, Tool: "manual_ls",
 			Reason: fmt.Sprintf("%.0f%% of candidates sit in one file; check the other files of the manual", sum.TopFileShare*100)})
 	}
@@ -514,6 +518,30 @@ func (s *stageRun) judge(cands []rankedCandidate) []string {
 			Reason: fmt.Sprintf("%d candidates in %d files; page them with manual_hits and read with manual_read", sum.Candidates, sum.Files)})
 	}
 	return warn
+}
+
+// namesFile reports whether a term of the query names the manual file p:
+// is its name (without folder and extension; "child process" names
+// child_process.md), one of its words ("http" names http.md), or, in
+// Japanese, part of it (解約 names 中途解約の手続き.md).
+func (s *stageRun) namesFile(p string) bool {
+	base := path.Base(p)
+	base = strings.TrimSuffix(base, path.Ext(base))
+	name := s.loose(base)
+	words := strings.FieldsFunc(s.normal(base), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	for _, t := range s.plan.Terms {
+		lt := s.loose(t)
+		if lt == "" {
+			continue
+		}
+		if lt == name || slices.Contains(words, s.normal(t)) {
+			return true
+		}
+		if lt[0] >= utf8.RuneSelf && utf8.RuneCountInString(lt) >= 2 && strings.Contains(name, lt) {
+			return true
+		}
+	}
+	return false
 }
 
 // oneFile reports whether the candidates all come from one file.
@@ -826,24 +854,49 @@ func joinLine(sb *strings.Builder, l string) {
 
 // shortProse is a section's whole prose, its lines joined, when it is at
 // most shortProseRunes long: the first hit shows a short section whole
-// rather than two of its sentences.
+// rather than two of its sentences. What the prose leaves out is marked
+// where it stood (" [code] " for a fenced block), and two paragraphs whose
+// first does not end a sentence are parted with " ¶ ": joined bare, "…from: Alternatively, one could…" hid the
+// example the colon introduced, and "* Returns: {Timeout} a reference to
+// `timeout` Sets the timer's…" ran a list item into the next paragraph.
 // Returns the index of its first line too.
 func shortProse(lines []string, prose []bool) (string, int, bool) {
 	var sb strings.Builder
 	from := -1
+	mark, para := "", false // what was left out since the last prose line; a blank line since
+	inFence := false
 	for k, l := range lines {
+		t := strings.TrimSpace(l)
 		if !prose[k] {
+			switch {
+			case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+				inFence = !inFence
+				mark = "[code]"
+			case t == "":
+				para = true
+			}
 			continue
 		}
-		if t := unquote(strings.TrimSpace(l)); t != "" {
-			if from < 0 {
-				from = k
-			}
-			joinLine(&sb, t)
+		if t = unquote(t); t == "" {
+			continue
 		}
+		if from < 0 {
+			from, mark, para = k, "", false
+		}
+		switch {
+		case mark != "":
+			joinLine(&sb, mark)
+		case para && !endsSentence(sb.String()):
+			joinLine(&sb, "¶")
+		}
+		mark, para = "", false
+		joinLine(&sb, t)
 		if utf8.RuneCountInString(sb.String()) > shortProseRunes {
 			return "", 0, false
 		}
+	}
+	if mark != "" && from >= 0 {
+		joinLine(&sb, mark)
 	}
 	return sb.String(), from, from >= 0
 }
@@ -873,10 +926,15 @@ func endsSentence(l string) bool {
 // fs.md#fsstat"): the targets of a page's links, usually listed at its end.
 var linkDefinition = regexp.MustCompile(`^\[[^\]]+\]:\s*\S`)
 
+// htmlBlockTag is a line opening or closing an HTML block (CommonMark's
+// block tags: a table and its rows and cells, lists, div, details …): the
+// markup of a table such as Node.js's crypto constants, not prose to quote.
+var htmlBlockTag = regexp.MustCompile(`(?i)^</?(table|thead|tbody|tfoot|caption|colgroup|col|tr|td|th|div|p|ul|ol|li|dl|dt|dd|pre|details|summary|section|figure|figcaption|center|br|hr|img)[\s/>]`)
+
 // proseLines marks the lines of a section's text that are its prose: not
 // a link definition, not an HTML comment (a version history such as Node.js's <!-- YAML changes:
 // … -->, a source link), not front matter, not a fenced code block, not a
-// table's rule. A snippet is the first prose line holding a matched form:
+// table's rule, not a line of an HTML block's markup (htmlBlockTag). A snippet is the first prose line holding a matched form:
 // what answers, not the metadata around it. heading says the first line is
 // the section's heading; fileStart that the section starts the file, where
 // front matter may stand.
@@ -912,7 +970,7 @@ func proseLines(lines []string, heading, fileStart bool) []bool {
 		case strings.HasPrefix(t, "<!--"):
 			inComment = !strings.Contains(t[4:], "-->")
 			continue
-		case t == "" || strings.Trim(t, "|-: ") == "", linkDefinition.MatchString(t):
+		case t == "" || strings.Trim(t, "|-: ") == "", linkDefinition.MatchString(t), htmlBlockTag.MatchString(t):
 			continue
 		}
 		out[i] = true

@@ -208,6 +208,13 @@ func (s *Service) resolve(manualID, path, nodeID string) (manual.Ref, error) {
 
 func (s *Service) readParts(ctx context.Context, in ReadRequest) (ReadResult, error) {
 	out := ReadResult{ManualID: in.ManualID, Path: in.Path, Scope: in.Scope, Parts: []Part{}, Omitted: []string{}}
+	if strings.TrimSpace(in.Path) == "" && strings.TrimSpace(in.NodeID) == "" && len(in.NodeIDs) > 0 {
+		// The file may come with the nodes, as refs of manual_find's hits:
+		// the first names it, and every other must be of the same file.
+		if r, err := s.Lib.ResolveRef("", in.ManualID, "", in.NodeIDs[0]); err == nil && r.Path != "" {
+			in.ManualID, in.Path = r.ManualID, r.Path
+		}
+	}
 	r, err := s.resolve(in.ManualID, in.Path, in.NodeID)
 	if err != nil {
 		return out, err
