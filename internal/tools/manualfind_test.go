@@ -139,3 +139,15 @@ func TestManualReadSectionsByRefs(t *testing.T) {
 		t.Fatalf("sections by refs: %s", got)
 	}
 }
+
+// TestManualReadSnippetKeepsIndentation: scope snippet shows code as it is
+// written, indented, not flattened.
+func TestManualReadSnippetKeepsIndentation(t *testing.T) {
+	cs, _ := connectDeps(t, Deps{Store: mustOpenDB(t), Manuals: mustOpenManuals(t)})
+	res := call(t, cs, "manual_read", map[string]any{"manual_id": "nodejs-en/readline.md#readline/example-read-file-stream-line-by-line",
+		"scope": "snippet", "query": "crlfDelay"})
+	got := text(res)
+	if res.IsError || !strings.Contains(got, "1188:     crlfDelay: Infinity,\n") || !strings.Contains(got, "1187:     input: fileStream,\n") {
+		t.Fatalf("snippet lost the code's indentation:\n%s", got)
+	}
+}

@@ -428,7 +428,7 @@ func (s *Service) snippet(ctx context.Context, in ReadRequest, maxChars int) (Pa
 		bl := blocks[p.block]
 		entry := 0
 		for i := bl[0]; i < bl[1]; i++ {
-			line, _ := capChars(strings.TrimSpace(lines[i]), snippetLineRunes)
+			line := snippetLine(lines[i])
 			entry += utf8.RuneCountInString(fmt.Sprintf("%d: %s\n", n.LineStart+i, line))
 		}
 		if shown+bl[1]-bl[0] > maxSnippetLines || size+entry > maxChars {
@@ -445,7 +445,7 @@ func (s *Service) snippet(ctx context.Context, in ReadRequest, maxChars int) (Pa
 		// One block larger than the budget: its lines while they fit.
 		bl := &blocks[picks[0].block]
 		for i := bl[0]; i < bl[1]; i++ {
-			line, _ := capChars(strings.TrimSpace(lines[i]), snippetLineRunes)
+			line := snippetLine(lines[i])
 			entry := utf8.RuneCountInString(fmt.Sprintf("%d: %s\n", n.LineStart+i, line))
 			if i-bl[0] == maxSnippetLines || size+entry > maxChars {
 				bl[1] = i
@@ -463,7 +463,7 @@ func (s *Service) snippet(ctx context.Context, in ReadRequest, maxChars int) (Pa
 			b.WriteString("…\n") // lines left out between
 		}
 		for i := bl[0]; i < bl[1]; i++ {
-			line, _ := capChars(strings.TrimSpace(lines[i]), snippetLineRunes)
+			line := snippetLine(lines[i])
 			fmt.Fprintf(&b, "%d: %s\n", n.LineStart+i, line)
 		}
 	}
@@ -471,6 +471,14 @@ func (s *Service) snippet(ctx context.Context, in ReadRequest, maxChars int) (Pa
 		b.WriteString("(no line of this section holds the terms; read scope section for all of it)\n")
 	}
 	return Part{NodeID: n.NodeID, Title: n.Title, LineStart: n.LineStart, LineEnd: n.LineEnd, Text: b.String(), Truncated: cut}, nil
+}
+
+// snippetLine is a line as scope snippet shows it: its indentation kept
+// (code and nested list items read wrong flattened), cut to
+// snippetLineRunes.
+func snippetLine(l string) string {
+	line, _ := capChars(strings.TrimRight(l, " \t\r"), snippetLineRunes)
+	return line
 }
 
 // capChars cuts s to at most n characters.
