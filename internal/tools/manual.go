@@ -178,7 +178,14 @@ func renderManualRead(o ManualReadOut) string {
 	for _, p := range o.Parts {
 		fmt.Fprintf(&b, "## %s [%s/%s#%s, lines %d-%d]\n%s\n", p.Title, o.ManualID, o.Path, p.NodeID, p.LineStart, p.LineEnd, p.Text)
 		if p.Truncated {
-			b.WriteString("[cut at max_chars]\n")
+			// Where it stopped and how to read on, not only that it did.
+			if o.Scope == find.ScopeSnippet {
+				b.WriteString("[cut at max_chars: more lines hold the terms; raise max_chars, or read scope section]\n")
+			} else {
+				at := p.LineStart + strings.Count(strings.TrimSuffix(p.Text, "\n"), "\n")
+				fmt.Fprintf(&b, "[cut at max_chars in line %d of %d-%d: raise max_chars (at most %d), or read a subsection by its node_id (manual_toc lists them)]\n",
+					at, p.LineStart, p.LineEnd, find.MaxReadChars)
+			}
 		}
 	}
 	if len(o.Omitted) > 0 {

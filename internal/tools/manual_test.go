@@ -31,7 +31,7 @@ func TestManualTools(t *testing.T) {
 			[]string{"火災、落雷", "## 賠償責任特約", "not read, over max_sections or max_chars: 手続きの流れ"}, nil, false},
 		{"max_chars cuts", "manual_read",
 			map[string]any{"manual_id": "insurance-ja", "path": policy, "scope": "section", "node_id": "保険金の支払い", "max_chars": 20},
-			[]string{"[cut at max_chars]"}, []string{"損害保険金"}, false},
+			[]string{"[cut at max_chars in line 11 of 9-42: raise max_chars (at most 100000)"}, []string{"損害保険金"}, false},
 		{"JSON by file scope", "manual_read", map[string]any{"manual_id": "ops-en", "path": "alerts/thresholds.json", "scope": "file"},
 			[]string{"#file"}, nil, false},
 		{"section needs node_id", "manual_read", map[string]any{"manual_id": "ops-en", "path": "README.md", "scope": "section"},
