@@ -856,21 +856,20 @@ func joinLine(sb *strings.Builder, l string) {
 // most shortProseRunes long: the first hit shows a short section whole
 // rather than two of its sentences. What the prose leaves out is marked
 // where it stood (" [code] " for a fenced block), and two paragraphs whose
-// first does not end a sentence are parted with " ¶ ": joined bare, "…from: Alternatively, one could…" hid the
-// example the colon introduced, and "* Returns: {Timeout} a reference to
-// `timeout` Sets the timer's…" ran a list item into the next paragraph.
-// Returns the index of its first line too.
+// first does not end a sentence are parted with " ¶ ": joined bare, "…a
+// loop: Alternatively, one could…" hid the example the colon introduced,
+// and "* Returns: {Timeout} a reference to `timeout` Sets the timer's…"
+// ran a list item into the next paragraph. Returns the index of its first
+// line too.
 func shortProse(lines []string, prose []bool) (string, int, bool) {
 	var sb strings.Builder
 	from := -1
 	mark, para := "", false // what was left out since the last prose line; a blank line since
-	inFence := false
 	for k, l := range lines {
 		t := strings.TrimSpace(l)
 		if !prose[k] {
 			switch {
 			case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
-				inFence = !inFence
 				mark = "[code]"
 			case t == "":
 				para = true
@@ -932,10 +931,11 @@ var linkDefinition = regexp.MustCompile(`^\[[^\]]+\]:\s*\S`)
 var htmlBlockTag = regexp.MustCompile(`(?i)^</?(table|thead|tbody|tfoot|caption|colgroup|col|tr|td|th|div|p|ul|ol|li|dl|dt|dd|pre|details|summary|section|figure|figcaption|center|br|hr|img)[\s/>]`)
 
 // proseLines marks the lines of a section's text that are its prose: not
-// a link definition, not an HTML comment (a version history such as Node.js's <!-- YAML changes:
-// … -->, a source link), not front matter, not a fenced code block, not a
-// table's rule, not a line of an HTML block's markup (htmlBlockTag). A snippet is the first prose line holding a matched form:
-// what answers, not the metadata around it. heading says the first line is
+// a link definition, not an HTML comment (a version history such as
+// Node.js's <!-- YAML changes: … -->, a source link), not front matter, not
+// a fenced code block, not a table's rule, not a line of an HTML block's
+// markup (htmlBlockTag). A snippet is the first prose line holding a
+// matched form: what answers, not the metadata around it. heading says the first line is
 // the section's heading; fileStart that the section starts the file, where
 // front matter may stand.
 func proseLines(lines []string, heading, fileStart bool) []bool {
