@@ -849,3 +849,33 @@ func TestShortSectionMarksWhatItLeavesOut(t *testing.T) {
 		})
 	}
 }
+
+// TestFillGapsNamesTheToolThatFillsIt: a word no section holds sends the
+// caller back to manual_find with the manual's own words; an exceptions
+// question with no exception found, to manual_excepts.
+func TestFillGapsNamesTheToolThatFillsIt(t *testing.T) {
+	f, _ := sampleFinder(t)
+	tests := []struct {
+		query string
+		tool  string // of the fill_gaps action; "" for none
+		says  string
+	}{
+		{"xylophone zither", "manual_find", "in also"},
+		{"what are the exceptions for xylophone", "manual_excepts", "no exception wording"},
+		{"cancellation", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			sum, _ := find(t, f, Request{ManualID: "m", Query: tt.query})
+			i := slices.IndexFunc(sum.NextActions, func(a NextAction) bool { return a.Action == ActionFillGaps })
+			switch {
+			case tt.tool == "" && i >= 0:
+				t.Fatalf("fill_gaps %+v, want none", sum.NextActions[i])
+			case tt.tool != "" && i < 0:
+				t.Fatalf("next actions %+v, want fill_gaps", sum.NextActions)
+			case i >= 0 && (sum.NextActions[i].Tool != tt.tool || !strings.Contains(sum.NextActions[i].Reason, tt.says)):
+				t.Errorf("fill_gaps %+v, want tool %s saying %q", sum.NextActions[i], tt.tool, tt.says)
+			}
+		})
+	}
+}

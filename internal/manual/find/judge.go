@@ -486,20 +486,30 @@ func (s *stageRun) judge(cands []rankedCandidate) []string {
 			Reason: fmt.Sprintf("%d headings appear in more than one file with different figures (e.g. %s); read both and check which applies", len(shownConflicts), strings.Join(sum.conflicts[shownConflicts[0]], " and "))})
 	}
 	var gaps []string
-	if len(sum.gapTerms) > 0 && (len(cands) == 0 || 2*len(cands[0].terms) < len(s.plan.Terms)) {
+	unmatched := len(sum.gapTerms) > 0 && (len(cands) == 0 || 2*len(cands[0].terms) < len(s.plan.Terms))
+	if unmatched {
 		gaps = append(gaps, fmt.Sprintf("no section matched %s", quoteAll(sum.gapTerms)))
 	}
-	if s.plan.Intent == queryplan.IntentExceptions && sum.ExceptionHits == 0 {
+	noExceptions := s.plan.Intent == queryplan.IntentExceptions && sum.ExceptionHits == 0
+	if noExceptions {
 		gaps = append(gaps, "no exception wording found near the candidates")
 	}
 	if sum.Unsearched > 0 {
 		gaps = append(gaps, fmt.Sprintf("%d sections were not searched", sum.Unsearched))
 	}
 	if len(gaps) > 0 {
+		// The tool that fills the gap: the sections never searched; the
+		// exception clauses; else a word the manual does not use, which
+		// only the manual's own word for it finds (manual_excepts, once
+		// proposed for every gap, has nothing to say about a missing word).
 		a := NextAction{Action: ActionFillGaps, Reason: strings.Join(gaps, "; "), Tool: "manual_excepts"}
-		if sum.Unsearched > 0 {
+		switch {
+		case sum.Unsearched > 0:
 			a.Tool = "manual_find"
 			a.Arguments = map[string]any{"only_unscanned_from_trace_id": ""}
+		case unmatched && !noExceptions:
+			a.Tool = "manual_find"
+			a.Reason += ": search again with the manual's own words for them in also"
 		}
 		act(a)
 	}
