@@ -165,7 +165,8 @@ func TestExactTitleFirst(t *testing.T) {
 
 // TestSnippetReadsWholeItems: manual_read's snippet brings each matching
 // line's paragraph or list item, so the sentence the word starts is read
-// to its end, and an item holding more of the terms comes first.
+// to its end, and an item holding more of the terms comes first; lines
+// keep their indentation (a nested item is read as nested).
 func TestSnippetReadsWholeItems(t *testing.T) {
 	root := copyManuals(t, "nodejs-en")
 	cs := serveManuals(t, filepath.Join(t.TempDir(), "l.db"), root)
@@ -174,7 +175,7 @@ func TestSnippetReadsWholeItems(t *testing.T) {
 		want        []string
 	}{
 		{"child-process/asynchronous-process-creation/child_processexeccommand-options-callback", "maxBuffer",
-			[]string{"199: * `maxBuffer`", "200: stderr. If exceeded, the child process is terminated", "202: **Default:** `1024 * 1024`."}},
+			[]string{"199:   * `maxBuffer`", "200:     stderr. If exceeded, the child process is terminated", "202:     **Default:** `1024 * 1024`."}},
 		{"errors/class-systemerror/common-system-errors", "EMFILE",
 			[]string{"EMFILE", "has been closed. This is encountered when opening many files at once"}},
 	}

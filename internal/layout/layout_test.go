@@ -179,12 +179,13 @@ var importedOnlyBy = map[string][]string{
 
 // storeUses is all internal/db may use of the engine's packages: the types
 // it implements rank's sources with and fills, the postings' encoding it
-// writes at ingest and reads back, and the keys it looks a section's name
-// up by. No weight, no scorer, no score.
+// writes at ingest and reads back (with the shortest word a vocabulary
+// keeps), and the keys it looks a section's name up by. No weight, no
+// scorer, no score.
 var storeUses = map[string][]string{
 	"internal/rank": {
 		"Field", "FieldTitle", "FieldBody", "FieldFileName", "SectionFields",
-		"Posting", "WordCounts", "Vocabulary", "NewVocabulary", "Title", "Occurrences", "Term", "Bits", "NewBits",
+		"Posting", "WordCounts", "Vocabulary", "NewVocabulary", "VocabularyMinRunes", "Title", "Occurrences", "Term", "Bits", "NewBits",
 		"TitleKey", "Name", "Nearest",
 	},
 	"internal/rank/wordindex": {
