@@ -694,61 +694,52 @@ func TestFirstHitSnippetAddsWhatItLacks(t *testing.T) {
 	}
 }
 
-// TestFirstHitSnippetStatesTheDefaultAskedFor: a question asking for a
-// default gets the line stating it as the first hit's second sentence,
-// before a line holding two of its terms.
-func TestFirstHitSnippetStatesTheDefaultAskedFor(t *testing.T) {
-	dir := t.TempDir()
-	writeManual(t, dir, "m", map[string]string{"http.md": "# HTTP\n\n## server.keepAliveTimeout\n\n" +
-		"* {number} Timeout in milliseconds. **Default:** `5000`.\n\n" +
-		"The milliseconds of inactivity a server waits for before its socket is\n" +
-		"destroyed.\n\n" +
-		"A value of `0` turns the timeout off for incoming connections.\n\n" + filler})
-	f := newFinder(t, dir)
-	sum, _ := find(t, f, Request{ManualID: "m", Query: "how long is a socket kept on inactivity on incoming connections by default", Hits: 1})
-	if len(sum.Hits) != 1 {
-		t.Fatalf("%d hits, want 1", len(sum.Hits))
-	}
-	got := sum.Hits[0].Snippet
-	if want := "connections. … line 5: * {number} Timeout in milliseconds. **Default:** `5000`."; !strings.HasSuffix(got, want) || strings.Contains(got, "inactivity") {
-		t.Errorf("snippet = %q, want the connections sentence, then %q", got, want)
-	}
-}
-
-// TestFirstHitSnippetNeverRepeatsItsSentence: a second sentence is another
-// sentence, not the first one's lines left out when it was cut short.
-func TestFirstHitSnippetNeverRepeatsItsSentence(t *testing.T) {
-	dir := t.TempDir()
+// TestFirstHitSecondSentence: the first hit's second sentence, one hit
+// asked for.
+//   - A question asking for a default gets the line stating it, before a
+//     line holding two of its terms.
+//   - It is another sentence, never the first one's lines left out when
+//     it was cut short.
+//   - The terms of every line of the first sentence count as shown, so
+//     "By default … output" is not taken for holding more than the
+//     option's own default line.
+func TestFirstHitSecondSentence(t *testing.T) {
 	long := "## --heap-limit\n\nThe zebra option" + strings.Repeat(" writes more words here", 12) + "\n" +
 		strings.Repeat("and keeps on going with more words\n", 3) + "until the snapshot and the heap limit end it.\n\n" + filler
-	writeManual(t, dir, "m", map[string]string{"cli.md": "# CLI\n\n" + long})
-	f := newFinder(t, dir)
-	sum, _ := find(t, f, Request{ManualID: "m", Query: "zebra snapshot heap limit", Hits: 1})
-	if len(sum.Hits) != 1 {
-		t.Fatalf("%d hits, want 1", len(sum.Hits))
+	tests := []struct {
+		name, file, text, query string
+		prefix, suffix, lacks   string // of the snippet; "" for no check
+	}{
+		{"the default asked for", "http.md", "# HTTP\n\n## server.keepAliveTimeout\n\n" +
+			"* {number} Timeout in milliseconds. **Default:** `5000`.\n\n" +
+			"The milliseconds of inactivity a server waits for before its socket is\n" +
+			"destroyed.\n\n" +
+			"A value of `0` turns the timeout off for incoming connections.\n\n" + filler,
+			"how long is a socket kept on inactivity on incoming connections by default",
+			"", "connections. … line 5: * {number} Timeout in milliseconds. **Default:** `5000`.", "inactivity"},
+		{"never its own sentence again", "cli.md", "# CLI\n\n" + long, "zebra snapshot heap limit",
+			"…", "", " … "},
+		{"the whole first sentence counts", "cp.md", "# CP\n\n## exec(command)\n\n" +
+			"* `maxBuffer` {number} The most bytes exec allows on stdout or\n" +
+			"  stderr. If exceeded, any output is truncated.\n" +
+			"  **Default:** `1024 * 1024`.\n\n" +
+			"By default, the output is decoded as UTF-8.\n\n" + filler,
+			"exec maxBuffer output default", "", "truncated. … line 7: **Default:** `1024 * 1024`.", ""},
 	}
-	if got := sum.Hits[0].Snippet; strings.Contains(got, " … ") || !strings.HasPrefix(got, "…") {
-		t.Errorf("snippet = %q, want its one sentence, cut at its front", got)
-	}
-}
-
-// TestFirstHitSnippetCountsItsWholeSentence: the terms of every line of the
-// first sentence are shown, so "By default … output" is not taken for
-// holding more than the option's own default line.
-func TestFirstHitSnippetCountsItsWholeSentence(t *testing.T) {
-	dir := t.TempDir()
-	writeManual(t, dir, "m", map[string]string{"cp.md": "# CP\n\n## exec(command)\n\n" +
-		"* `maxBuffer` {number} The most bytes exec allows on stdout or\n" +
-		"  stderr. If exceeded, any output is truncated.\n" +
-		"  **Default:** `1024 * 1024`.\n\n" +
-		"By default, the output is decoded as UTF-8.\n\n" + filler})
-	f := newFinder(t, dir)
-	sum, _ := find(t, f, Request{ManualID: "m", Query: "exec maxBuffer output default", Hits: 1})
-	if len(sum.Hits) != 1 {
-		t.Fatalf("%d hits, want 1", len(sum.Hits))
-	}
-	if got := sum.Hits[0].Snippet; !strings.HasSuffix(got, "truncated. … line 7: **Default:** `1024 * 1024`.") {
-		t.Errorf("snippet = %q, want the maxBuffer sentence, then its default", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeManual(t, dir, "m", map[string]string{tt.file: tt.text})
+			f := newFinder(t, dir)
+			sum, _ := find(t, f, Request{ManualID: "m", Query: tt.query, Hits: 1})
+			if len(sum.Hits) != 1 {
+				t.Fatalf("%d hits, want 1", len(sum.Hits))
+			}
+			got := sum.Hits[0].Snippet
+			if !strings.HasPrefix(got, tt.prefix) || !strings.HasSuffix(got, tt.suffix) || tt.lacks != "" && strings.Contains(got, tt.lacks) {
+				t.Errorf("snippet = %q, want prefix %q, suffix %q, and no %q", got, tt.prefix, tt.suffix, tt.lacks)
+			}
+		})
 	}
 }
 
