@@ -83,9 +83,10 @@ func DefaultWeights() Weights {
 			// Chosen on the tune parts of the spec gold sets with the one
 			// model that runs offline here (Universal Sentence Encoder
 			// lite, .ci/embeddings): at 0.5 it cost held-out hit@5 (Python
-			// 0.889 → 0.667); at 0.125 every held-out part is at least
-			// where it is without the channel (docs/search.md). A stronger
-			// model may earn more: eval search shows both side by side.
+			// 0.889 → 0.667); at 0.125 held-out hit@5 is at least where
+			// it is without the channel in every language (docs/search.md).
+			// A stronger model may earn more: eval search shows both side
+			// by side.
 			ChannelSemantic: 0.125,
 		},
 		Fields: map[Field]float64{
