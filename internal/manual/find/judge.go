@@ -502,12 +502,14 @@ func (s *stageRun) judge(cands []rankedCandidate) []string {
 		// exception clauses; else a word the manual does not use, which
 		// only the manual's own word for it finds (manual_excepts, once
 		// proposed for every gap, has nothing to say about a missing word).
-		a := NextAction{Action: ActionFillGaps, Reason: strings.Join(gaps, "; "), Tool: "manual_excepts"}
+		a := NextAction{Action: ActionFillGaps, Reason: strings.Join(gaps, "; ")}
 		switch {
 		case sum.Unsearched > 0:
 			a.Tool = "manual_find"
 			a.Arguments = map[string]any{"only_unscanned_from_trace_id": ""}
-		case unmatched && !noExceptions:
+		case noExceptions:
+			a.Tool = "manual_excepts"
+		default: // unmatched
 			a.Tool = "manual_find"
 			a.Reason += ": search again with the manual's own words for them in also"
 		}
