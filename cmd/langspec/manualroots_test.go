@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,4 +127,56 @@ func callText2(t *testing.T, cs *mcp.ClientSession, name string, args map[string
 		t.Fatalf("%s: %s", name, text)
 	}
 	return text
+}
+
+// A manual is ranked with its own statistics: indexing another folder's
+// manual of the same id, whose sections are full of the query's words,
+// changes neither the order nor the scores of this folder's hits. (When
+// manuals were ranked by the store's full-text index of every manual, the
+// second folder moved them: "replica database" scored Replica lag 1.271,
+// then 1.879.)
+func TestManualRankingIsItsOwn(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "l.db")
+	alpha, beta := filepath.Join(dir, "alpha"), filepath.Join(dir, "beta")
+	writeManual(t, alpha, "m1", "# Guide\n\n## Failover\n\nPromote the replica database when the primary fails.\n\n"+
+		"## Backups\n\nThe database backup runs nightly; restore the database from the backup.\n\n"+
+		"## Replica lag\n\nA replica behind the primary by minutes.\n")
+	var notes strings.Builder
+	notes.WriteString("# Notes\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&notes, "## Note %d\n\nThe replica replica database database notes %d.\n\n", i, i)
+	}
+	writeManual(t, beta, "m1", notes.String())
+	env := map[string]string{"HOME": dir}
+	type hit struct {
+		NodeID string  `json:"node_id"`
+		Score  float64 `json:"score"`
+	}
+	find := func(query string) []hit {
+		t.Helper()
+		code, out, errOut := run(t, env, "--db", dbPath, "manual", "find", query, "--manual", "m1", "--manuals-root", alpha, "--json")
+		var res struct {
+			Summary struct {
+				Hits []hit `json:"hits"`
+			} `json:"summary"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Summary.Hits) == 0 {
+			t.Fatalf("manual find %q: %d %s %s", query, code, out, errOut)
+		}
+		return res.Summary.Hits
+	}
+	queries := []string{"replica database", "database backup restore", "primary"}
+	alone := map[string][]hit{}
+	for _, q := range queries {
+		alone[q] = find(q)
+	}
+	if code, _, errOut := run(t, env, "--db", dbPath, "ingest", "manuals", "--manuals-root", beta); code != 0 {
+		t.Fatalf("ingest manuals %s: %s", beta, errOut)
+	}
+	for _, q := range queries {
+		if got := find(q); !slices.Equal(got, alone[q]) {
+			t.Errorf("%q beside the other folder's manual: %v; alone: %v", q, got, alone[q])
+		}
+	}
 }

@@ -522,7 +522,7 @@ func (d *DB) IntegrityCheck(ctx context.Context) error {
 	if res != "ok" {
 		return apperr.New(apperr.CorruptDatabase, "move the file away; langspec recreates it", "%s: %s", d.path, res)
 	}
-	for _, table := range []string{"sections_fts", "sections_trigram", "sections_shapes", "manual_nodes_fts", "manual_nodes_trigram"} {
+	for _, table := range []string{"sections_fts", "sections_trigram", "sections_shapes", "manual_nodes_trigram"} {
 		if _, err := d.sql.ExecContext(ctx, `INSERT INTO `+table+` (`+table+`) VALUES ('integrity-check')`); err != nil {
 			return apperr.Wrap(err, apperr.CorruptDatabase, "move the file away; langspec recreates it",
 				"%s: index %s does not match the sections", d.path, table)

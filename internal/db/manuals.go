@@ -3,14 +3,10 @@ package db
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"fmt"
 	"path"
 	"strings"
 	"time"
 
-	"github.com/langspec/langspec/internal/apperr"
-	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 	"github.com/langspec/langspec/internal/text/normalize"
 )
@@ -157,22 +153,18 @@ func (r *ManualRoot) Put(ctx context.Context, f ManualFile, nodes []ManualNode) 
 			return d.classify(err, "index manual file in")
 		}
 	}
-	// One statement per index for the file's nodes (migration 0004).
-	for _, q := range []string{
-		`INSERT INTO manual_nodes_fts (rowid, title, body, file_name)
-			SELECT id, title, body, file_name FROM manual_nodes WHERE file_id = ?`,
-		`INSERT INTO manual_nodes_trigram (rowid, title, norm, file_name)
-			SELECT id, title, norm, file_name FROM manual_nodes WHERE file_id = ?`,
-	} {
-		if _, err := tx.ExecContext(ctx, q, fileID); err != nil {
-			return d.classify(err, "index manual file in")
-		}
+	// One statement for the file's nodes (migration 0004). The trigram
+	// index is the only one the store keeps of a manual: the engine builds
+	// a manual's word postings from its nodes (migration 0016).
+	if _, err := tx.ExecContext(ctx, `INSERT INTO manual_nodes_trigram (rowid, title, norm, file_name)
+		SELECT id, title, norm, file_name FROM manual_nodes WHERE file_id = ?`, fileID); err != nil {
+		return d.classify(err, "index manual file in")
 	}
 	return d.classify(tx.Commit(), "index manual file in")
 }
 
 // manualIndexes are the full-text indexes over manual nodes (migrations).
-var manualIndexes = []string{"manual_nodes_fts", "manual_nodes_trigram"}
+var manualIndexes = []string{"manual_nodes_trigram"}
 
 // MergeManualIndexes merges the segments of the manual indexes into one
 // (see mergeIndexes). A refresh writes each file in a transaction of its
@@ -259,209 +251,6 @@ func (r *ManualRoot) Nodes(ctx context.Context, manualID string) ([]ManualNode, 
 		out = append(out, n)
 	}
 	return out, d.classify(rows.Err(), "read manual nodes from")
-}
-
-// Columns are the manual indexes' fields in order (rank.MatchSource): the
-// word index's title, text and file name; the trigram index holds the same
-// fields in the same order, its text normalised.
-func (m *ManualScope) Columns() []rank.Field {
-	return []rank.Field{rank.FieldTitle, rank.FieldBody, rank.FieldFileName}
-}
-
-// ManualScope is one manual as a source for the ranking engine
-// (internal/rank): its word and trigram indexes, with no code shapes and no
-// vocabulary of its own.
-type ManualScope struct {
-	d        *DB
-	root     string
-	manualID string
-}
-
-// Scope returns the ranking source for one manual of the folder.
-func (r *ManualRoot) Scope(manualID string) *ManualScope {
-	return &ManualScope{d: r.d, root: r.root, manualID: manualID}
-}
-
-// Words runs e against the manual's word index, best first by bm25 with
-// weights by field in Columns order (the engine's).
-func (m *ManualScope) Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]rank.Posting, error) {
-	return m.match(ctx, "manual_nodes_fts", weights, e, limit)
-}
-
-// Literal runs e against the manual's trigram index of normalised text,
-// best first by bm25 with weights by field in Columns order (the engine's).
-func (m *ManualScope) Literal(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]rank.Posting, error) {
-	return m.match(ctx, "manual_nodes_trigram", weights, e, limit)
-}
-
-// Substrings finds the nodes holding any of needles as a phrase of the
-// manual's trigram index, which keeps positions, best first by bm25 with
-// weights by field in Columns order (the engine's).
-func (m *ManualScope) Substrings(ctx context.Context, needles []string, weights []float64, limit int) ([]rank.Posting, error) {
-	return m.match(ctx, "manual_nodes_trigram", weights, ftsquery.AnyText(needles), limit)
-}
-
-// Counts knows no word: manuals keep no vocabulary, so none is dropped as
-// common and none is corrected.
-func (m *ManualScope) Counts(context.Context, []string) (rank.WordCounts, error) {
-	return rank.WordCounts{}, nil
-}
-
-// Vocabulary is empty: the store keeps no vocabulary of a manual. The
-// manual search counts one from the nodes it holds in memory
-// (internal/manual/find, manualSource).
-func (m *ManualScope) Vocabulary(context.Context) (*rank.Vocabulary, error) {
-	return rank.NewVocabulary(nil), nil
-}
-
-// match runs e against table, bm25 with weights (bound as numbers, one a
-// field) giving the order and the scores.
-func (m *ManualScope) match(ctx context.Context, table string, weights []float64, e ftsquery.Expr, limit int) ([]rank.Posting, error) {
-	if e.IsZero() || limit <= 0 {
-		return nil, nil
-	}
-	if len(weights) != len(m.Columns()) {
-		// The engine gives a weight for each of Columns; the store has none
-		// of its own.
-		return nil, apperr.New(apperr.Internal, "", "manual ranking: %d field weights for %d fields", len(weights), len(m.Columns()))
-	}
-	score := "bm25(" + table + ", ?5, ?6, ?7)"
-	// A row is the manual's when its node's file is: two lookups a row,
-	// a third of a query matching thousands of rows. When no other manual
-	// is indexed every row is the manual's, and they are skipped: that test
-	// is worked out once (seeks in the files' index), and OR only works
-	// out its right side when its left side is false. The rows, their
-	// scores and their order (rows of equal score by id, as the index lists
-	// them) are the same either way.
-	rows, err := m.d.query(ctx, `SELECT `+table+`.rowid, -`+score+` FROM `+table+`
-		WHERE `+table+` MATCH ?1 AND (
-			NOT EXISTS (SELECT 1 FROM manual_files WHERE root < ?4) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE root > ?4) AND
-			NOT EXISTS (SELECT 1 FROM manual_files WHERE root = ?4 AND manual_id < ?2) AND NOT EXISTS (SELECT 1 FROM manual_files WHERE root = ?4 AND manual_id > ?2)
-			OR EXISTS (SELECT 1 FROM manual_nodes n JOIN manual_files f ON f.id = n.file_id WHERE n.id = `+table+`.rowid AND f.root = ?4 AND f.manual_id = ?2))
-		ORDER BY `+score+` LIMIT ?3`, e.String(), m.manualID, limit, m.root, weights[0], weights[1], weights[2])
-	return m.d.collectPostings(rows, err)
-}
-
-// TrigramStats is what FTS5's bm25 reads of the whole manual trigram index
-// (every manual's rows, not one manual's) for a query of single trigrams:
-// its rows, its trigrams over all columns, and for each trigram the rows
-// holding it and its idf. With them and a row's own columns the row's bm25
-// can be worked out exactly without the index, which internal/manual/find's
-// fuzzy heading lookup does over a manual snapshot.
-type TrigramStats struct {
-	Rows   int64
-	Tokens int64
-	Docs   []int64 // by trigram, in the order asked
-	// IDF is bm25's idf of each trigram before bm25 raises what is not
-	// above zero to 1e-6: ln((Rows - Docs + 0.5) / (Docs + 0.5)), the
-	// division and logarithm done by SQLite, so that it is the very
-	// double bm25 uses (a logarithm of another library may differ in the
-	// last bit, and reorder rows of nearly equal score).
-	IDF []float64
-}
-
-// ManualTrigramStats returns the manual trigram index's TrigramStats for
-// grams, each a string of three characters. Rows and Tokens are where bm25
-// reads them, the index's averages record (row 1 of its data table: the row
-// count, then the token count of each column, as SQLite varints); ok is
-// false when that record is missing or not as described, and the caller
-// must then rank through the index itself. The record and the counts are
-// read by one statement, so they are of one state of the index.
-func (d *DB) ManualTrigramStats(ctx context.Context, grams []string) (st TrigramStats, ok bool, err error) {
-	if len(grams) == 0 {
-		return st, false, nil
-	}
-	text := `SELECT (SELECT block FROM manual_nodes_trigram_data WHERE id = 1)`
-	args := make([]any, len(grams))
-	for i, g := range grams {
-		text += fmt.Sprintf(`, (SELECT count(*) FROM manual_nodes_trigram WHERE manual_nodes_trigram MATCH ?%d)`, i+1)
-		args[i] = ftsquery.AnyTrigram(g).String()
-	}
-	var rec []byte
-	st.Docs = make([]int64, len(grams))
-	dest := []any{&rec}
-	for i := range st.Docs {
-		dest = append(dest, &st.Docs[i])
-	}
-	if err := d.scanRow(ctx, text, args, dest...); err != nil {
-		return st, false, d.classify(err, "read the manual trigram index of")
-	}
-	var vals []int64
-	for len(rec) > 0 {
-		v, n := sqliteVarint(rec)
-		if n == 0 {
-			return st, false, nil
-		}
-		vals, rec = append(vals, int64(v)), rec[n:]
-	}
-	if len(vals) != 1+len(manualTrigramColumns) || vals[0] <= 0 {
-		return st, false, nil
-	}
-	st.Rows = vals[0]
-	for _, v := range vals[1:] {
-		st.Tokens += v
-	}
-	docs, _ := json.Marshal(st.Docs)
-	rows, err := d.query(ctx, `SELECT ln(((?1 - value) + 0.5) / (value + 0.5)) FROM json_each(?2) ORDER BY key`, st.Rows, string(docs))
-	if err != nil {
-		return st, false, d.classify(err, "work out idf in")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var idf sql.NullFloat64
-		if err := rows.Scan(&idf); err != nil {
-			return st, false, d.classify(err, "work out idf in")
-		}
-		if !idf.Valid {
-			return st, false, nil // more rows hold a trigram than the record counts
-		}
-		st.IDF = append(st.IDF, idf.Float64)
-	}
-	if err := rows.Err(); err != nil {
-		return st, false, d.classify(err, "work out idf in")
-	}
-	return st, len(st.IDF) == len(grams), nil
-}
-
-// scanRow runs a read query through the statement cache and scans its one
-// row.
-func (d *DB) scanRow(ctx context.Context, text string, args []any, dest ...any) error {
-	rows, err := d.query(ctx, text, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		return sql.ErrNoRows
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return err
-	}
-	return rows.Close()
-}
-
-// manualTrigramColumns are the manual trigram index's columns in order
-// (migration 0003).
-var manualTrigramColumns = []string{"title", "norm", "file_name"}
-
-// sqliteVarint decodes the SQLite varint at the start of b (big-endian,
-// seven bits a byte while the high bit is set, the ninth byte whole) and
-// returns it with its length, 0 when b ends first.
-func sqliteVarint(b []byte) (uint64, int) {
-	var v uint64
-	for i := 0; i < 9 && i < len(b); i++ {
-		if i == 8 {
-			return v<<8 | uint64(b[i]), 9
-		}
-		v = v<<7 | uint64(b[i]&0x7f)
-		if b[i] < 0x80 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }
 
 // ManualTrigramRows returns the rows of the manual trigram index (every

@@ -285,24 +285,6 @@ func (d *DB) collectOccurrences(rows *sql.Rows, err error, counts func(*rank.Occ
 	return out, d.classify(rows.Err(), "search")
 }
 
-// collectPostings reads rows of an id and a score the store's own index
-// gave (a manual's full-text index: rank.MatchSource).
-func (d *DB) collectPostings(rows *sql.Rows, err error) ([]rank.Posting, error) {
-	if err != nil {
-		return nil, d.classify(err, "search")
-	}
-	defer rows.Close()
-	var out []rank.Posting
-	for rows.Next() {
-		var p rank.Posting
-		if err := rows.Scan(&p.ID, &p.Score); err != nil {
-			return nil, d.classify(err, "search")
-		}
-		out = append(out, p)
-	}
-	return out, d.classify(rows.Err(), "search")
-}
-
 // Sections reads the sections with the given row ids, by row id; ids
 // outside the scope (or deleted meanwhile) are not in the map.
 func (s *Scoped) Sections(ctx context.Context, ids []int64) (map[int64]SectionRow, error) {

@@ -53,7 +53,7 @@ func TestOccurrencesRankAsTheStoreDid(t *testing.T) {
 	compared, ties := 0, 0
 	for _, needles := range [][]string{{"a[i:j]"}, {"x.(t)"}, {"map[string]int", "x.(t)"}, {"[i:"}, {"(t)"}, {"int"}, {"テキスト"}, {"café", "naï"}} {
 		for _, limit := range []int{1, 5, 50, 1000} {
-			got, err := rank.LiteralChannel(ctx, sc, needles, rank.DefaultWeights().Fields, limit)
+			got, err := rank.LiteralChannel(ctx, sc, needles, rank.DefaultWeights(), limit)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -71,6 +71,11 @@ type Weights struct {
 	// weights, and what an occurrence of a literal counts in each field
 	// (occurrences.go). A field not named weighs 1.
 	Fields map[Field]float64
+	// LiteralBM25 scores the literal channel as bm25 scores a phrase:
+	// each needle's occurrences (weighed by field) saturate, count less in
+	// a long section, and count more the fewer sections hold the needle.
+	// Without it a section scores its weighed occurrences, summed.
+	LiteralBM25 bool
 }
 
 // DefaultWeights are chosen on the tune part of the gold sets
@@ -97,31 +102,28 @@ func DefaultWeights() Weights {
 }
 
 // ManualWeights are the weights for manuals (internal/manual/find): the file
-// name weighs as much as a heading, CJK runs match as substrings of the
-// normalised text beside the words, and there are no code shapes or related
-// spec words. Running each term alone as a channel of its own was tried and
-// left out: it changed nothing on the manual gold sets and cost time.
+// name (a node's path field, MemorySection.Path) weighs as much as a
+// heading, CJK runs match as substrings of the normalised text beside the
+// words, and there are no code shapes or related spec words. Running each
+// term alone as a channel of its own was tried and left out: it changed
+// nothing on the manual gold sets and cost time; so did the heading (2)
+// and phrase (1) channels, which manuals can have since they run on
+// postings (docs/evaluation.md).
 func ManualWeights() Weights {
 	return Weights{
 		Channels: map[string]float64{
 			ChannelWords: 1.0, ChannelLiteral: 1.0,
 		},
 		Fields: map[Field]float64{
-			FieldTitle: 5, FieldBody: 1, FieldFileName: 5,
+			FieldTitle: 5, FieldBody: 1, FieldPath: 5,
 		},
 		Depth: map[string]int{ChannelWords: 200, ChannelLiteral: 200},
+		// A Japanese question is mostly runs of kanji and kana the
+		// literal channel finds: a run in every section must weigh less
+		// than a rare one, and a long section's many occurrences must not
+		// outweigh a short section about it (docs/evaluation.md).
+		LiteralBM25: true,
 	}
-}
-
-// ByColumn are the field weights in the order of cols (a MatchSource's
-// Columns), 1 for a field the weights do not name: what the store's bm25
-// takes, which has no weights of its own.
-func (w Weights) ByColumn(cols []Field) []float64 {
-	out := make([]float64, len(cols))
-	for i, f := range cols {
-		out[i] = cmp.Or(w.Fields[f], 1)
-	}
-	return out
 }
 
 // Hit is one ranked section.
@@ -256,6 +258,17 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 	return res, nil
 }
 
+// Words ranks src for terms by the word channel alone, plain bm25 over the
+// fields with e's weights and no other channel, correction or fusion: the
+// baseline the manual search is measured against (internal/manual/find).
+func (e *Engine) Words(ctx context.Context, src SectionSource, terms []Term, limit int) ([]Posting, error) {
+	var fields [wordindex.Columns]float64
+	for i, f := range SectionFields() {
+		fields[i] = cmp.Or(e.w.Fields[f], 1)
+	}
+	return e.rankWords(ctx, src, wordList(terms), fields, limit)
+}
+
 // ranked is one channel's list for one phrasing (0 the query).
 type ranked struct {
 	channel  string
@@ -270,33 +283,19 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 			jobs = append(jobs, job{channel: channel, run: f})
 		}
 	}
-	// Spec sections are scored here from what their store keeps; a corpus
-	// without postings is ranked by its own index with the same weights.
+	// Every corpus is scored here from its word postings and texts: the
+	// store's for spec sections, a MemorySource's for a manual.
 	sections, _ := src.(SectionSource)
-	matches, _ := src.(MatchSource)
 	var fields [wordindex.Columns]float64 // by SectionFields column
 	for i, f := range SectionFields() {
 		fields[i] = cmp.Or(e.w.Fields[f], 1)
 	}
-	var matchFields []float64 // by matches.Columns()
-	if matches != nil {
-		matchFields = e.w.ByColumn(matches.Columns())
-	}
 	wordsJob := func(terms []Term) func(limit int) ([]Posting, error) {
 		terms = wordList(terms)
-		switch {
-		case sections != nil:
-			return func(n int) ([]Posting, error) { return e.rankWords(ctx, sections, terms, fields, n) }
-		case matches != nil:
-			ex := ftsquery.AnyWord(matchWords(terms))
-			return func(n int) ([]Posting, error) {
-				if ex.IsZero() || n <= 0 {
-					return nil, nil
-				}
-				return matches.Words(ctx, ex, matchFields, n)
-			}
+		if sections == nil {
+			return func(int) ([]Posting, error) { return nil, nil }
 		}
-		return func(int) ([]Posting, error) { return nil, nil }
+		return func(n int) ([]Posting, error) { return e.rankWords(ctx, sections, terms, fields, n) }
 	}
 	words := a.Content
 	var related []Term // the related channel's words, when it has any the words channel lacks
@@ -347,11 +346,8 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		add(ChannelRelated, wordsJob(related))
 	}
 	if lit := substringNeedles(append(slices.Clone(a.Code), a.Runs...)); len(lit) > 0 {
-		switch {
-		case sections != nil:
-			add(ChannelLiteral, func(n int) ([]Posting, error) { return substrings(ctx, sections, lit, e.w.Fields, n) })
-		case matches != nil:
-			add(ChannelLiteral, func(n int) ([]Posting, error) { return matches.Substrings(ctx, lit, matchFields, n) })
+		if sections != nil {
+			add(ChannelLiteral, func(n int) ([]Posting, error) { return substrings(ctx, sections, lit, e.w, n) })
 		}
 	}
 	if sections != nil {

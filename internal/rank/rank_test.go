@@ -166,28 +166,15 @@ func TestLetterBagBoundsOSA(t *testing.T) {
 	}
 }
 
-// fakeSource answers the word and literal channels from fixed lists, as
-// an index that ranks them itself (a MatchSource) would.
-type fakeSource struct {
-	words, literal []Posting
-	vocab          *Vocabulary
-}
-
-func (f fakeSource) Words(context.Context, ftsquery.Expr, []float64, int) ([]Posting, error) {
-	return f.words, nil
-}
-func (f fakeSource) Substrings(context.Context, []string, []float64, int) ([]Posting, error) {
-	return f.literal, nil
-}
-func (f fakeSource) Vocabulary(context.Context) (*Vocabulary, error) { return f.vocab, nil }
-func (f fakeSource) Counts(_ context.Context, words []string) (WordCounts, error) {
-	wc := WordCounts{DF: map[string]int{}}
-	for _, w := range words {
-		wc.DF[w] = f.vocab.DF(w)
+// memorySource is a MemorySource of secs, or the test fails.
+func memorySource(t *testing.T, secs ...MemorySection) *MemorySource {
+	t.Helper()
+	m, err := NewMemorySource(secs)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return wc, nil
+	return m
 }
-func (f fakeSource) Columns() []Field { return []Field{FieldTitle, FieldBody} }
 
 func TestFuseNoChannelHidesAnother(t *testing.T) {
 	lists := []ranked{
@@ -219,11 +206,11 @@ func TestFuseNoChannelHidesAnother(t *testing.T) {
 }
 
 func TestFuseTiesAreDeterministic(t *testing.T) {
-	src := fakeSource{words: []Posting{{ID: 7, Score: 1}, {ID: 5, Score: 1}}, vocab: NewVocabulary(nil)}
+	src := memorySource(t, MemorySection{ID: 7, Title: "Slices", Body: "a slice of it"}, MemorySection{ID: 5, Title: "Slices", Body: "a slice of it"})
 	for range 20 {
 		res, err := New(DefaultWeights()).Search(context.Background(), src, parse(t, "slice"), 10)
-		if err != nil || len(res.Hits) != 2 || res.Hits[0].ID != 7 {
-			t.Fatalf("%+v, %v: the word channel's order decides a tie", res.Hits, err)
+		if err != nil || len(res.Hits) != 2 || res.Hits[0].ID != 5 {
+			t.Fatalf("%+v, %v: of equal scores, the earlier section first", res.Hits, err)
 		}
 	}
 }
@@ -231,7 +218,7 @@ func TestFuseTiesAreDeterministic(t *testing.T) {
 // TestManualWeightsKeepWords: manuals have no related channel, so a short
 // code query with named operators must still run its words.
 func TestManualWeightsKeepWords(t *testing.T) {
-	src := fakeSource{words: []Posting{{ID: 4, Score: 2}}, vocab: NewVocabulary(nil)}
+	src := memorySource(t, MemorySection{ID: 4, Title: "Counters", Body: "the counter counts"}, MemorySection{ID: 9, Title: "Other", Body: "nothing here"})
 	res, err := New(ManualWeights()).Search(context.Background(), src, parse(t, "counter++"), 10)
 	if err != nil || len(res.Hits) != 1 || res.Hits[0].ID != 4 {
 		t.Fatalf("%+v, %v; want the word channel's hit", res.Hits, err)

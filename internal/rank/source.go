@@ -4,13 +4,13 @@ import (
 	"context"
 
 	"github.com/langspec/langspec/internal/rank/wordindex"
-	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
-// What the engine reads from storage. The engine declares it and
-// internal/db implements it (db.Scoped for the spec sections of a scope,
-// db.ManualScope for one manual): the store stores and reads — typed terms
-// in, rows and postings out — and every score is worked out here.
+// What the engine reads of a corpus. The engine declares it; internal/db
+// implements it for the spec sections of a scope (db.Scoped: the store
+// stores and reads — typed terms in, rows and postings out), and a
+// MemorySource for a corpus held in memory (a manual's nodes). Every score
+// is worked out here.
 
 // Source is one corpus in one scope.
 type Source interface {
@@ -73,22 +73,6 @@ type SectionSource interface {
 	ScanShapes(ctx context.Context, needles []string) ([]Occurrences, error)
 }
 
-// MatchSource is a corpus without word postings whose own index ranks a
-// match (manuals, db.ManualScope: FTS5's bm25 with the engine's field
-// weights). Its scores are the index's, compared only within a channel.
-type MatchSource interface {
-	Source
-	// Columns names the indexes' fields in order, for the weights the
-	// other methods take (one per field, in that order).
-	Columns() []Field
-	// Words runs e against the word index, best first.
-	Words(ctx context.Context, e ftsquery.Expr, weights []float64, limit int) ([]Posting, error)
-	// Substrings finds the texts holding any of needles as written (case
-	// aside), best first; needles shorter than ftsquery.MinSubstringRunes
-	// are left out.
-	Substrings(ctx context.Context, needles []string, weights []float64, limit int) ([]Posting, error)
-}
-
 // Posting is a section a channel found, with the channel's score (higher is
 // better; comparable only within one channel).
 type Posting struct {
@@ -137,14 +121,13 @@ type Field string
 
 // The fields of the indexes: a spec section's title, path (its headings
 // from the top of the document), text and in-link anchors (the texts of
-// links into it from elsewhere in its document); a manual node's title,
-// text and file name.
+// links into it from elsewhere in its document). A manual node's title,
+// file name and text are its title, path and body (MemorySection).
 const (
-	FieldTitle    Field = "title"
-	FieldPath     Field = "section_path"
-	FieldBody     Field = "body"
-	FieldAnchors  Field = "anchors"
-	FieldFileName Field = "file_name"
+	FieldTitle   Field = "title"
+	FieldPath    Field = "section_path"
+	FieldBody    Field = "body"
+	FieldAnchors Field = "anchors"
 )
 
 // SectionFields are the fields of a spec section's word postings, in their

@@ -1,30 +1,35 @@
 package rank
 
-import "github.com/langspec/langspec/internal/rank/wordindex"
+import (
+	"cmp"
 
-// TrigramBM25 scores a manual's rows for a query of trigrams exactly as the
-// store's bm25() over its trigram index does with the manual weights
-// (db.ManualScope.Literal given ManualWeights): manual_find's fuzzy heading
-// lookup ranks in memory what the index would, to the last bit, reading
-// only the rows that could be among the first.
+	"github.com/langspec/langspec/internal/rank/wordindex"
+)
+
+// TrigramBM25 scores a manual's rows for a query of trigrams by bm25 over
+// their trigrams — FTS5's bm25() step for step, with the manual's own
+// statistics and the manual weights (ManualWeights: title, normal text,
+// file name as the path field) — for manual_find's fuzzy heading lookup,
+// which reads only the rows that could be among the first.
 type TrigramBM25 struct {
 	idf     []float64 // by trigram
 	avgdl   float64
 	weights [3]float64 // title, text, file name: the trigram index's columns
 }
 
-// NewTrigramBM25 scores for the query's trigrams with the index's
-// statistics: each trigram's idf as FTS5 works it out, and the index's rows
-// and tokens.
-func NewTrigramBM25(idf []float64, rows, tokens int64) *TrigramBM25 {
-	t := &TrigramBM25{idf: make([]float64, len(idf)), avgdl: float64(tokens) / float64(rows)}
-	for i, v := range idf {
-		if v <= 0 {
-			v = 1e-6 // FTS5 raises an idf it finds not positive (a trigram in most rows)
-		}
-		t.idf[i] = v
+// NewTrigramBM25 scores for the query's trigrams with a manual's
+// statistics: its rows, their trigrams in all, and how many rows hold each
+// of the query's trigrams (held, in query order), from which each
+// trigram's idf is worked out as FTS5 works it out (wordindex.IDF).
+func NewTrigramBM25(held []int64, rows, tokens int64) *TrigramBM25 {
+	t := &TrigramBM25{idf: make([]float64, len(held)), avgdl: float64(tokens) / float64(rows)}
+	for i, n := range held {
+		t.idf[i] = wordindex.IDF(rows, n)
 	}
-	copy(t.weights[:], ManualWeights().ByColumn([]Field{FieldTitle, FieldBody, FieldFileName}))
+	w := ManualWeights().Fields
+	for c, f := range [3]Field{FieldTitle, FieldBody, FieldPath} {
+		t.weights[c] = cmp.Or(w[f], 1)
+	}
 	return t
 }
 

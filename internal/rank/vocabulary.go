@@ -3,7 +3,6 @@ package rank
 import (
 	"slices"
 	"sort"
-	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
@@ -11,8 +10,8 @@ import (
 // Vocabulary is the words of a corpus (folded, VocabularyMinRunes or
 // more) with the number of sections holding each, indexed for typo
 // correction. The store reads the counts of spec sections
-// (snapshot_terms); a corpus whose store keeps none (a manual) counts its
-// sections' words with a VocabularyCounter. The index over them is the
+// (snapshot_terms); a corpus held in memory (a manual, MemorySource)
+// counts them as it builds its postings. The index over them is the
 // engine's.
 type Vocabulary struct {
 	df     map[string]int
@@ -64,37 +63,6 @@ func (v *Vocabulary) ASCIIWords(n int, first byte) []string {
 // VocabularyMinRunes is the shortest word a vocabulary keeps: shorter words
 // are not corrected (one edit turns any two letters into any other).
 const VocabularyMinRunes = 3
-
-// VocabularyCounter counts the words of a corpus section by section, as the
-// word index folds them, for a store that keeps no vocabulary of its own.
-type VocabularyCounter struct {
-	df   map[string]int
-	seen map[string]bool // the words of the section being counted
-	toks []tokenize.Token
-}
-
-// Section counts the words of one section, given as its fields' texts: each
-// word once, however often it occurs.
-func (c *VocabularyCounter) Section(fields ...string) {
-	if c.df == nil {
-		c.df = map[string]int{}
-		c.seen = map[string]bool{}
-	}
-	clear(c.seen)
-	for _, f := range fields {
-		c.toks = tokenize.AppendTokens(c.toks[:0], f)
-		for _, t := range c.toks {
-			if c.seen[t.Folded] || utf8.RuneCountInString(t.Folded) < VocabularyMinRunes {
-				continue
-			}
-			c.seen[t.Folded] = true
-			c.df[t.Folded]++
-		}
-	}
-}
-
-// Vocabulary indexes the words counted.
-func (c *VocabularyCounter) Vocabulary() *Vocabulary { return NewVocabulary(c.df) }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"context"
 	"slices"
 	"testing"
 )
@@ -34,15 +35,20 @@ func TestVocabularyASCIIWords(t *testing.T) {
 	}
 }
 
-// TestVocabularyCounter: a word counts once per section, however often and
-// in however many fields it occurs, folded as the word index folds it;
-// words under VocabularyMinRunes are not kept.
-func TestVocabularyCounter(t *testing.T) {
-	var c VocabularyCounter
-	c.Section("Event: 'uncaughtException'", "An uncaughtException, and another uncaughtException.", "process")
-	c.Section("Exit", "The process exits; Café is an ID.", "process")
-	c.Section()
-	v := c.Vocabulary()
+// TestMemorySourceVocabulary: in a MemorySource's vocabulary a word
+// counts once per section, however often and in however many fields it
+// occurs, folded as the word index folds it; words under
+// VocabularyMinRunes are not kept.
+func TestMemorySourceVocabulary(t *testing.T) {
+	src, err := NewMemorySource([]MemorySection{
+		{ID: 1, Title: "Event: 'uncaughtException'", Body: "An uncaughtException, and another uncaughtException.", Path: "process"},
+		{ID: 2, Title: "Exit", Body: "The process exits; Café is an ID.", Path: "process"},
+		{ID: 3},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := src.Vocabulary(context.Background())
 	tests := []struct {
 		word string
 		df   int

@@ -380,7 +380,8 @@ func TestConcurrentFinds(t *testing.T) {
 }
 
 // A store that cannot be searched is an error, not "0 candidates": the
-// word index is dropped under the finder, as a corrupt file would lose it.
+// manuals' tables are dropped under the finder, as a corrupt file would
+// lose them.
 func TestFindFailsOnABrokenIndex(t *testing.T) {
 	ctx := context.Background()
 	f := newFinder(t, fixturesDir)
@@ -392,7 +393,7 @@ func TestFindFailsOnABrokenIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
-	if _, err := raw.ExecContext(ctx, `DROP TABLE manual_nodes_fts`); err != nil {
+	if _, err := raw.ExecContext(ctx, `DROP TABLE manual_nodes_trigram; DROP TABLE manual_nodes; DROP TABLE manual_files`); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := f.Find(ctx, Request{ManualID: "ops-en", Query: "failover"})

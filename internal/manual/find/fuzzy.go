@@ -12,28 +12,25 @@ import (
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
 
-// The fuzzy heading lookup (stage 3) asks for the rows of a manual holding
-// any trigram of a term, best first by bm25 over the store's trigram index
-// (ManualScope.Literal with ftsquery.AnyTrigram), and keeps the first
-// fuzzyPerTerm. Short trigrams such as "es " or "t i" are in nearly every
-// row, so the store scored every row of the manual, through its index and
-// two joins: about 60 ms a term at 5,000 files, most of a search that
-// reached it (docs/performance.md). fuzzyHits gives the same rows, in the
-// same order with the same scores, from the manual's snapshot: bm25 is
-// worked out in memory with the index's own statistics, and only for the
-// rows that could still be among the first (see topTrigramRows).
+// The fuzzy heading lookup (stage 3) ranks the nodes of a manual holding
+// any trigram of a term by bm25 over their trigrams (title, normal text,
+// file name, with the manual weights), and keeps the first fuzzyPerTerm.
+// The statistics are the manual's own — its nodes, their trigrams, and how
+// many of them hold each trigram — so that another manual, or another
+// folder's, never moves its ranking; the score is rank.TrigramBM25's. The
+// store's trigram index only lists the rows holding a trigram (typed terms
+// in, rows out); the scores are worked out here, in memory, and only for
+// the rows that could still be among the first (see topTrigramRows).
 
-// trigramRows are a manual snapshot's rows as FTS5's trigram tokenizer sees
-// them: each column folded as it folds, and each row's token count.
-// Immutable once built.
+// trigramRows are a manual snapshot's rows as a trigram tokenizer sees
+// them: each column folded as FTS5's trigram tokenizer folds it, and each
+// row's token count. Immutable once built.
 type trigramRows struct {
-	// ok is false when some text has a character whose folding the
-	// tokenizer may do differently from foldTrigramRune (a capital
-	// letter beyond ASCII and the full-width alphabet, a NUL, invalid
-	// UTF-8): that manual is ranked by the store.
-	ok   bool
 	cols [][3]string // by node: title, norm, file name, folded
 	size []int32     // by node: the tokens of its three columns, bm25's D
+	// tokens is the sum of size: with the nodes, the manual's own
+	// statistics for bm25's average length.
+	tokens int64
 	// names finds the nodes whose folded title or file name may hold a
 	// trigram (a hint, like every gramIndex); the snapshot's text index
 	// finds those of the normal text, and normOdd are the nodes whose
@@ -55,91 +52,72 @@ func newTrigramRows(nodes []db.ManualNode) *trigramRows {
 	names := make([]string, len(nodes))
 	for i, n := range nodes {
 		for c, t := range [3]string{n.Title, n.Norm, n.FileName} {
-			f, runes, ok := foldTrigramText(t)
-			if !ok {
-				return &trigramRows{}
-			}
+			f, runes := foldTrigramText(t)
 			r.cols[i][c] = f
 			r.size[i] += int32(max(0, runes-2))
 		}
+		r.tokens += int64(r.size[i])
 		if r.cols[i][1] != n.Norm {
 			r.normOdd = append(r.normOdd, int32(i))
 		}
-		// No trigram holds a NUL (foldTrigramText refuses it), so none is
+		// No trigram holds a NUL (foldTrigramText drops it), so none is
 		// found across the two.
 		names[i] = r.cols[i][0] + "\x00" + r.cols[i][2]
 	}
 	r.names = newGramIndex(len(nodes), func(i int) string { return names[i] })
-	r.ok = true
 	return r
 }
 
 // foldTrigramRune is FTS5's trigram tokenizer's folding of r (its default:
-// case folded, diacritics kept), and false for a character it may fold
-// otherwise or read as another: ASCII and full-width capitals become small
-// letters, and characters without case are left as they are (a letter that
-// has no case in Go's tables had none in any older Unicode, the tables FTS5
-// was built from). A NUL is skipped by the tokenizer and U+FFFE and U+FFFF
-// are read as U+FFFD, so neither can be mirrored.
-func foldTrigramRune(r rune) (rune, bool) {
+// case folded, diacritics kept), so that the rows the store's trigram
+// index lists for a trigram are the rows whose folded text holds it: ASCII
+// and full-width capitals become small letters, and characters without
+// case are left as they are. Other capitals are lowered as Go lowers them,
+// which FTS5's older tables may not do for the newest letters: a row the
+// index then does not list is not found by that trigram.
+func foldTrigramRune(r rune) rune {
 	switch {
-	case r == 0:
-		return r, false
 	case 'A' <= r && r <= 'Z', 'Ａ' <= r && r <= 'Ｚ':
-		return r + 'a' - 'A', true
+		return r + 'a' - 'A'
 	case r < utf8.RuneSelf, 'ａ' <= r && r <= 'ｚ':
-		return r, true
-	case r == 0xFFFE || r == 0xFFFF:
-		return r, false
+		return r
 	}
-	return r, unicode.SimpleFold(r) == r
+	return unicode.ToLower(r)
 }
 
-// foldTrigramText folds t as foldTrigramRune does and counts its
-// characters; false when t is not valid UTF-8 or a character cannot be
-// folded. The string is t itself when folding leaves it as it is.
-func foldTrigramText(t string) (string, int, bool) {
+// foldTrigramText folds t as foldTrigramRune does, without NULs (the
+// tokenizer skips them) and with invalid UTF-8 read as U+FFFD, and counts
+// its characters. The string is t itself when folding leaves it as it is.
+func foldTrigramText(t string) (string, int) {
 	if !utf8.ValidString(t) {
-		return "", 0, false
+		t = strings.ToValidUTF8(t, "\uFFFD")
 	}
+	t = strings.ReplaceAll(t, "\x00", "")
 	n := 0
 	same := true
 	for _, r := range t {
-		f, ok := foldTrigramRune(r)
-		if !ok {
-			return "", 0, false
-		}
-		same = same && f == r
+		same = same && foldTrigramRune(r) == r
 		n++
 	}
 	if same {
-		return t, n, true
+		return t, n
 	}
 	b := make([]byte, 0, len(t))
 	for _, r := range t {
-		f, _ := foldTrigramRune(r)
-		b = utf8.AppendRune(b, f)
+		b = utf8.AppendRune(b, foldTrigramRune(r))
 	}
-	return string(b), n, true
+	return string(b), n
 }
 
-// fuzzyHits returns what the manual's Scope(manual).Literal(ctx,
-// ftsquery.AnyTrigram(term), limit) returns, term being normalised: from
-// the snapshot when it and term can be mirrored, else from the store.
+// fuzzyHits returns the first limit nodes of the manual for the trigrams
+// of term (normalised), best first (topTrigramRows).
 func (s *stageRun) fuzzyHits(ctx context.Context, snap *manualSnapshot, term string, limit int) ([]rank.Posting, error) {
-	store := s.f.Index.store
-	if hits, ok, err := topTrigramRows(ctx, store, snap, term, limit); ok || err != nil {
-		return hits, err
-	}
-	scope := s.f.Index.manuals.Scope(snap.manual)
-	return scope.Literal(ctx, ftsquery.AnyTrigram(term), rank.ManualWeights().ByColumn(scope.Columns()), limit)
+	return topTrigramRows(ctx, s.f.Index.store, snap, term, limit)
 }
 
-// topTrigramRows ranks the snapshot's rows for the trigrams of term as
-// FTS5's bm25 over the trigram index does, and returns the first limit,
-// best first, ties in row order (the index lists rows by id and the sort
-// keeps the first of equals); false when the snapshot or term cannot be
-// mirrored, or the store's statistics cannot be read.
+// topTrigramRows ranks the snapshot's rows for the trigrams of term by
+// bm25 over the manual's own trigram statistics (rank.TrigramBM25) and
+// returns the first limit, best first, ties in row order.
 //
 // bm25 sums over the query's trigrams, each scoring at most idf·(k1+1)
 // however often a row holds it. The trigrams are taken rarest first (the
@@ -147,29 +125,32 @@ func (s *stageRun) fuzzyHits(ctx context.Context, snap *manualSnapshot, term str
 // the trigrams left could not lift a row that has none of those taken so
 // far to the score of the last of the first limit, no other row can be
 // among them (MaxScore). The common trigrams, in most rows and worth little
-// (FTS5 gives a trigram in more than half the rows an idf of 1e-6), are
-// then never looked up, and few rows are scored. A row is scored exactly as
-// bm25() scores it, every operation in its order, so that the scores, and
-// therefore the order, are FTS5's to the last bit.
-func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, term string, limit int) ([]rank.Posting, bool, error) {
+// (bm25 gives a trigram in more than half the rows an idf of 1e-6), then
+// add no row, and few rows are scored.
+func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, term string, limit int) ([]rank.Posting, error) {
 	grams := distinctTrigrams(term)
-	if len(grams) == 0 || limit <= 0 {
-		return nil, true, nil // the store matches nothing either
-	}
-	for _, g := range grams {
-		if f, _, ok := foldTrigramText(g); !ok || f != g {
-			return nil, false, nil
-		}
+	if len(grams) == 0 || limit <= 0 || len(snap.nodes) == 0 {
+		return nil, nil
 	}
 	rows := snap.trigramRows()
-	if !rows.ok {
-		return nil, false, nil
+	rowOf := snap.nodeTree().rows
+	// The manual's rows holding each trigram, as the store's index lists
+	// them, and from their number the trigram's idf in this manual alone.
+	held := make([][]int32, len(grams))
+	counts := make([]int64, len(grams))
+	for i, g := range grams {
+		ids, err := store.ManualTrigramRows(ctx, g)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if p, ok := rowOf[id]; ok {
+				held[i] = append(held[i], p)
+			}
+		}
+		counts[i] = int64(len(held[i]))
 	}
-	st, ok, err := store.ManualTrigramStats(ctx, grams)
-	if err != nil || !ok {
-		return nil, false, err
-	}
-	bm := rank.NewTrigramBM25(st.IDF, st.Rows, st.Tokens)
+	bm := rank.NewTrigramBM25(counts, int64(len(snap.nodes)), rows.tokens)
 	r := rowScorer{rows: rows, grams: grams, bm: bm}
 
 	order := make([]int, len(grams)) // rarest first
@@ -222,7 +203,6 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 	for j, i := range order {
 		place[i] = j
 	}
-	rowOf := snap.nodeTree().rows
 	seen := newBitset(len(snap.nodes))
 	type fresh struct {
 		p     int32
@@ -233,17 +213,12 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 		if j > 0 && below(rest[j-1]) {
 			break // no row without the trigrams taken can be among the first
 		}
-		ids, err := store.ManualTrigramRows(ctx, grams[i])
-		if err != nil {
-			return nil, false, err
-		}
 		// The rows first met here hold none of the rarer trigrams: each
 		// scores at most what this one gives it and what the later ones it
 		// may hold could.
 		rowsAt = rowsAt[:0]
-		for _, id := range ids {
-			p, ok := rowOf[id]
-			if !ok || seen.has(int(p)) {
+		for _, p := range held[i] {
+			if seen.has(int(p)) {
 				continue
 			}
 			seen.set(int(p))
@@ -272,7 +247,7 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 			insert(rank.Posting{ID: snap.nodes[f.p].RowID, Score: r.score(f.p, place, j)})
 		}
 	}
-	return top, true, nil
+	return top, nil
 }
 
 func cmpInt64(a, b int64) int {
@@ -297,8 +272,8 @@ func distinctTrigrams(s string) []string {
 	return out
 }
 
-// rowScorer reads a snapshot's rows for rank.TrigramBM25, which scores them
-// as the store's bm25() over the trigram index does.
+// rowScorer reads a snapshot's rows for rank.TrigramBM25, which scores
+// them.
 type rowScorer struct {
 	rows  *trigramRows
 	hints []gramHint // by trigram
@@ -306,7 +281,7 @@ type rowScorer struct {
 	bm    *rank.TrigramBM25
 }
 
-// score returns row p's bm25 (the store's score, bm25() negated), p
+// score returns row p's bm25 (higher is better), p
 // holding none of the trigrams whose rank is below from (they add exactly
 // nothing: a row's score is the sum of the trigrams' terms in query order).
 func (r *rowScorer) score(p int32, rank []int, from int) float64 {

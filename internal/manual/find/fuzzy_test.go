@@ -2,6 +2,7 @@ package find
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -19,22 +20,20 @@ func TestFoldTrigramText(t *testing.T) {
 	tests := []struct {
 		in, want string
 		runes    int
-		ok       bool
 	}{
-		{"Failover", "failover", 8, true},
-		{"ＳＬＡ ａｂ", "ｓｌａ ａｂ", 6, true}, // full-width capitals fold as FTS5 folds them
-		{"火災保険の約款", "火災保険の約款", 7, true},
-		{"résumé", "", 0, false}, // é has case: not mirrored
-		{"Σ", "", 0, false},
-		{"a\x00b", "", 0, false},   // the tokenizer skips a NUL
-		{"a\uffffb", "", 0, false}, // read as U+FFFD
-		{"abc\xff", "", 0, false},  // not UTF-8
-		{"", "", 0, true},
+		{"Failover", "failover", 8},
+		{"ＳＬＡ ａｂ", "ｓｌａ ａｂ", 6}, // full-width capitals fold as FTS5 folds them
+		{"火災保険の約款", "火災保険の約款", 7},
+		{"RÉSUMÉ", "résumé", 6},
+		{"Σ", "σ", 1},
+		{"a\x00b", "ab", 2},         // the tokenizer skips a NUL
+		{"abc\xff", "abc\ufffd", 4}, // not UTF-8: read as U+FFFD
+		{"", "", 0},
 	}
 	for _, tc := range tests {
-		got, runes, ok := foldTrigramText(tc.in)
-		if ok != tc.ok || ok && (got != tc.want || runes != tc.runes) {
-			t.Errorf("foldTrigramText(%q) = %q, %d, %v; want %q, %d, %v", tc.in, got, runes, ok, tc.want, tc.runes, tc.ok)
+		got, runes := foldTrigramText(tc.in)
+		if got != tc.want || runes != tc.runes {
+			t.Errorf("foldTrigramText(%q) = %q, %d; want %q, %d", tc.in, got, runes, tc.want, tc.runes)
 		}
 	}
 }
@@ -131,57 +130,113 @@ func fuzzyTerms(r *rand.Rand, snaps map[string]*manualSnapshot) []string {
 	return out
 }
 
-// TestTopTrigramRowsIsTheStore compares the fuzzy lookup from a snapshot
-// with the store's ranking it stands for, over random manuals: the same
-// rows, in the same order, with the same scores to the last bit.
-func TestTopTrigramRowsIsTheStore(t *testing.T) {
+// storeTrigramBM25 is FTS5's own ranking of a manual's rows for the
+// trigrams of term — bm25() over the store's trigram index with the
+// manual weights — read with SQL from the database file: with the manual
+// alone in it, its statistics are the manual's, and topTrigramRows must
+// give the same rows in the same order with the same scores.
+func storeTrigramBM25(t *testing.T, store *db.DB, term string, limit int) []rank.Posting {
+	t.Helper()
+	conn, err := sql.Open("sqlite", store.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if ftsquery.AnyTrigram(term).IsZero() {
+		return nil // no trigram: nothing is found
+	}
+	w := rank.ManualWeights().Fields
+	score := fmt.Sprintf("bm25(manual_nodes_trigram, %g, %g, %g)", w[rank.FieldTitle], w[rank.FieldBody], w[rank.FieldPath])
+	return sqlPostings(t, conn, `SELECT rowid, -`+score+` FROM manual_nodes_trigram WHERE manual_nodes_trigram MATCH ?1 ORDER BY `+score+`, rowid LIMIT ?2`,
+		ftsquery.AnyTrigram(term).String(), limit)
+}
+
+// sqlPostings runs query, whose rows are a row id and a score.
+func sqlPostings(t *testing.T, conn *sql.DB, query string, args ...any) []rank.Posting {
+	t.Helper()
+	rows, err := conn.Query(query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []rank.Posting
+	for rows.Next() {
+		var p rank.Posting
+		if err := rows.Scan(&p.ID, &p.Score); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestTopTrigramRowsIsFTS5sBM25 compares the fuzzy lookup with FTS5's bm25
+// over random manuals, each alone in its store: the same rows, in the same
+// order, with the same scores to the last bit.
+func TestTopTrigramRowsIsFTS5sBM25(t *testing.T) {
 	ctx := context.Background()
 	for seed := range uint64(4) {
 		r := rand.New(rand.NewPCG(seed, 15))
-		store, snaps := fuzzyStore(t, r, []string{"a", "b", "c"}, "")
+		store, snaps := fuzzyStore(t, r, []string{"a"}, "")
+		sn := snaps["a"]
 		for _, term := range fuzzyTerms(r, snaps) {
 			n := normalize.Normal(term)
-			for m, sn := range snaps {
-				for _, limit := range []int{1, fuzzyPerTerm, 40} {
-					scope := store.ManualRoot("/fuzz").Scope(m)
-					want, err := scope.Literal(ctx, ftsquery.AnyTrigram(n), rank.ManualWeights().ByColumn(scope.Columns()), limit)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, ok, err := topTrigramRows(ctx, store, sn, n, limit)
-					if err != nil || !ok {
-						t.Fatalf("seed %d, %q in %s: ok %v, err %v", seed, n, m, ok, err)
-					}
-					if !slices.Equal(got, want) {
-						t.Errorf("seed %d, %q in %s, limit %d:\n got %v\nwant %v", seed, n, m, limit, got, want)
-					}
+			for _, limit := range []int{1, fuzzyPerTerm, 40} {
+				got, err := topTrigramRows(ctx, store, sn, n, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := storeTrigramBM25(t, store, n, limit); !slices.Equal(got, want) {
+					t.Errorf("seed %d, %q, limit %d:\n got %v\nwant %v", seed, n, limit, got, want)
 				}
 			}
 		}
 	}
 }
 
-// TestFuzzyHitsFallsBackToTheStore: a manual with a heading the mirror
-// cannot fold as FTS5 would is ranked by the store.
-func TestFuzzyHitsFallsBackToTheStore(t *testing.T) {
+// TestTopTrigramRowsKeepToTheirManual: a manual's fuzzy ranking is the
+// same whether other manuals share the store or not — its statistics are
+// its own.
+func TestTopTrigramRowsKeepToTheirManual(t *testing.T) {
 	ctx := context.Background()
-	r := rand.New(rand.NewPCG(7, 15))
-	store, snaps := fuzzyStore(t, r, []string{"a", "b"}, "Résumé of the failover")
-	s := &stageRun{f: &Finder{Index: &Index{store: store, manuals: store.ManualRoot("/fuzz")}}}
-	sn := snaps["a"]
-	if sn.trigramRows().ok {
-		t.Fatal("a heading with É was mirrored")
+	for seed := range uint64(3) {
+		alone, aloneSnaps := fuzzyStore(t, rand.New(rand.NewPCG(seed, 15)), []string{"a"}, "")
+		shared, sharedSnaps := fuzzyStore(t, rand.New(rand.NewPCG(seed, 15)), []string{"a", "b", "c"}, "")
+		for _, term := range fuzzyTerms(rand.New(rand.NewPCG(seed, 16)), aloneSnaps) {
+			n := normalize.Normal(term)
+			want, err := topTrigramRows(ctx, alone, aloneSnaps["a"], n, 40)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := topTrigramRows(ctx, shared, sharedSnaps["a"], n, 40)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("seed %d, %q: beside other manuals %v, alone %v", seed, n, got, want)
+			}
+		}
 	}
-	for _, term := range []string{"failover", "resume of", "保険金支払"} {
-		n := normalize.Normal(term)
-		if _, ok, _ := topTrigramRows(ctx, store, sn, n, fuzzyPerTerm); ok {
-			t.Errorf("%q: mirrored", n)
-		}
-		got, err := s.fuzzyHits(ctx, sn, n, fuzzyPerTerm)
-		scope := store.ManualRoot("/fuzz").Scope("a")
-		want, err2 := scope.Literal(ctx, ftsquery.AnyTrigram(n), rank.ManualWeights().ByColumn(scope.Columns()), fuzzyPerTerm)
-		if err != nil || err2 != nil || !slices.Equal(got, want) {
-			t.Errorf("%q: got %v (%v), want %v (%v)", n, got, err, want, err2)
-		}
+}
+
+// TestTopTrigramRowsFoldAsTheIndex: a heading with capitals beyond ASCII
+// ("RÉSUMÉ") is found by its trigrams in lower case, as the store's index
+// folds them.
+func TestTopTrigramRowsFoldAsTheIndex(t *testing.T) {
+	ctx := context.Background()
+	store, snaps := fuzzyStore(t, rand.New(rand.NewPCG(7, 15)), []string{"a"}, "RÉSUMÉ of the failover")
+	sn := snaps["a"]
+	got, err := topTrigramRows(ctx, store, sn, normalize.Normal("résumé"), fuzzyPerTerm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || !slices.ContainsFunc(sn.nodes, func(n db.ManualNode) bool { return n.RowID == got[0].ID && n.Title == "RÉSUMÉ of the failover" }) {
+		t.Fatalf("résumé: got %v, want the heading's node first", got)
+	}
+	if want := storeTrigramBM25(t, store, normalize.Normal("résumé"), fuzzyPerTerm); !slices.Equal(got, want) {
+		t.Errorf("got %v, FTS5's bm25 %v", got, want)
 	}
 }

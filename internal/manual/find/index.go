@@ -60,24 +60,27 @@ type manualSnapshot struct {
 	inOrder     bool
 	trigramOnce sync.Once
 	trigram     *trigramRows
-	vocabOnce   sync.Once
-	vocab       *rank.Vocabulary
+	sourceOnce  sync.Once
+	src         *rank.MemorySource
+	srcErr      error
 }
 
-// vocabulary is the words of the snapshot's nodes (heading, text, file
-// name, the word index's fields) with the number of nodes holding each,
-// built on first use: the store keeps no vocabulary of a manual, and
-// without one a misspelt word ("uncaugthException") was never corrected.
-func (sn *manualSnapshot) vocabulary() *rank.Vocabulary {
-	sn.vocabOnce.Do(func() {
-		var c rank.VocabularyCounter
+// source is the snapshot as the ranking engine reads it, built on first
+// use: a node's heading, file name (the path field) and text, with its
+// normal text for the literal channel. The store keeps no postings of a
+// manual: they are worked out from the nodes, so that a manual is ranked
+// with its own statistics, whatever else the database holds, and its
+// misspelt words are corrected from its own vocabulary.
+func (sn *manualSnapshot) source() (*rank.MemorySource, error) {
+	sn.sourceOnce.Do(func() {
+		secs := make([]rank.MemorySection, len(sn.nodes))
 		for i := range sn.nodes {
 			n := &sn.nodes[i]
-			c.Section(n.Title, n.Body, n.FileName)
+			secs[i] = rank.MemorySection{ID: n.RowID, Title: n.Title, Path: n.FileName, Body: n.Body, Literal: n.Norm}
 		}
-		sn.vocab = c.Vocabulary()
+		sn.src, sn.srcErr = rank.NewMemorySource(secs)
 	})
-	return sn.vocab
+	return sn.src, sn.srcErr
 }
 
 // nodeTraits are what every search reads of a node that no query changes:

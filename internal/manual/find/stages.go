@@ -7,7 +7,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/manual/find/queryplan"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
@@ -52,25 +51,40 @@ func (s *stageRun) stageExact(ctx context.Context) {
 }
 
 // exactCandidates ranks one manual's nodes for stage 0, best first, at most
-// hardNodeLimit.
+// hardNodeLimit: the engine's channels over the manual's MemorySource, or
+// for a baseline its word channel alone (plain bm25).
 func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.Posting, error) {
-	store := s.f.Index.manuals
+	snap := s.snapshotOf(manual)
+	if snap == nil {
+		return nil, nil
+	}
+	src, err := snap.source()
+	if err != nil {
+		return nil, err
+	}
+	engine := rank.New(rank.ManualWeights())
 	switch s.req.Baseline {
 	case BaselineBM25:
 		q, err := ftsquery.Parse(s.req.Query)
 		if err != nil {
 			return nil, err
 		}
-		// BM25 proper scores a bag of words: any of them may match.
-		expr := q.AnyTerm()
-		if expr.IsZero() {
-			expr = q.AllTerms() // one word
+		// BM25 proper scores a bag of words: any of them may match, the
+		// stop words left out unless there is nothing else.
+		var terms []rank.Term
+		for _, t := range q.WordTerms() {
+			words := strings.Fields(t.Text)
+			for i, w := range words {
+				terms = append(terms, rank.NewTerm(w, t.Prefix && i == len(words)-1))
+			}
 		}
-		scope := store.Scope(manual)
-		return scope.Words(ctx, expr, rank.ManualWeights().ByColumn(scope.Columns()), hardNodeLimit)
+		return engine.Words(ctx, src, terms, hardNodeLimit)
 	case BaselineBM25Terms:
-		scope := store.Scope(manual)
-		return scope.Words(ctx, ftsquery.AnyPhrase(s.plan.Terms), rank.ManualWeights().ByColumn(scope.Columns()), hardNodeLimit)
+		var terms []rank.Term
+		for _, t := range s.plan.Terms {
+			terms = append(terms, rank.NewTerm(t, false))
+		}
+		return engine.Words(ctx, src, terms, hardNodeLimit)
 	}
 	q := ftsquery.Query{Raw: s.req.Query}
 	for _, t := range s.plan.Terms {
@@ -79,8 +93,7 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 	if len(q.Terms) == 0 {
 		return nil, nil
 	}
-	src := manualSource{ManualScope: store.Scope(manual), snap: s.snapshotOf(manual)}
-	res, err := rank.New(rank.ManualWeights()).Search(ctx, src, q, hardNodeLimit)
+	res, err := engine.Search(ctx, src, q, hardNodeLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -94,23 +107,6 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 		out[i] = rank.Posting{ID: h.ID, Score: h.Score}
 	}
 	return out, nil
-}
-
-// manualSource is one manual as the engine reads it: the store's indexes,
-// and the vocabulary of the snapshot searched, which the store does not
-// keep, so that a misspelt word is corrected as in a spec search.
-type manualSource struct {
-	*db.ManualScope
-	snap *manualSnapshot
-}
-
-// Vocabulary is the snapshot's (manualSnapshot.vocabulary), none when the
-// search holds no snapshot of the manual.
-func (m manualSource) Vocabulary(context.Context) (*rank.Vocabulary, error) {
-	if m.snap == nil {
-		return rank.NewVocabulary(nil), nil
-	}
-	return m.snap.vocabulary(), nil
 }
 
 // snapshotOf is the snapshot of manual the search holds, nil if none.
