@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -184,10 +185,27 @@ func (d *DB) checkMigrated(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list migrations: %w", err)
 	}
+	if err := d.refuseNewer(applied, names); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if !applied[name] {
 			return apperr.New(apperr.Unavailable, "open it once with write access so langspec can update it, or pass --db with another path",
 				"database %s is read-only and lacks migration %s", d.path, name)
+		}
+	}
+	return nil
+}
+
+// refuseNewer refuses a store a newer langspec has migrated: its tables are
+// not the ones this version reads (a table dropped, another added), and
+// every query would fail as if the file were not a langspec database at
+// all — whose hint, moving the file away, would lose what it holds.
+func (d *DB) refuseNewer(applied map[string]bool, known []string) error {
+	for _, name := range slices.Sorted(maps.Keys(applied)) {
+		if !slices.Contains(known, name) {
+			return apperr.New(apperr.Unavailable, "use that langspec or a newer one ('langspec version' shows this one's), or pass --db with another path; the file is left as it is",
+				"database %s was written by a newer langspec: it holds migration %s, which this version does not know", d.path, name)
 		}
 	}
 	return nil
@@ -310,6 +328,9 @@ func (d *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("list migrations: %w", err)
 	}
 	slices.Sort(names)
+	if err := d.refuseNewer(applied, names); err != nil {
+		return err
+	}
 	for _, name := range names {
 		if applied[name] {
 			continue

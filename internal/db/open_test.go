@@ -123,3 +123,37 @@ func TestOpenNewFileSettings(t *testing.T) {
 		t.Errorf("page_size %d, journal_mode %s, auto_vacuum %d; want 16384, wal and 2 (incremental)", pageSize, mode, autoVacuum)
 	}
 }
+
+// TestOpenRefusesANewerIndex: a store a newer langspec migrated is refused
+// as such, for writing and for reading, with its file left as it is — not
+// taken for a file that is no langspec database, whose hint is to move it
+// away.
+func TestOpenRefusesANewerIndex(t *testing.T) {
+	ctx := context.Background()
+	path := seeded(t)
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.Exec(`INSERT INTO schema_migrations (name, applied_at) VALUES ('9999_from_the_future.sql', 'then')`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, open := range map[string]func(context.Context, string) (*db.DB, error){"Open": db.Open, "OpenReadOnly": db.OpenReadOnly} {
+		d, err := open(ctx, path)
+		if err == nil {
+			d.Close()
+			t.Fatalf("%s: a newer index was opened", name)
+		}
+		if apperr.CodeOf(err) != apperr.Unavailable || !strings.Contains(err.Error(), "newer langspec") || !strings.Contains(err.Error(), "9999_from_the_future.sql") {
+			t.Errorf("%s: %v (code %s)", name, err, apperr.CodeOf(err))
+		}
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the newer index was changed")
+	}
+}

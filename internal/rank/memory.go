@@ -154,9 +154,10 @@ func (m *MemorySource) PrefixTerms(_ context.Context, prefix string) ([]string, 
 func (m *MemorySource) Within(context.Context) (map[int64][]int, error) { return nil, nil }
 
 // Phrase returns the sections holding t's words next to each other, in
-// order, in one field (the last word a prefix when t is one), as FTS5
-// matches a phrase: the candidates are the sections holding every word,
-// from the postings, and only they are read again.
+// order, in one field (the last word a prefix when t is one: the index
+// terms starting with its stem, as FTS5's porter tokenizer stems a prefix
+// too), as FTS5 matches a phrase: the candidates are the sections holding
+// every word, from the postings, and only they are read again.
 func (m *MemorySource) Phrase(_ context.Context, t Term) (map[int64][]int, error) {
 	if len(t.Tokens) == 0 || len(m.secs) == 0 {
 		return nil, nil
@@ -194,8 +195,8 @@ func (m *MemorySource) phrase(t Term) ([]int, error) {
 	for k, tok := range t.Tokens {
 		var terms []string
 		if k == last && t.Prefix {
-			i, _ := slices.BinarySearch(m.terms, tok.Folded)
-			for ; i < len(m.terms) && strings.HasPrefix(m.terms[i], tok.Folded); i++ {
+			i, _ := slices.BinarySearch(m.terms, tok.Stem)
+			for ; i < len(m.terms) && strings.HasPrefix(m.terms[i], tok.Stem); i++ {
 				terms = append(terms, m.terms[i])
 			}
 		} else {
@@ -244,7 +245,7 @@ func holdsPhrase(toks []tokenize.Token, t Term, stems *tokenize.Stems) bool {
 		for ; j <= last; j++ {
 			stem := stems.Stem(toks[i+j].Folded)
 			if j == last && t.Prefix {
-				if !strings.HasPrefix(stem, t.Tokens[j].Folded) {
+				if !strings.HasPrefix(stem, t.Tokens[j].Stem) {
 					break
 				}
 			} else if stem != t.Tokens[j].Stem {

@@ -36,6 +36,7 @@ func TestMemorySource(t *testing.T) {
 		{NewTerm("change window", false), []int{2}, "in the title and the text"},
 		{NewTerm("window change", false), nil, "the words apart and out of order"},
 		{NewTerm("the chang", true), []int{2}, "a prefix for its last word"},
+		{NewTerm("the windows", true), []int{0}, "a prefix is stemmed, as FTS5 stems it: windows* is window*"},
 		{NewTerm("the window", false), []int{0}, "next to each other only in the backups text"},
 	}
 	for _, tc := range phrases {
@@ -115,5 +116,15 @@ func TestLiteralBM25(t *testing.T) {
 		if err != nil || len(got) == 0 || got[0].ID != tc.first {
 			t.Errorf("bm25 %v, %q: got %v, %v; want %d first (%s)", tc.bm25, tc.needles, got, err, tc.first, tc.why)
 		}
+	}
+}
+
+// TestLiteralBM25WithoutWords: a document of punctuation alone has no
+// length to weigh by, and its literal is still found.
+func TestLiteralBM25WithoutWords(t *testing.T) {
+	src := memorySource(t, MemorySection{ID: 1, Body: "->> ->>"})
+	got, err := substrings(context.Background(), src, []string{"->>"}, ManualWeights(), 10)
+	if err != nil || len(got) != 1 || got[0].ID != 1 || got[0].Score <= 0 {
+		t.Fatalf("got %v, %v; want section 1 with a score", got, err)
 	}
 }

@@ -88,7 +88,10 @@ func literalBM25(ctx context.Context, src SectionSource, needles []string, weigh
 				continue
 			}
 			rows := int64(len(d.snap.IDs))
-			norm := wordindex.LengthNorm(float64(d.snap.Lengths[o.Ord]), float64(d.snap.Tokens)/float64(rows))
+			norm := 1.0 // a document of no words at all (only punctuation): no length to weigh
+			if d.snap.Tokens > 0 {
+				norm = wordindex.LengthNorm(float64(d.snap.Lengths[o.Ord]), float64(d.snap.Tokens)/float64(rows))
+			}
 			score[o.ID] += wordindex.TermScore(wordindex.IDF(rows, int64(d.held)), f, norm)
 			hits[o.ID] = Occurrences{ID: o.ID, Ord: o.Ord}
 		}

@@ -23,13 +23,14 @@ type Source interface {
 	Vocabulary(ctx context.Context) (*Vocabulary, error)
 }
 
-// SectionSource is a corpus the engine ranks from what the store keeps
-// of it (spec sections, db.Scoped): the word postings and layouts of its
+// SectionSource is a corpus the engine ranks from its word postings and
+// texts — what the store keeps of spec sections (db.Scoped), or what a
+// MemorySource builds of a manual: the word postings and layouts of its
 // documents, the sections holding a phrase, the occurrences of literals
 // and shapes, titles. A document is one stored version of one
-// specification (a snapshot), named by its id; a section is named by its
-// row id, and within its document by its ordinal (its place in the
-// document's layout).
+// specification (a snapshot), or a manual, named by its id; a section is
+// named by its row id, and within its document by its ordinal (its place
+// in the document's layout).
 type SectionSource interface {
 	Source
 	// Layouts are the word layouts of the scope's documents, by document.
@@ -40,7 +41,8 @@ type SectionSource interface {
 	// entry under it. The lists are the store's: read, never changed.
 	Postings(ctx context.Context, terms []string) (map[string]map[int64]wordindex.List, error)
 	// PrefixTerms are the index terms of the scope's documents that start
-	// with prefix (a folded word), in order, as FTS5 expands a prefix.
+	// with prefix (the stem of a folded word: FTS5's porter tokenizer stems
+	// a prefix too), in order, as FTS5 expands a prefix.
 	PrefixTerms(ctx context.Context, prefix string) ([]string, error)
 	// Phrase returns the sections holding t as a phrase — its words next
 	// to each other, in order, the last one a prefix when t is — as

@@ -43,7 +43,9 @@ func (e *Engine) rankWords(ctx context.Context, src SectionSource, terms []Term,
 		toks := t.Tokens
 		if t.Prefix {
 			last := toks[len(toks)-1]
-			if expanded[i], err = src.PrefixTerms(ctx, last.Folded); err != nil {
+			// FTS5's porter tokenizer stems a prefix too ("running*" is
+			// run*): the index terms it stands for start with its stem.
+			if expanded[i], err = src.PrefixTerms(ctx, last.Stem); err != nil {
 				return nil, err
 			}
 			stems = append(stems, expanded[i]...)

@@ -4,12 +4,12 @@ import (
 	"context"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/db"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
+	"github.com/langspec/langspec/internal/text/tokenize"
 )
 
 // The fuzzy heading lookup (stage 3) ranks the nodes of a manual holding
@@ -22,9 +22,9 @@ import (
 // in, rows out); the scores are worked out here, in memory, and only for
 // the rows that could still be among the first (see topTrigramRows).
 
-// trigramRows are a manual snapshot's rows as a trigram tokenizer sees
-// them: each column folded as FTS5's trigram tokenizer folds it, and each
-// row's token count. Immutable once built.
+// trigramRows are a manual snapshot's rows as FTS5's trigram tokenizer sees
+// them: each column folded as it folds, and each row's token count.
+// Immutable once built.
 type trigramRows struct {
 	cols [][3]string // by node: title, norm, file name, folded
 	size []int32     // by node: the tokens of its three columns, bm25's D
@@ -69,20 +69,15 @@ func newTrigramRows(nodes []db.ManualNode) *trigramRows {
 }
 
 // foldTrigramRune is FTS5's trigram tokenizer's folding of r (its default:
-// case folded, diacritics kept), so that the rows the store's trigram
-// index lists for a trigram are the rows whose folded text holds it: ASCII
-// and full-width capitals become small letters, and characters without
-// case are left as they are. Other capitals are lowered as Go lowers them,
-// which FTS5's older tables may not do for the newest letters: a row the
-// index then does not list is not found by that trigram.
+// case folded from SQLite's tables, diacritics kept; tokenize.FoldCase),
+// so that a row's folded text holds a trigram exactly where the store's
+// trigram index lists the row for it. U+FFFE and U+FFFF are read as
+// U+FFFD, as SQLite reads them.
 func foldTrigramRune(r rune) rune {
-	switch {
-	case 'A' <= r && r <= 'Z', 'Ａ' <= r && r <= 'Ｚ':
-		return r + 'a' - 'A'
-	case r < utf8.RuneSelf, 'ａ' <= r && r <= 'ｚ':
-		return r
+	if r == 0xFFFE || r == 0xFFFF {
+		return utf8.RuneError
 	}
-	return unicode.ToLower(r)
+	return tokenize.FoldCase(r)
 }
 
 // foldTrigramText folds t as foldTrigramRune does, without NULs (the
@@ -107,6 +102,38 @@ func foldTrigramText(t string) (string, int) {
 		b = utf8.AppendRune(b, foldTrigramRune(r))
 	}
 	return string(b), n
+}
+
+// maxKeptGrams bounds the trigrams a snapshot keeps the rows of.
+const maxKeptGrams = 4096
+
+// rowsHolding returns the snapshot's nodes the store's trigram index lists
+// for gram, kept with the snapshot: the index lists every manual's rows, and
+// the same trigrams come back query after query ("the", "ion").
+func (sn *manualSnapshot) rowsHolding(ctx context.Context, store *db.DB, rowOf map[int64]int32, gram string) ([]int32, error) {
+	sn.gramMu.Lock()
+	held, ok := sn.gramRows[gram]
+	sn.gramMu.Unlock()
+	if ok {
+		return held, nil
+	}
+	ids, err := store.ManualTrigramRows(ctx, gram)
+	if err != nil {
+		return nil, err
+	}
+	held = []int32{}
+	for _, id := range ids {
+		if p, ok := rowOf[id]; ok {
+			held = append(held, p)
+		}
+	}
+	sn.gramMu.Lock()
+	if sn.gramRows == nil || len(sn.gramRows) >= maxKeptGrams {
+		sn.gramRows = map[string][]int32{}
+	}
+	sn.gramRows[gram] = held
+	sn.gramMu.Unlock()
+	return held, nil
 }
 
 // fuzzyHits returns the first limit nodes of the manual for the trigrams
@@ -139,14 +166,9 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 	held := make([][]int32, len(grams))
 	counts := make([]int64, len(grams))
 	for i, g := range grams {
-		ids, err := store.ManualTrigramRows(ctx, g)
-		if err != nil {
+		var err error
+		if held[i], err = snap.rowsHolding(ctx, store, rowOf, g); err != nil {
 			return nil, err
-		}
-		for _, id := range ids {
-			if p, ok := rowOf[id]; ok {
-				held[i] = append(held[i], p)
-			}
 		}
 		counts[i] = int64(len(held[i]))
 	}

@@ -63,6 +63,9 @@ type manualSnapshot struct {
 	sourceOnce  sync.Once
 	src         *rank.MemorySource
 	srcErr      error
+
+	gramMu   sync.Mutex         // guards gramRows
+	gramRows map[string][]int32 // trigram → the nodes holding it (rowsHolding)
 }
 
 // source is the snapshot as the ranking engine reads it, built on first

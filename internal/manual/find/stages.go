@@ -69,13 +69,14 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 		if err != nil {
 			return nil, err
 		}
-		// BM25 proper scores a bag of words: any of them may match, the
-		// stop words left out unless there is nothing else.
+		// BM25 proper scores a bag of words: any of them may match (a
+		// phrase's or a hyphenated word's too, each on its own), the stop
+		// words left out unless there is nothing else.
 		var terms []rank.Term
 		for _, t := range q.WordTerms() {
-			words := strings.Fields(t.Text)
-			for i, w := range words {
-				terms = append(terms, rank.NewTerm(w, t.Prefix && i == len(words)-1))
+			toks := rank.NewTerm(t.Text, t.Prefix).Tokens
+			for i, tok := range toks {
+				terms = append(terms, rank.Term{Text: tok.Folded, Prefix: t.Prefix && i == len(toks)-1, Tokens: []rank.Token{tok}})
 			}
 		}
 		return engine.Words(ctx, src, terms, hardNodeLimit)

@@ -315,10 +315,32 @@ func isDiacritic(c uint32) bool {
 	return mask1&(1<<(c-768-32)) != 0
 }
 
+// FoldCase is sqlite3Fts5UnicodeFold(r, 0), the folding of FTS5's trigram
+// tokenizer (case_sensitive 0, diacritics kept): case folding from SQLite's
+// tables in the BMP, Deseret lowered beyond it, every other code point as
+// it is. Go's unicode.ToLower differs from it for some 400 characters (İ,
+// Cherokee), so a text folded with it holds a trigram exactly where the
+// trigram index says it does.
+func FoldCase(r rune) rune {
+	if r < 0 {
+		return r
+	}
+	return rune(foldCase(uint32(r)))
+}
+
 // fold is sqlite3Fts5UnicodeFold(c, 2): case folding from SQLite's tables, then
 // diacritic removal, both only in the BMP; outside it only Deseret is lowered.
 // 0 means the code point disappears.
 func fold(c uint32) uint32 {
+	if c >= 128 && c < 0x10000 {
+		return removeDiacritic(foldCase(c))
+	}
+	return foldCase(c)
+}
+
+// foldCase is sqlite3Fts5UnicodeFold(c, 0): fold without removing
+// diacritics.
+func foldCase(c uint32) uint32 {
 	switch {
 	case c < 128:
 		if 'A' <= c && c <= 'Z' {
@@ -343,7 +365,7 @@ func fold(c uint32) uint32 {
 		if c < code+uint32(e.nRange) && uint32(e.flags)&1&(code^c) == 0 {
 			ret = (c + uint32(foldOffset[e.flags>>1])) & 0xFFFF
 		}
-		return removeDiacritic(ret)
+		return ret
 	case 66560 <= c && c < 66600:
 		return c + 40
 	}
