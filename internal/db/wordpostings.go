@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/rank/wordindex"
@@ -39,13 +38,7 @@ func (w *snapshotWords) add(s Section) {
 // vocabulary is every word of the snapshot long enough to be corrected,
 // with the number of sections holding it.
 func (w *snapshotWords) vocabulary() map[string]int {
-	df := map[string]int{}
-	for folded, n := range w.postings.Words {
-		if utf8.RuneCountInString(folded) >= rank.VocabularyMinRunes {
-			df[folded] = n
-		}
-	}
-	return df
+	return rank.VocabularyWords(w.postings.Words)
 }
 
 // wordColumns are a section's texts in the word index's column order, the

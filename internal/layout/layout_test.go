@@ -185,7 +185,7 @@ var importedOnlyBy = map[string][]string{
 var storeUses = map[string][]string{
 	"internal/rank": {
 		"SectionFields",
-		"WordCounts", "Vocabulary", "NewVocabulary", "VocabularyMinRunes", "Title", "Occurrences", "Term", "Bits", "NewBits",
+		"WordCounts", "Vocabulary", "NewVocabulary", "VocabularyWords", "Title", "Occurrences", "Term", "Bits", "NewBits",
 		"TitleKey", "Name", "Nearest",
 	},
 	"internal/rank/wordindex": {

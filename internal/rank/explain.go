@@ -55,12 +55,10 @@ func column(f Field) uint8 {
 // "typo:W" for each correction W its text holds, in the order of the terms
 // that mark it (as the highlighter of internal/search finds them), then
 // "also:N" for each other phrasing that found it. The title and typo
-// labels are read from the postings of spec sections (the sections holding
-// a term in some fields, which the store keeps for its generation); other
-// sources say only which phrasings found a hit.
-func explain(ctx context.Context, src Source, res *Result) error {
-	sections, ok := src.(SectionSource)
-	if !ok || len(res.Hits) == 0 {
+// labels are read from the postings (the sections holding a term in some
+// fields).
+func explain(ctx context.Context, src SectionSource, res *Result) error {
+	if len(res.Hits) == 0 {
 		addAlso(res.Hits)
 		return nil
 	}
@@ -73,7 +71,7 @@ func explain(ctx context.Context, src Source, res *Result) error {
 				lt.index = []string{tok.Stem}
 			} else {
 				for _, p := range []string{tok.Stem, tok.Folded} {
-					more, err := sections.PrefixTerms(ctx, p)
+					more, err := src.PrefixTerms(ctx, p)
 					if err != nil {
 						return err
 					}
@@ -99,7 +97,7 @@ func explain(ctx context.Context, src Source, res *Result) error {
 		}
 		fixed[st] = c.To
 	}
-	places, err := hitPlaces(ctx, sections, res.Hits)
+	places, err := hitPlaces(ctx, src, res.Hits)
 	if err != nil {
 		return err
 	}
@@ -108,13 +106,13 @@ func explain(ctx context.Context, src Source, res *Result) error {
 	titled, texts := map[string]map[int64]Bits{}, map[string]map[int64]Bits{}
 	for _, t := range needed {
 		if _, ok := titled[t]; !ok {
-			if titled[t], err = sections.Holding(ctx, t, column(FieldTitle)|column(FieldPath)); err != nil {
+			if titled[t], err = src.Holding(ctx, t, column(FieldTitle)|column(FieldPath)); err != nil {
 				return err
 			}
 		}
 	}
 	for _, st := range fixedStems {
-		if texts[st], err = sections.Holding(ctx, st, column(FieldBody)); err != nil {
+		if texts[st], err = src.Holding(ctx, st, column(FieldBody)); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/rank/wordindex"
 	"github.com/langspec/langspec/internal/text/normalize"
@@ -49,7 +48,6 @@ type MemorySource struct {
 	layout map[int64]*wordindex.Snapshot
 	lists  map[string]wordindex.List // by index term
 	terms  []string                  // every index term, in byte order
-	df     map[string]int            // folded word → sections holding it
 	vocab  *Vocabulary
 
 	lowerOnce              sync.Once
@@ -77,7 +75,7 @@ func NewMemorySource(secs []MemorySection) (*MemorySource, error) {
 		b.Add([wordindex.Columns]string{s.Title, s.Path, s.Body, ""})
 		ids[i] = s.ID
 	}
-	m := &MemorySource{secs: secs, lists: map[string]wordindex.List{}, df: map[string]int{}, phrases: map[string][]int{}}
+	m := &MemorySource{secs: secs, lists: map[string]wordindex.List{}, phrases: map[string][]int{}}
 	if len(secs) > 0 {
 		data, err := b.Layout(ids)
 		if err != nil {
@@ -97,25 +95,16 @@ func NewMemorySource(secs []MemorySection) (*MemorySource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rank: memory source: %w", err)
 	}
-	vocab := map[string]int{}
-	for w, n := range b.Words {
-		m.df[w] = n
-		if utf8.RuneCountInString(w) >= VocabularyMinRunes {
-			vocab[w] = n
-		}
-	}
-	m.vocab = NewVocabulary(vocab)
+	m.vocab = NewVocabulary(VocabularyWords(b.Words))
 	return m, nil
 }
 
-// Sections is how many sections the source holds.
-func (m *MemorySource) Sections() int { return len(m.secs) }
-
-// Counts says how many sections hold each of words (folded).
+// Counts says how many sections hold each of words (folded, as the
+// vocabulary keeps them: a shorter word counts none, as in the store).
 func (m *MemorySource) Counts(_ context.Context, words []string) (WordCounts, error) {
 	c := WordCounts{DF: make(map[string]int, len(words)), Sections: len(m.secs)}
 	for _, w := range words {
-		c.DF[w] = m.df[w]
+		c.DF[w] = m.vocab.DF(w)
 	}
 	return c, nil
 }

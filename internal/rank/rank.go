@@ -143,8 +143,7 @@ type Hit struct {
 	// in its own document's statistics, from 0 (none of its words) to 1
 	// (every one in its title or headings): unlike Score it can be compared
 	// across queries and documents, and says whether the section is about
-	// the query at all (Fits; evidence.go). Set for spec sections only; it
-	// changes no order.
+	// the query at all (Fits; evidence.go). It changes no order.
 	Evidence float64
 }
 
@@ -219,7 +218,7 @@ func (a Query) MatchedShapes() []string {
 // Search ranks src for q and returns the best limit hits. Alternatives
 // (other phrasings of the same question) run through the same channels and
 // their lists are fused with q's.
-func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit int, alternatives ...ftsquery.Query) (Result, error) {
+func (e *Engine) Search(ctx context.Context, src SectionSource, q ftsquery.Query, limit int, alternatives ...ftsquery.Query) (Result, error) {
 	res := Result{Query: Analyze(q)}
 	lists, err := e.channels(ctx, src, res.Query, &res)
 	if err != nil {
@@ -245,10 +244,8 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 	// many hits were asked for; fusion's order is total, so the first
 	// limit of them are the hits a smaller list would have held.
 	res.Hits = e.fuse(lists, max(limit, evidenceDepth))
-	if sections, ok := src.(SectionSource); ok {
-		if err := evidence(ctx, sections, &res); err != nil {
-			return Result{}, err
-		}
+	if err := evidence(ctx, src, &res); err != nil {
+		return Result{}, err
 	}
 	res.Hits = res.Hits[:min(limit, len(res.Hits))]
 	res.Terms = matchTerms(&res)
@@ -262,11 +259,17 @@ func (e *Engine) Search(ctx context.Context, src Source, q ftsquery.Query, limit
 // fields with e's weights and no other channel, correction or fusion: the
 // baseline the manual search is measured against (internal/manual/find).
 func (e *Engine) Words(ctx context.Context, src SectionSource, terms []Term, limit int) ([]Posting, error) {
+	return e.rankWords(ctx, src, wordList(terms), e.fieldWeights(), limit)
+}
+
+// fieldWeights are the weights' fields by SectionFields column, 1 for a
+// field they do not name.
+func (e *Engine) fieldWeights() [wordindex.Columns]float64 {
 	var fields [wordindex.Columns]float64
 	for i, f := range SectionFields() {
 		fields[i] = cmp.Or(e.w.Fields[f], 1)
 	}
-	return e.rankWords(ctx, src, wordList(terms), fields, limit)
+	return fields
 }
 
 // ranked is one channel's list for one phrasing (0 the query).
@@ -276,7 +279,7 @@ type ranked struct {
 	ids      []Posting
 }
 
-func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result) ([]ranked, error) {
+func (e *Engine) channels(ctx context.Context, src SectionSource, a Query, res *Result) ([]ranked, error) {
 	var jobs []job
 	add := func(channel string, f func(limit int) ([]Posting, error)) {
 		if e.w.Channels[channel] > 0 {
@@ -285,17 +288,10 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 	}
 	// Every corpus is scored here from its word postings and texts: the
 	// store's for spec sections, a MemorySource's for a manual.
-	sections, _ := src.(SectionSource)
-	var fields [wordindex.Columns]float64 // by SectionFields column
-	for i, f := range SectionFields() {
-		fields[i] = cmp.Or(e.w.Fields[f], 1)
-	}
+	fields := e.fieldWeights()
 	wordsJob := func(terms []Term) func(limit int) ([]Posting, error) {
 		terms = wordList(terms)
-		if sections == nil {
-			return func(int) ([]Posting, error) { return nil, nil }
-		}
-		return func(n int) ([]Posting, error) { return e.rankWords(ctx, sections, terms, fields, n) }
+		return func(n int) ([]Posting, error) { return e.rankWords(ctx, src, terms, fields, n) }
 	}
 	words := a.Content
 	var related []Term // the related channel's words, when it has any the words channel lacks
@@ -346,38 +342,34 @@ func (e *Engine) channels(ctx context.Context, src Source, a Query, res *Result)
 		add(ChannelRelated, wordsJob(related))
 	}
 	if lit := substringNeedles(append(slices.Clone(a.Code), a.Runs...)); len(lit) > 0 {
-		if sections != nil {
-			add(ChannelLiteral, func(n int) ([]Posting, error) { return substrings(ctx, sections, lit, e.w, n) })
+		add(ChannelLiteral, func(n int) ([]Posting, error) { return substrings(ctx, src, lit, e.w, n) })
+	}
+	var long []string
+	for _, s := range a.MatchedShapes() {
+		if len([]rune(s)) >= ftsquery.MinSubstringRunes {
+			long = append(long, s)
+		} else {
+			add(ChannelSymbol, func(n int) ([]Posting, error) { return scanShapes(ctx, src, []string{s}, n) })
 		}
 	}
-	if sections != nil {
-		var long []string
-		for _, s := range a.MatchedShapes() {
-			if len([]rune(s)) >= ftsquery.MinSubstringRunes {
-				long = append(long, s)
-			} else {
-				add(ChannelSymbol, func(n int) ([]Posting, error) { return scanShapes(ctx, sections, []string{s}, n) })
+	if len(long) > 0 {
+		add(ChannelSymbol, func(n int) ([]Posting, error) { return shapes(ctx, src, long, n) })
+	}
+	if len(a.Pairs) > 0 && len(a.Content) <= maxPhraseWords {
+		add(ChannelPhrase, func(n int) ([]Posting, error) { return phrases(ctx, src, a.Pairs, n) })
+	}
+	if strings.TrimSpace(a.Raw) != "" {
+		// A title holding one plain word says little ("type" is in
+		// dozens); a title that is the query, or holds code or several
+		// words of it as written, says much.
+		onlyEqual := len(a.Code) == 0 && len(strings.Fields(a.Raw)) < 2
+		add(ChannelHeading, func(n int) ([]Posting, error) {
+			ps, err := titleMatches(ctx, src, a, n)
+			if onlyEqual {
+				ps = slices.DeleteFunc(ps, func(p Posting) bool { return p.Score < TitleEquals })
 			}
-		}
-		if len(long) > 0 {
-			add(ChannelSymbol, func(n int) ([]Posting, error) { return shapes(ctx, sections, long, n) })
-		}
-		if len(a.Pairs) > 0 && len(a.Content) <= maxPhraseWords {
-			add(ChannelPhrase, func(n int) ([]Posting, error) { return phrases(ctx, sections, a.Pairs, n) })
-		}
-		if strings.TrimSpace(a.Raw) != "" {
-			// A title holding one plain word says little ("type" is in
-			// dozens); a title that is the query, or holds code or several
-			// words of it as written, says much.
-			onlyEqual := len(a.Code) == 0 && len(strings.Fields(a.Raw)) < 2
-			add(ChannelHeading, func(n int) ([]Posting, error) {
-				ps, err := titleMatches(ctx, sections, a, n)
-				if onlyEqual {
-					ps = slices.DeleteFunc(ps, func(p Posting) bool { return p.Score < TitleEquals })
-				}
-				return ps, err
-			})
-		}
+			return ps, err
+		})
 	}
 	if sem, ok := src.(SemanticSource); ok && strings.TrimSpace(a.Raw) != "" {
 		add(ChannelSemantic, func(n int) ([]Posting, error) { return semantic(ctx, sem, a.Raw, n) })

@@ -1,8 +1,10 @@
 package rank
 
 import (
+	"iter"
 	"slices"
 	"sort"
+	"unicode/utf8"
 
 	"github.com/langspec/langspec/internal/text/tokenize"
 )
@@ -58,6 +60,18 @@ func (v *Vocabulary) ASCIIWords(n int, first byte) []string {
 	lo, _ := slices.BinarySearch(words, string(first))
 	hi := lo + sort.Search(len(words)-lo, func(i int) bool { return words[lo+i][0] != first })
 	return words[lo:hi]
+}
+
+// VocabularyWords are the words of words (folded, with the sections
+// holding each) a vocabulary keeps: those of VocabularyMinRunes or more.
+func VocabularyWords(words iter.Seq2[string, int]) map[string]int {
+	df := map[string]int{}
+	for w, n := range words {
+		if utf8.RuneCountInString(w) >= VocabularyMinRunes {
+			df[w] = n
+		}
+	}
+	return df
 }
 
 // VocabularyMinRunes is the shortest word a vocabulary keeps: shorter words

@@ -115,7 +115,7 @@ func Search(ctx context.Context, store *db.DB, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var src rank.Source = scoped
+	var src rank.SectionSource = scoped
 	var sem *semanticScope
 	if req.Semantic != nil && !req.Lexical {
 		sem = &semanticScope{Scoped: scoped, sem: req.Semantic}

@@ -110,7 +110,7 @@ const maxKeptGrams = 4096
 // rowsHolding returns the snapshot's nodes the store's trigram index lists
 // for gram, kept with the snapshot: the index lists every manual's rows, and
 // the same trigrams come back query after query ("the", "ion").
-func (sn *manualSnapshot) rowsHolding(ctx context.Context, store *db.DB, rowOf map[int64]int32, gram string) ([]int32, error) {
+func (sn *manualSnapshot) rowsHolding(ctx context.Context, store *db.DB, gram string) ([]int32, error) {
 	sn.gramMu.Lock()
 	held, ok := sn.gramRows[gram]
 	sn.gramMu.Unlock()
@@ -122,6 +122,7 @@ func (sn *manualSnapshot) rowsHolding(ctx context.Context, store *db.DB, rowOf m
 		return nil, err
 	}
 	held = []int32{}
+	rowOf := sn.nodeTree().rows
 	for _, id := range ids {
 		if p, ok := rowOf[id]; ok {
 			held = append(held, p)
@@ -160,14 +161,13 @@ func topTrigramRows(ctx context.Context, store *db.DB, snap *manualSnapshot, ter
 		return nil, nil
 	}
 	rows := snap.trigramRows()
-	rowOf := snap.nodeTree().rows
 	// The manual's rows holding each trigram, as the store's index lists
 	// them, and from their number the trigram's idf in this manual alone.
 	held := make([][]int32, len(grams))
 	counts := make([]int64, len(grams))
 	for i, g := range grams {
 		var err error
-		if held[i], err = snap.rowsHolding(ctx, store, rowOf, g); err != nil {
+		if held[i], err = snap.rowsHolding(ctx, store, g); err != nil {
 			return nil, err
 		}
 		counts[i] = int64(len(held[i]))
