@@ -28,6 +28,12 @@ const (
 	BiasShare         = 0.8
 	BiasMinCandidates = 5
 	maxCandidateChars = 200
+	// maxFoundLines bounds the matching lines one Find holds before they
+	// are ranked and cut to the caller's cap: at most about 5 MB.
+	maxFoundLines = 20_000
+	// maxRankedBytes bounds the text Find holds to rank the files holding
+	// a match; past it the lines stay in path order, and the answer says so.
+	maxRankedBytes = 64 << 20
 	// findCheckEvery is how many lines Find reads between looks at its
 	// context: well under a millisecond of work.
 	findCheckEvery = 256
@@ -78,18 +84,18 @@ type phrasing struct{ name, normal, loose string }
 // FindStats sums up a Find.
 type FindStats struct {
 	FilesScanned   int     `json:"files_scanned" jsonschema:"files read"`
-	NormalizedHits int     `json:"normalized_hits" jsonschema:"lines matched in stage 0 (normalized)"`
-	LooseHits      int     `json:"loose_hits" jsonschema:"further lines matched in stage 1 (loose)"`
-	FilesWithHits  int     `json:"files_with_hits" jsonschema:"files holding at least one candidate"`
-	TopFile        string  `json:"top_file,omitempty" jsonschema:"the file holding the most candidates"`
-	TopFileShare   float64 `json:"top_file_share" jsonschema:"share of candidates in top_file, 0 to 1"`
+	NormalizedHits int     `json:"normalized_hits" jsonschema:"lines matched in stage 0 (normalized), shown or not"`
+	LooseHits      int     `json:"loose_hits" jsonschema:"further lines matched in stage 1 (loose), shown or not"`
+	FilesWithHits  int     `json:"files_with_hits" jsonschema:"files holding at least one matching line"`
+	TopFile        string  `json:"top_file,omitempty" jsonschema:"the file holding the most matching lines"`
+	TopFileShare   float64 `json:"top_file_share" jsonschema:"share of matching lines in top_file, 0 to 1"`
 }
 
 // FindResult is the answer to a Find.
 type FindResult struct {
 	Query        string      `json:"query" jsonschema:"the query as given"`
 	Normalized   string      `json:"normalized" jsonschema:"the query in normal form"`
-	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, in path and line order"`
+	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, the best file first (the search engine ranks the files holding them for the query and its phrasings), lines in order within a file"`
 	Stats        FindStats   `json:"stats" jsonschema:"what was scanned and matched"`
 	Warnings     []string    `json:"warnings" jsonschema:"files not searched (not text in an encoding langspec reads), and shortage or bias found by the integration step"`
 	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"time_budget or candidate_cap, only when the search was cut short"`
@@ -98,12 +104,18 @@ type FindResult struct {
 
 // Find looks for query in the vault's text files in two stages — a
 // normalized match, then a loose match for the lines the first missed —
-// and then judges the candidates together (stage 1.5): too few is a
+// and then judges the lines found together (stage 1.5): too few is a
 // shortage (fill_gaps), most of them in one file is a bias
 // (reduce_file_bias), enough and spread out is vault_completed once the
-// files read are checked (verify_coverage). Errors: apperr.InvalidArgument
-// for an empty query or bad glob; the List and ReadFile codes; ctx.Err()
-// once ctx ends (checked per file and every findCheckEvery lines).
+// files read are checked (verify_coverage). The stages decide which lines
+// match, so none is missed; the search engine (internal/rank, the one that
+// ranks specifications and manuals) decides the order: the files holding
+// a match are ranked for the query and its phrasings, and the best file's
+// lines come first, so a cap keeps the lines of the files most about the
+// query.
+// Errors: apperr.InvalidArgument for an empty query or bad glob; the List
+// and ReadFile codes; ctx.Err() once ctx ends (checked per file and every
+// findCheckEvery lines).
 func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 	res := FindResult{Query: req.Query, Normalized: normalize.Normal(req.Query), Candidates: []Candidate{}, Warnings: []string{}}
 	loose := normalize.Loose(req.Query)
@@ -137,6 +149,12 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 	if err != nil {
 		return res, err
 	}
+	var (
+		files     []scopeFile // the files holding a matching line, in path order: what is ranked
+		textBytes int         // of those files
+		found     []Candidate // every matching line, in path and line order
+		normals   []string    // the lines of the file being read, in normal form
+	)
 	perFile := map[string]int{}
 scan:
 	for _, e := range entries {
@@ -164,7 +182,14 @@ scan:
 			return res, err
 		}
 		res.Stats.FilesScanned++
-		for i, line := range strings.Split(string(data), "\n") {
+		text := string(data)
+		before := len(found)
+		// The file's normal form, which the ranking reads, is its lines'
+		// joined by a space, as normalize.Normal makes it of the whole
+		// text: joined from the lines the scan normalises anyway, and
+		// only for a file holding a match.
+		normals = normals[:0]
+		for i, line := range strings.Split(text, "\n") {
 			if i%findCheckEvery == 0 && i > 0 {
 				if err := ctx.Err(); err != nil {
 					return res, err
@@ -175,6 +200,9 @@ scan:
 			// one. A phrasing that holds nothing adds nothing.
 			stage, held := "", []string(nil)
 			normal, looseLine := normalize.Normal(line), ""
+			if normal != "" {
+				normals = append(normals, normal)
+			}
 			for _, p := range phrasings {
 				switch {
 				case strings.Contains(normal, p.normal):
@@ -205,7 +233,9 @@ scan:
 			if len(phrasings) == 1 {
 				held = nil // without also, the query found it: nothing to say
 			}
-			if len(res.Candidates) == req.MaxCandidates {
+			if len(found) == maxFoundLines {
+				// Memory, not the caller's cap: past this many lines the
+				// scan stops, and the answer says it was cut short.
 				res.CutoffReason = "candidate_cap"
 				break scan
 			}
@@ -213,8 +243,13 @@ scan:
 			if r := []rune(line); len(r) > maxCandidateChars {
 				line = string(r[:maxCandidateChars]) + "…"
 			}
-			res.Candidates = append(res.Candidates, Candidate{Path: e.Path, Line: i + 1, Stage: stage, Text: line, Phrasings: held})
+			found = append(found, Candidate{Path: e.Path, Line: i + 1, Stage: stage, Text: line, Phrasings: held})
 			perFile[e.Path]++
+		}
+		if len(found) > before {
+			if textBytes += len(text); textBytes <= maxRankedBytes {
+				files = append(files, scopeFile{path: e.Path, text: text, normal: strings.Join(normals, " ")})
+			}
 		}
 	}
 	res.Stats.FilesWithHits = len(perFile)
@@ -223,18 +258,38 @@ scan:
 			res.Stats.TopFile = p
 		}
 	}
-	if n := len(res.Candidates); n > 0 {
+	if n := len(found); n > 0 {
 		res.Stats.TopFileShare = float64(perFile[res.Stats.TopFile]) / float64(n)
 	}
+	if len(perFile) > 1 {
+		switch {
+		case res.CutoffReason == "time_budget":
+			res.Warnings = append(res.Warnings, "not ranked: the time budget ran out; lines are in path order")
+		case textBytes > maxRankedBytes:
+			res.Warnings = append(res.Warnings, fmt.Sprintf("not ranked: the files holding a match hold more than %d MB; lines are in path order (narrow the scope to rank them)", maxRankedBytes>>20))
+		default:
+			order, err := rankFiles(ctx, files, req.Query, req.Also)
+			if err != nil {
+				return res, err
+			}
+			slices.SortStableFunc(found, byPlace(order))
+		}
+	}
+	if len(found) > req.MaxCandidates {
+		found = found[:req.MaxCandidates]
+		res.CutoffReason = "candidate_cap"
+	}
+	res.Candidates = append(res.Candidates, found...)
 	var judged []string
 	judged, res.NextActions = judge(res)
 	res.Warnings = append(res.Warnings, judged...)
 	return res, nil
 }
 
-// judge is stage 1.5: it reads the candidates as a whole.
+// judge is stage 1.5: it reads the lines found as a whole, shown or not
+// (Stats): a cap that cut the list is not a shortage.
 func judge(res FindResult) (warnings, actions []string) {
-	n := len(res.Candidates)
+	n := res.Stats.NormalizedHits + res.Stats.LooseHits
 	warnings, actions = []string{}, []string{}
 	switch {
 	case n == 0:

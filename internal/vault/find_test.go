@@ -50,7 +50,9 @@ func TestFind(t *testing.T) {
 		{"nothing found", FindRequest{Query: "zzqq"}, nil, []string{ActionFillGaps}, ""},
 		{"bias to one file", FindRequest{Query: "beta"}, nil, []string{ActionReduceFileBias}, ""},
 		{"spread out", FindRequest{Query: "alpha"}, nil, []string{ActionCompleted}, ""},
-		{"candidate cap", FindRequest{Query: "alpha", MaxCandidates: 2}, nil, []string{ActionFillGaps, ActionVerifyCoverage}, "candidate_cap"},
+		// Six lines match, two are shown: not a shortage, but a list to
+		// check (or to ask again with a higher cap).
+		{"candidate cap", FindRequest{Query: "alpha", MaxCandidates: 2}, nil, []string{ActionVerifyCoverage}, "candidate_cap"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -153,7 +155,113 @@ func TestFindStopsWhenCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled during the search: err %v", err)
 	}
-	if res.Stats.FilesScanned != 1 || len(res.Candidates) != findCheckEvery {
-		t.Errorf("stopped after %d files and %d candidates, want 1 and %d", res.Stats.FilesScanned, len(res.Candidates), findCheckEvery)
+	if res.Stats.FilesScanned != 1 || res.Stats.NormalizedHits != findCheckEvery {
+		t.Errorf("stopped after %d files and %d lines, want 1 and %d", res.Stats.FilesScanned, res.Stats.NormalizedHits, findCheckEvery)
+	}
+}
+
+// TestFindRanksFiles: every matching line is found, and the files holding
+// them come in the search engine's order — the file most about the query
+// first, whatever its path — so that a cap keeps the best file's lines. A
+// phrasing ranks as the query does, and a rewritten file is ranked anew.
+func TestFindRanksFiles(t *testing.T) {
+	e := newEnv(t, Options{})
+	files := map[string]string{
+		// Sorted first, and mentions the topic once in passing.
+		"notes/a-misc.md": "# Misc\nshopping list\nthe retry budget came up at lunch\nbuy milk\n",
+		// Sorted last, and is about it: heading, file name and text.
+		"notes/z-retry-budget.md": "# Retry budget\nThe retry budget caps retries per client.\nSpend the retry budget before paging.\n",
+		"notes/m-other.md":        "# Other\nnothing to see\n",
+		"notes/b-japanese.md":     "# 免責\n支払いの対象外となる場合\n",
+		"notes/y-japanese.md":     "# 支払いの対象外\n対象外の一覧。支払いの対象外となる場合は次のとおり。\n",
+	}
+	for p, c := range files {
+		if _, err := e.v.Create(p, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	find := func(req FindRequest) ([]string, FindResult) {
+		t.Helper()
+		res, err := e.v.Find(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range res.Candidates {
+			got = append(got, fmt.Sprintf("%s:%d", c.Path, c.Line))
+		}
+		return got, res
+	}
+	tests := []struct {
+		name string
+		req  FindRequest
+		want []string
+		cut  string
+	}{
+		{"the file about it first", FindRequest{Query: "retry budget"},
+			[]string{"notes/z-retry-budget.md:1", "notes/z-retry-budget.md:2", "notes/z-retry-budget.md:3", "notes/a-misc.md:3"}, ""},
+		{"a cap keeps the best file's lines", FindRequest{Query: "retry budget", MaxCandidates: 2},
+			[]string{"notes/z-retry-budget.md:1", "notes/z-retry-budget.md:2"}, "candidate_cap"},
+		{"Japanese", FindRequest{Query: "支払いの対象外"},
+			[]string{"notes/y-japanese.md:1", "notes/y-japanese.md:2", "notes/b-japanese.md:2"}, ""},
+		{"a phrasing ranks too", FindRequest{Query: "zzqq", Also: []string{"retry budget"}},
+			[]string{"notes/z-retry-budget.md:1", "notes/z-retry-budget.md:2", "notes/z-retry-budget.md:3", "notes/a-misc.md:3"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, res := find(tt.req)
+			if !slices.Equal(got, tt.want) || res.CutoffReason != tt.cut {
+				t.Errorf("got %v cut %q, want %v %q", got, res.CutoffReason, tt.want, tt.cut)
+			}
+		})
+	}
+	// Both files rewritten, the topic moved: the ranking kept from the
+	// searches above must not be reused.
+	a := "# Retry budget\nretry budget, retry budget: the retry budget\nbuy milk\n"
+	z := "# Misc\nshopping list\nthe retry budget came up at lunch, and again\n"
+	if _, err := e.v.Overwrite("notes/a-misc.md", []byte(a)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.Overwrite("notes/z-retry-budget.md", []byte(z)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := find(FindRequest{Query: "retry budget"}); len(got) == 0 || got[0] != "notes/a-misc.md:1" {
+		t.Errorf("after rewriting both files: %v, want notes/a-misc.md first", got)
+	}
+}
+
+// Whatever a caller sends as query and phrasings, Find answers with the
+// lines that hold it, ranked or, when the engine cannot read the query, in
+// path order: never an error of the ranking's own.
+func TestFindRanksOddQueries(t *testing.T) {
+	e := newEnv(t, Options{})
+	for p, c := range map[string]string{
+		"notes/a.md": "# A\n\"quoted\" -- AND OR NOT * ( ) ^ x\n" + strings.Repeat("long ", 300) + "\n",
+		"notes/b.md": "-- AND OR NOT * ( ) ^ \"quoted\"\n\x00nul\n" + strings.Repeat("long ", 300) + "\n",
+	} {
+		if _, err := e.v.Create(p, []byte(c)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tt := range []struct {
+		name  string
+		req   FindRequest
+		lines int
+	}{
+		{"operators only", FindRequest{Query: "-- AND OR NOT * ( ) ^"}, 2},
+		{"an open quote", FindRequest{Query: "\"quoted"}, 2},
+		{"a NUL", FindRequest{Query: "\x00nul"}, 1},
+		{"longer than a search query", FindRequest{Query: strings.TrimSpace(strings.Repeat("long ", 300))}, 2},
+		{"phrasings of punctuation", FindRequest{Query: "quoted", Also: []string{"*", "(", "\""}}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := e.v.Find(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Candidates) != tt.lines {
+				t.Errorf("%d lines, want %d: %+v", len(res.Candidates), tt.lines, res.Candidates)
+			}
+		})
 	}
 }
