@@ -29,7 +29,8 @@ const (
 	BiasMinCandidates = 5
 	maxCandidateChars = 200
 	// maxFoundLines bounds the matching lines one Find holds before they
-	// are ranked and cut to the caller's cap: at most about 5 MB.
+	// are ranked and cut to the caller's cap: each at most 200 characters
+	// (800 bytes) and a struct, about 20 MB at worst.
 	maxFoundLines = 20_000
 	// maxRankedBytes bounds the text Find holds to rank the files holding
 	// a match; past it the lines stay in path order, and the answer says so.
@@ -75,6 +76,19 @@ type Candidate struct {
 	Phrasings []string `json:"phrasings,omitempty" jsonschema:"with also: the phrasings it holds, query or also:N"`
 }
 
+// Why a Find was cut short (FindResult.CutoffReason).
+const (
+	// CutoffTimeBudget: the time budget ended the scan; files were left
+	// unread.
+	CutoffTimeBudget = "time_budget"
+	// CutoffLineCap: more lines matched than a Find holds (maxFoundLines);
+	// files were left unread.
+	CutoffLineCap = "line_cap"
+	// CutoffCandidateCap: every file was read, and more lines matched than
+	// the caller's cap; the lines shown are the best files'.
+	CutoffCandidateCap = "candidate_cap"
+)
+
 // MaxAlso is how many other phrasings a Find may add.
 const MaxAlso = 4
 
@@ -98,7 +112,7 @@ type FindResult struct {
 	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, the best file first (the search engine ranks the files holding them for the query and its phrasings), lines in order within a file"`
 	Stats        FindStats   `json:"stats" jsonschema:"what was scanned and matched"`
 	Warnings     []string    `json:"warnings" jsonschema:"files not searched (not text in an encoding langspec reads), and shortage or bias found by the integration step"`
-	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"time_budget or candidate_cap, only when the search was cut short"`
+	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"only when the search was cut short: time_budget or line_cap (files left unread; line_cap: more than 20000 lines matched), or candidate_cap (every file read, more lines matched than max_candidates)"`
 	NextActions  []string    `json:"next_actions" jsonschema:"what to do next: verify_coverage, fill_gaps, reduce_file_bias or vault_completed"`
 }
 
@@ -144,7 +158,7 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 	if req.MaxCandidates <= 0 {
 		req.MaxCandidates = DefaultFindMaxCandidates
 	}
-	deadline := time.Now().Add(req.TimeBudget)
+	deadline := v.opts.Now().Add(req.TimeBudget)
 	entries, err := v.List(req.Dir, true)
 	if err != nil {
 		return res, err
@@ -156,7 +170,6 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 		normals   []string    // the lines of the file being read, in normal form
 	)
 	perFile := map[string]int{}
-scan:
 	for _, e := range entries {
 		if e.IsDir || req.Glob != "" && !MatchGlob(req.Glob, e.Path) {
 			continue
@@ -164,8 +177,8 @@ scan:
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if time.Now().After(deadline) {
-			res.CutoffReason = "time_budget"
+		if v.opts.Now().After(deadline) {
+			res.CutoffReason = CutoffTimeBudget
 			break
 		}
 		data, err := v.ReadFile(e.Path)
@@ -222,34 +235,42 @@ scan:
 				}
 				held = append(held, p.name)
 			}
-			switch stage {
-			case StageNormal:
-				res.Stats.NormalizedHits++
-			case StageLoose:
-				res.Stats.LooseHits++
-			default:
+			if stage == "" {
 				continue
-			}
-			if len(phrasings) == 1 {
-				held = nil // without also, the query found it: nothing to say
 			}
 			if len(found) == maxFoundLines {
 				// Memory, not the caller's cap: past this many lines the
 				// scan stops, and the answer says it was cut short.
-				res.CutoffReason = "candidate_cap"
-				break scan
+				res.CutoffReason = CutoffLineCap
+				break
+			}
+			if stage == StageNormal {
+				res.Stats.NormalizedHits++
+			} else {
+				res.Stats.LooseHits++
+			}
+			if len(phrasings) == 1 {
+				held = nil // without also, the query found it: nothing to say
 			}
 			line = strings.TrimRight(line, "\r")
 			if r := []rune(line); len(r) > maxCandidateChars {
 				line = string(r[:maxCandidateChars]) + "…"
 			}
-			found = append(found, Candidate{Path: e.Path, Line: i + 1, Stage: stage, Text: line, Phrasings: held})
+			// A copy: a slice of the text would keep the whole file.
+			found = append(found, Candidate{Path: e.Path, Line: i + 1, Stage: stage, Text: strings.Clone(line), Phrasings: held})
 			perFile[e.Path]++
 		}
 		if len(found) > before {
-			if textBytes += len(text); textBytes <= maxRankedBytes {
-				files = append(files, scopeFile{path: e.Path, text: text, normal: strings.Join(normals, " ")})
+			normal := strings.Join(normals, " ")
+			if res.CutoffReason == CutoffLineCap {
+				normal = normalize.Normal(text) // its lines were not all read
 			}
+			if textBytes += len(text); textBytes <= maxRankedBytes {
+				files = append(files, scopeFile{path: e.Path, text: text, normal: normal})
+			}
+		}
+		if res.CutoffReason == CutoffLineCap {
+			break
 		}
 	}
 	res.Stats.FilesWithHits = len(perFile)
@@ -262,22 +283,19 @@ scan:
 		res.Stats.TopFileShare = float64(perFile[res.Stats.TopFile]) / float64(n)
 	}
 	if len(perFile) > 1 {
-		switch {
-		case res.CutoffReason == "time_budget":
-			res.Warnings = append(res.Warnings, "not ranked: the time budget ran out; lines are in path order")
-		case textBytes > maxRankedBytes:
-			res.Warnings = append(res.Warnings, fmt.Sprintf("not ranked: the files holding a match hold more than %d MB; lines are in path order (narrow the scope to rank them)", maxRankedBytes>>20))
-		default:
-			order, err := rankFiles(ctx, files, req.Query, req.Also)
-			if err != nil {
-				return res, err
-			}
-			slices.SortStableFunc(found, byPlace(order))
+		warnings, err := v.rankLines(ctx, found, files, textBytes, req, deadline, res.CutoffReason)
+		if err != nil {
+			return res, err
 		}
+		res.Warnings = append(res.Warnings, warnings...)
 	}
 	if len(found) > req.MaxCandidates {
 		found = found[:req.MaxCandidates]
-		res.CutoffReason = "candidate_cap"
+		if res.CutoffReason == "" {
+			// A scan cut short says so first: its files left unread
+			// matter more than the lines left out.
+			res.CutoffReason = CutoffCandidateCap
+		}
 	}
 	res.Candidates = append(res.Candidates, found...)
 	var judged []string

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/langspec/langspec/internal/apperr"
 )
@@ -163,7 +164,7 @@ func TestFindStopsWhenCancelled(t *testing.T) {
 // TestFindRanksFiles: every matching line is found, and the files holding
 // them come in the search engine's order — the file most about the query
 // first, whatever its path — so that a cap keeps the best file's lines. A
-// phrasing ranks as the query does, and a rewritten file is ranked anew.
+// phrasing ranks as the query does.
 func TestFindRanksFiles(t *testing.T) {
 	e := newEnv(t, Options{})
 	files := map[string]string{
@@ -215,19 +216,6 @@ func TestFindRanksFiles(t *testing.T) {
 			}
 		})
 	}
-	// Both files rewritten, the topic moved: the ranking kept from the
-	// searches above must not be reused.
-	a := "# Retry budget\nretry budget, retry budget: the retry budget\nbuy milk\n"
-	z := "# Misc\nshopping list\nthe retry budget came up at lunch, and again\n"
-	if _, err := e.v.Overwrite("notes/a-misc.md", []byte(a)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := e.v.Overwrite("notes/z-retry-budget.md", []byte(z)); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := find(FindRequest{Query: "retry budget"}); len(got) == 0 || got[0] != "notes/a-misc.md:1" {
-		t.Errorf("after rewriting both files: %v, want notes/a-misc.md first", got)
-	}
 }
 
 // Whatever a caller sends as query and phrasings, Find answers with the
@@ -236,7 +224,7 @@ func TestFindRanksFiles(t *testing.T) {
 func TestFindRanksOddQueries(t *testing.T) {
 	e := newEnv(t, Options{})
 	for p, c := range map[string]string{
-		"notes/a.md": "# A\n\"quoted\" -- AND OR NOT * ( ) ^ x\n" + strings.Repeat("long ", 300) + "\n",
+		"notes/a.md": "# A\n\"quoted\" -- AND OR NOT * ( ) ^ x\n\x00nul\n" + strings.Repeat("long ", 300) + "\n",
 		"notes/b.md": "-- AND OR NOT * ( ) ^ \"quoted\"\n\x00nul\n" + strings.Repeat("long ", 300) + "\n",
 	} {
 		if _, err := e.v.Create(p, []byte(c)); err != nil {
@@ -244,15 +232,19 @@ func TestFindRanksOddQueries(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		name  string
-		req   FindRequest
-		lines int
+		name    string
+		req     FindRequest
+		lines   int
+		warning string // a warning that must be given, "" for none
 	}{
-		{"operators only", FindRequest{Query: "-- AND OR NOT * ( ) ^"}, 2},
-		{"an open quote", FindRequest{Query: "\"quoted"}, 2},
-		{"a NUL", FindRequest{Query: "\x00nul"}, 1},
-		{"longer than a search query", FindRequest{Query: strings.TrimSpace(strings.Repeat("long ", 300))}, 2},
-		{"phrasings of punctuation", FindRequest{Query: "quoted", Also: []string{"*", "(", "\""}}, 2},
+		{"operators only", FindRequest{Query: "-- AND OR NOT * ( ) ^"}, 2, ""},
+		{"an open quote", FindRequest{Query: "\"quoted"}, 2, ""},
+		{"a NUL", FindRequest{Query: "\x00nul"}, 2, ""},
+		{"longer than a search query", FindRequest{Query: strings.TrimSpace(strings.Repeat("long ", 300))}, 2,
+			"not ranked: query is 1499 characters; at most 1000 are allowed; lines are in path order"},
+		{"phrasings of punctuation", FindRequest{Query: "quoted", Also: []string{"*", "(", "\""}}, 2, ""},
+		{"a phrasing the engine cannot read", FindRequest{Query: "quoted", Also: []string{strings.Repeat("long ", 300)}}, 4,
+			"also[0] left out of the ranking: query is 1499 characters; at most 1000 are allowed"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := e.v.Find(context.Background(), tt.req)
@@ -262,6 +254,81 @@ func TestFindRanksOddQueries(t *testing.T) {
 			if len(res.Candidates) != tt.lines {
 				t.Errorf("%d lines, want %d: %+v", len(res.Candidates), tt.lines, res.Candidates)
 			}
+			if tt.warning != "" && !slices.Contains(res.Warnings, tt.warning) {
+				t.Errorf("warnings %q, want %q among them", res.Warnings, tt.warning)
+			}
 		})
 	}
+}
+
+// A Find cut short says why, and which cut matters most: files left
+// unread (the time budget, the most lines a Find holds) before lines left
+// out (the caller's cap). What was read is still ranked when time allows,
+// and every file holding a match is ranked, however many there are.
+func TestFindCutShort(t *testing.T) {
+	t.Run("the most lines a Find holds", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		e.v.Create("notes/a-best.md", []byte("# Retry budget\nthe retry budget\n"))
+		e.v.Create("notes/b-mid.md", []byte("# Misc\nretry budget\nbuy milk\n"))
+		// Read last, and cut in its middle: its lines hold the words only
+		// without the space (a loose match), so the engine, which reads
+		// words, does not find the file.
+		e.v.Create("notes/z-huge.md", []byte(strings.Repeat("x retrybudget y\n", maxFoundLines+5)))
+		res, err := e.v.Find(context.Background(), FindRequest{Query: "retry budget", MaxCandidates: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := res.Stats.NormalizedHits + res.Stats.LooseHits; res.CutoffReason != CutoffLineCap || lines != maxFoundLines {
+			t.Errorf("cutoff %q after %d lines, want %q after %d", res.CutoffReason, lines, CutoffLineCap, maxFoundLines)
+		}
+		// The file the cap cut is ranked like the others — after those the
+		// engine found — not put first for want of a place.
+		var got []string
+		for _, c := range res.Candidates {
+			got = append(got, fmt.Sprintf("%s:%d", c.Path, c.Line))
+		}
+		if want := []string{"notes/a-best.md:1", "notes/a-best.md:2", "notes/b-mid.md:2", "notes/z-huge.md:1"}; !slices.Equal(got, want) {
+			t.Errorf("lines %v, want %v", got, want)
+		}
+	})
+	t.Run("the time budget", func(t *testing.T) {
+		// A clock that moves a second each time it is read, once the files
+		// are written: the budget of 2.5 s lets two files be read.
+		var ticking bool
+		now := fixedNow()
+		e := newEnv(t, Options{Now: func() time.Time {
+			if ticking {
+				now = now.Add(time.Second)
+			}
+			return now
+		}})
+		for i := range 5 {
+			e.v.Create(fmt.Sprintf("notes/%d.md", i), []byte("alpha\nalpha\nalpha\n"))
+		}
+		ticking = true
+		res, err := e.v.Find(context.Background(), FindRequest{Query: "alpha", MaxCandidates: 2, TimeBudget: 2500 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.CutoffReason != CutoffTimeBudget || res.Stats.FilesScanned != 2 || len(res.Candidates) != 2 {
+			t.Errorf("cutoff %q after %d files, %d lines shown; want %q after 2 files, 2 lines", res.CutoffReason, res.Stats.FilesScanned, len(res.Candidates), CutoffTimeBudget)
+		}
+		if !slices.Contains(res.Warnings, "not ranked: the time budget ran out; lines are in path order") {
+			t.Errorf("warnings %q: the order is not said to be the paths'", res.Warnings)
+		}
+	})
+	t.Run("more files than a channel's depth", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		for i := range 250 {
+			e.v.Create(fmt.Sprintf("notes/%03d.md", i), []byte("a note on the retry budget and much else besides, at some length\n"))
+		}
+		e.v.Create("notes/zz-retry-budget.md", []byte("# Retry budget\nretry budget\n"))
+		res, err := e.v.Find(context.Background(), FindRequest{Query: "retry budget", MaxCandidates: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Candidates[0].Path; got != "notes/zz-retry-budget.md" || res.CutoffReason != CutoffCandidateCap {
+			t.Errorf("first line in %s, cutoff %q; want notes/zz-retry-budget.md and %q", got, res.CutoffReason, CutoffCandidateCap)
+		}
+	})
 }

@@ -3,8 +3,13 @@ package vault
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/langspec/langspec/internal/apperr"
 	"github.com/langspec/langspec/internal/rank"
 	"github.com/langspec/langspec/internal/text/ftsquery"
 )
@@ -12,37 +17,76 @@ import (
 // The vault's files are ranked by the engine that ranks specifications and
 // manuals (internal/rank), with the manuals' weights: a note is a manual
 // page the model wrote. Find's stages say which lines match; the ranking
-// only orders the files holding them, and so ranks those files alone, with
-// their own statistics: each of them holds the query or a phrasing by
-// construction, so the files without a match would change the words'
-// weights little, and reading them in would cost a build of postings as
-// large as the vault after every write. A file is one section: its first
+// only orders the files holding them. A file is one section: its first
 // heading its title, its path the path field (weighed as a heading, as a
 // manual's file name is), its text the body, and its normal form what the
 // literal channel reads (Japanese runs).
+//
+// Only the files holding a match are read in: every one of them holds the
+// query or a phrasing, so among them the query's words are as common as
+// words can be (bm25 gives each the same least weight, FTS5's floor), and
+// the order comes from how often and where each file holds them — title,
+// path, text — and how long it is. The files without a match would tell
+// a rare word of the query from a common one; reading them in would cost
+// a build of postings as large as the whole scope at every search
+// (BenchmarkVaultFind: 1.6–2× the scan where few files match).
 
 // scopeFile is a file holding a match: its path, its text and its normal
 // form (normalize.Normal).
 type scopeFile struct{ path, text, normal string }
 
+// rankLines puts found in the order of the files holding them, the best
+// first, and returns what the caller should know of that order: why the
+// lines stayed in path order, or which phrasing was left out. The ranking
+// is part of the search: it ends with the time budget (deadline, on the
+// vault's clock) as the scan does.
+func (v *Vault) rankLines(ctx context.Context, found []Candidate, files []scopeFile, textBytes int, req FindRequest, deadline time.Time, cutoff string) ([]string, error) {
+	left := deadline.Sub(v.opts.Now())
+	switch {
+	case cutoff == CutoffTimeBudget || left <= 0:
+		return []string{"not ranked: the time budget ran out; lines are in path order"}, nil
+	case textBytes > maxRankedBytes:
+		return []string{fmt.Sprintf("not ranked: the files holding a match hold more than %d MB; lines are in path order (narrow the scope to rank them)", maxRankedBytes>>20)}, nil
+	}
+	rctx, cancel := context.WithTimeout(ctx, left)
+	defer cancel()
+	order, warnings, err := rankFiles(rctx, files, req.Query, req.Also)
+	switch {
+	case err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded):
+		return []string{"not ranked: the time budget ran out while ranking; lines are in path order"}, nil
+	case err != nil:
+		return nil, err
+	}
+	slices.SortStableFunc(found, func(a, b Candidate) int { return cmp.Compare(order[a.Path], order[b.Path]) })
+	return warnings, nil
+}
+
 // rankFiles ranks files for query and its other phrasings and returns
-// each path's place, 0 the best; a file the engine did not find comes
-// after every one it found, in path order. A query the engine cannot read
-// (longer than a search query may be) leaves the files in path order.
-func rankFiles(ctx context.Context, files []scopeFile, query string, also []string) (map[string]int, error) {
+// each path's place, 0 the best; a file the engine did not find (none of
+// its words in the file's words, as "--" is none) comes after every one
+// it found, in path order. A query the engine cannot read leaves the
+// files in path order, and a phrasing it cannot read is left out; the
+// warnings say which.
+func rankFiles(ctx context.Context, files []scopeFile, query string, also []string) (map[string]int, []string, error) {
 	order := make(map[string]int, len(files))
 	for i, f := range files {
 		order[f.path] = len(files) + i
 	}
 	q, err := ftsquery.Parse(query)
 	if err != nil {
-		return order, nil
+		return order, []string{"not ranked: " + refusal(err) + "; lines are in path order"}, nil
 	}
-	var alts []ftsquery.Query
-	for _, a := range also {
-		if aq, err := ftsquery.Parse(a); err == nil {
-			alts = append(alts, aq)
+	var (
+		alts     []ftsquery.Query
+		warnings []string
+	)
+	for i, a := range also {
+		aq, err := ftsquery.Parse(a)
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("also[%d] left out of the ranking: %s", i, refusal(err)))
+			continue
 		}
+		alts = append(alts, aq)
 	}
 	secs := make([]rank.MemorySection, len(files))
 	for i, f := range files {
@@ -50,30 +94,64 @@ func rankFiles(ctx context.Context, files []scopeFile, query string, also []stri
 	}
 	src, err := rank.NewMemorySource(secs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res, err := rank.New(rank.ManualWeights()).Search(ctx, src, q, len(files), alts...)
+	// Every file holding a match is ranked, however many: the manuals'
+	// channel depths stop at 200 sections.
+	w := rank.ManualWeights()
+	for ch, d := range w.Depth {
+		w.Depth[ch] = max(d, len(files))
+	}
+	res, err := rank.New(w).Search(ctx, src, q, len(files), alts...)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for place, h := range res.Hits {
 		order[files[h.ID-1].path] = place
 	}
-	return order, nil
+	return order, warnings, nil
 }
 
-// firstHeading is a Markdown file's first ATX heading, "" without one.
+// firstHeading is a Markdown file's first ATX heading ("# Title", at most
+// three spaces in, closing #s dropped), "" without one; a line in a fenced
+// code block ("# a shell comment") is none. Setext headings are not read:
+// a title is a hint to the ranking, and the path and text weigh too.
 func firstHeading(text string) string {
+	fence := ""
 	for line := range strings.Lines(text) {
-		t := strings.TrimLeft(line, " ")
-		if h := strings.TrimLeft(t, "#"); len(h) < len(t) && len(t)-len(h) <= 6 && (h == "" || h[0] == ' ' || h[0] == '\t') {
-			return strings.TrimSpace(h)
+		t := strings.TrimRight(line, "\r\n")
+		trimmed := strings.TrimLeft(t, " ")
+		if len(t)-len(trimmed) > 3 {
+			continue
 		}
+		if fence != "" {
+			if strings.HasPrefix(trimmed, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
+			fence = trimmed[:3]
+			continue
+		}
+		h := strings.TrimLeft(trimmed, "#")
+		if n := len(trimmed) - len(h); n == 0 || n > 6 || h != "" && h[0] != ' ' && h[0] != '\t' {
+			continue
+		}
+		h = strings.TrimSpace(h)
+		if c := strings.TrimRight(h, "#"); c == "" || strings.HasSuffix(c, " ") || strings.HasSuffix(c, "\t") {
+			h = strings.TrimSpace(c)
+		}
+		return h
 	}
 	return ""
 }
 
-// byPlace orders lines by their file's place, then as they were.
-func byPlace(order map[string]int) func(a, b Candidate) int {
-	return func(a, b Candidate) int { return cmp.Compare(order[a.Path], order[b.Path]) }
+// refusal is what the query parser said of a query, without its code and
+// hint: "query is 1500 characters; at most 1000 are allowed".
+func refusal(err error) string {
+	if e, ok := errors.AsType[*apperr.Error](err); ok {
+		return e.Message
+	}
+	return err.Error()
 }
