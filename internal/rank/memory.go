@@ -65,13 +65,19 @@ const memoryDoc = 1
 // maxKeptPhrases bounds the phrases a MemorySource keeps the sections of.
 const maxKeptPhrases = 4096
 
-// NewMemorySource indexes secs. Their IDs must be unique.
-func NewMemorySource(secs []MemorySection) (*MemorySource, error) {
+// NewMemorySource indexes secs. Their IDs must be unique. It stops with
+// ctx's error once ctx ends, looked at before each section: the build is
+// the one part of a search over a MemorySource whose time grows with the
+// text (BenchmarkVaultFind, docs/performance.md).
+func NewMemorySource(ctx context.Context, secs []MemorySection) (*MemorySource, error) {
 	secs = slices.Clone(secs)
 	slices.SortFunc(secs, func(a, b MemorySection) int { return cmp.Compare(a.ID, b.ID) })
 	b := wordindex.NewBuilder()
 	ids := make([]int64, len(secs))
 	for i, s := range secs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		b.Add([wordindex.Columns]string{s.Title, s.Path, s.Body, ""})
 		ids[i] = s.ID
 	}

@@ -2,6 +2,7 @@ package rank
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -74,15 +75,25 @@ func TestMemorySource(t *testing.T) {
 
 // TestMemorySourceRefusesRepeatedIDs: ids name the sections, once each.
 func TestMemorySourceRefusesRepeatedIDs(t *testing.T) {
-	if _, err := NewMemorySource([]MemorySection{{ID: 1, Title: "a"}, {ID: 1, Title: "b"}}); err == nil {
+	if _, err := NewMemorySource(context.Background(), []MemorySection{{ID: 1, Title: "a"}, {ID: 1, Title: "b"}}); err == nil {
 		t.Fatal("two sections of id 1 were taken")
 	}
-	m, err := NewMemorySource(nil)
+	m, err := NewMemorySource(context.Background(), nil)
 	if err != nil {
 		t.Fatalf("an empty source: %v", err)
 	}
 	if c, _ := m.Counts(context.Background(), []string{"a"}); c.Sections != 0 {
 		t.Fatalf("an empty source counts %d sections", c.Sections)
+	}
+}
+
+// TestMemorySourceStopsWhenCancelled: a build whose caller has given up
+// (a vault_find out of time) ends with the context's error, not an index.
+func TestMemorySourceStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if m, err := NewMemorySource(ctx, []MemorySection{{ID: 1, Body: "some text"}}); !errors.Is(err, context.Canceled) || m != nil {
+		t.Fatalf("NewMemorySource after its context ended = %v, %v; want nil, context.Canceled", m, err)
 	}
 }
 

@@ -169,7 +169,7 @@ func TestLetterBagBoundsOSA(t *testing.T) {
 // memorySource is a MemorySource of secs, or the test fails.
 func memorySource(t *testing.T, secs ...MemorySection) *MemorySource {
 	t.Helper()
-	m, err := NewMemorySource(secs)
+	m, err := NewMemorySource(context.Background(), secs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestVocabularyASCIIWords(t *testing.T) {
 // occurs, folded as the word index folds it; words under
 // VocabularyMinRunes are not kept.
 func TestMemorySourceVocabulary(t *testing.T) {
-	src, err := NewMemorySource([]MemorySection{
+	src, err := NewMemorySource(context.Background(), []MemorySection{
 		{ID: 1, Title: "Event: 'uncaughtException'", Body: "An uncaughtException, and another uncaughtException.", Path: "process"},
 		{ID: 2, Title: "Exit", Body: "The process exits; Café is an ID.", Path: "process"},
 		{ID: 3},

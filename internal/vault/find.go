@@ -15,9 +15,10 @@ import (
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
-// Find budgets and thresholds: a find stops at its time budget or its
-// candidate cap and says so, and too few candidates, or most of them in one
-// file, is reported as a shortage the caller can widen the search for.
+// Find budgets and thresholds: a find stops at its time budget or when it
+// holds maxFoundLines, shows at most its candidate cap, and says which; too
+// few lines found, or most of them in one file, is reported as a shortage
+// or a bias the caller can widen the search for.
 const (
 	DefaultFindTimeMS        = 60_000
 	DefaultFindMaxCandidates = 200
@@ -85,7 +86,8 @@ const (
 	// files were left unread.
 	CutoffLineCap = "line_cap"
 	// CutoffCandidateCap: every file was read, and more lines matched than
-	// the caller's cap; the lines shown are the best files'.
+	// the caller's cap; the lines shown are the best files' (the first in
+	// path order when a warning says they were not ranked).
 	CutoffCandidateCap = "candidate_cap"
 )
 
@@ -109,9 +111,9 @@ type FindStats struct {
 type FindResult struct {
 	Query        string      `json:"query" jsonschema:"the query as given"`
 	Normalized   string      `json:"normalized" jsonschema:"the query in normal form"`
-	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, the best file first (the search engine ranks the files holding them for the query and its phrasings), lines in order within a file"`
+	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, the best file first (the search engine ranks the files holding them for the query and its phrasings), lines in order within a file; in path order when a warning says they were not ranked"`
 	Stats        FindStats   `json:"stats" jsonschema:"what was scanned and matched"`
-	Warnings     []string    `json:"warnings" jsonschema:"files not searched (not text in an encoding langspec reads), and shortage or bias found by the integration step"`
+	Warnings     []string    `json:"warnings" jsonschema:"files not searched (not text in an encoding langspec reads); why the lines were not ranked, or a phrasing left out of the ranking (also[N], from 0); a scan left incomplete; shortage or bias found by the integration step"`
 	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"only when the search was cut short: time_budget or line_cap (files left unread; line_cap: more than 20000 lines matched), or candidate_cap (every file read, more lines matched than max_candidates)"`
 	NextActions  []string    `json:"next_actions" jsonschema:"what to do next: verify_coverage, fill_gaps, reduce_file_bias or vault_completed"`
 }
@@ -305,11 +307,17 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 }
 
 // judge is stage 1.5: it reads the lines found as a whole, shown or not
-// (Stats): a cap that cut the list is not a shortage.
+// (Stats): a cap that cut the list is not a shortage. A scan that left
+// files unread judges nothing of what it did not read: too few or one-sided
+// may be the files left out, so it asks for the search to be checked
+// (verify_coverage: a larger budget, a narrower scope).
 func judge(res FindResult) (warnings, actions []string) {
 	n := res.Stats.NormalizedHits + res.Stats.LooseHits
 	warnings, actions = []string{}, []string{}
 	switch {
+	case res.CutoffReason == CutoffTimeBudget || res.CutoffReason == CutoffLineCap:
+		warnings = append(warnings, fmt.Sprintf("incomplete: %s stopped the scan after %d files; the others were not read", res.CutoffReason, res.Stats.FilesScanned))
+		actions = append(actions, ActionVerifyCoverage)
 	case n == 0:
 		warnings = append(warnings, "shortage: no candidates")
 		actions = append(actions, ActionFillGaps)

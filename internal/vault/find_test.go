@@ -266,14 +266,20 @@ func TestFindRanksOddQueries(t *testing.T) {
 // out (the caller's cap). What was read is still ranked when time allows,
 // and every file holding a match is ranked, however many there are.
 func TestFindCutShort(t *testing.T) {
+	create := func(t *testing.T, v *Vault, p, content string) {
+		t.Helper()
+		if _, err := v.Create(p, []byte(content)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	t.Run("the most lines a Find holds", func(t *testing.T) {
 		e := newEnv(t, Options{})
-		e.v.Create("notes/a-best.md", []byte("# Retry budget\nthe retry budget\n"))
-		e.v.Create("notes/b-mid.md", []byte("# Misc\nretry budget\nbuy milk\n"))
+		create(t, e.v, "notes/a-best.md", "# Retry budget\nthe retry budget\n")
+		create(t, e.v, "notes/b-mid.md", "# Misc\nretry budget\nbuy milk\n")
 		// Read last, and cut in its middle: its lines hold the words only
 		// without the space (a loose match), so the engine, which reads
 		// words, does not find the file.
-		e.v.Create("notes/z-huge.md", []byte(strings.Repeat("x retrybudget y\n", maxFoundLines+5)))
+		create(t, e.v, "notes/z-huge.md", strings.Repeat("x retrybudget y\n", maxFoundLines+5))
 		res, err := e.v.Find(context.Background(), FindRequest{Query: "retry budget", MaxCandidates: 4})
 		if err != nil {
 			t.Fatal(err)
@@ -290,6 +296,11 @@ func TestFindCutShort(t *testing.T) {
 		if want := []string{"notes/a-best.md:1", "notes/a-best.md:2", "notes/b-mid.md:2", "notes/z-huge.md:1"}; !slices.Equal(got, want) {
 			t.Errorf("lines %v, want %v", got, want)
 		}
+		// Nearly every line is in one file, but files were left unread:
+		// not a bias to reduce, a search to check.
+		if !slices.Equal(res.NextActions, []string{ActionVerifyCoverage}) {
+			t.Errorf("next_actions %v, want [verify_coverage]", res.NextActions)
+		}
 	})
 	t.Run("the time budget", func(t *testing.T) {
 		// A clock that moves a second each time it is read, once the files
@@ -303,7 +314,11 @@ func TestFindCutShort(t *testing.T) {
 			return now
 		}})
 		for i := range 5 {
-			e.v.Create(fmt.Sprintf("notes/%d.md", i), []byte("alpha\nalpha\nalpha\n"))
+			create(t, e.v, fmt.Sprintf("notes/%d.md", i), "alpha\nalpha\nalpha\n")
+		}
+		// Only the files the budget leaves unread hold "beta".
+		if _, err := e.v.Overwrite("notes/3.md", []byte("beta\n")); err != nil {
+			t.Fatal(err)
 		}
 		ticking = true
 		res, err := e.v.Find(context.Background(), FindRequest{Query: "alpha", MaxCandidates: 2, TimeBudget: 2500 * time.Millisecond})
@@ -316,19 +331,54 @@ func TestFindCutShort(t *testing.T) {
 		if !slices.Contains(res.Warnings, "not ranked: the time budget ran out; lines are in path order") {
 			t.Errorf("warnings %q: the order is not said to be the paths'", res.Warnings)
 		}
-	})
-	t.Run("more files than a channel's depth", func(t *testing.T) {
-		e := newEnv(t, Options{})
-		for i := range 250 {
-			e.v.Create(fmt.Sprintf("notes/%03d.md", i), []byte("a note on the retry budget and much else besides, at some length\n"))
-		}
-		e.v.Create("notes/zz-retry-budget.md", []byte("# Retry budget\nretry budget\n"))
-		res, err := e.v.Find(context.Background(), FindRequest{Query: "retry budget", MaxCandidates: 1})
+		// Nothing found in what was read is no shortage: the rest was
+		// not read.
+		now = fixedNow()
+		res, err = e.v.Find(context.Background(), FindRequest{Query: "beta", TimeBudget: 2500 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.Candidates[0].Path; got != "notes/zz-retry-budget.md" || res.CutoffReason != CutoffCandidateCap {
-			t.Errorf("first line in %s, cutoff %q; want notes/zz-retry-budget.md and %q", got, res.CutoffReason, CutoffCandidateCap)
+		if !slices.Equal(res.NextActions, []string{ActionVerifyCoverage}) || !slices.Contains(res.Warnings, "incomplete: time_budget stopped the scan after 2 files; the others were not read") {
+			t.Errorf("nothing in the files read: next_actions %v, warnings %q; want [verify_coverage] and the scan said incomplete", res.NextActions, res.Warnings)
 		}
 	})
+	t.Run("more files than a channel's depth", func(t *testing.T) {
+		// 250 files the engine finds, and one it does not (the words
+		// only without their space), whose path sorts first: every file
+		// the engine finds comes before it, the 250th too — past the
+		// manuals' channel depth of 200.
+		e := newEnv(t, Options{})
+		for i := range 250 {
+			create(t, e.v, fmt.Sprintf("notes/%03d.md", i+1), "a note on the retry budget"+strings.Repeat(" and much else", i)+"\n")
+		}
+		create(t, e.v, "notes/000-loose.md", "retrybudget\n")
+		res, err := e.v.Find(context.Background(), FindRequest{Query: "retry budget", MaxCandidates: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(res.Candidates); n != 251 || res.Candidates[n-1].Path != "notes/000-loose.md" {
+			t.Errorf("%d lines, the last in %s; want 251, the last in notes/000-loose.md", n, res.Candidates[n-1].Path)
+		}
+	})
+}
+
+func TestFirstHeading(t *testing.T) {
+	for _, tt := range []struct{ text, want string }{
+		{"# Retry budget\ntext\n", "Retry budget"},
+		{"intro\n\n## Second level ##\n", "Second level"},
+		{"# C#\n", "C#"},
+		{"#\tTabbed\n", "Tabbed"},
+		{"#hashtag\n# Title\n", "Title"},
+		{"    # indented code\n# Title\n", "Title"},
+		{"```sh\n# install\n```\n# Title\n", "Title"},
+		{"````md\n```sh\n# inside\n```\n# still inside\n````\n# Title\n", "Title"},
+		{"~~~\n# inside\n```\n# inside too\n~~~\n# Title\n", "Title"},
+		{"---\ntitle: x\n# draft\n---\n# Title\n", "Title"},
+		{"no heading\n", ""},
+		{"", ""},
+	} {
+		if got := firstHeading(tt.text); got != tt.want {
+			t.Errorf("firstHeading(%q) = %q, want %q", tt.text, got, tt.want)
+		}
+	}
 }

@@ -38,8 +38,10 @@ type scopeFile struct{ path, text, normal string }
 // rankLines puts found in the order of the files holding them, the best
 // first, and returns what the caller should know of that order: why the
 // lines stayed in path order, or which phrasing was left out. The ranking
-// is part of the search: it ends with the time budget (deadline, on the
-// vault's clock) as the scan does.
+// is part of the search: it starts only with time left in the budget
+// (deadline, on the vault's clock), and the build of its index, the part
+// that grows with the text, stops when the budget ends; the channels then
+// run over memory in milliseconds.
 func (v *Vault) rankLines(ctx context.Context, found []Candidate, files []scopeFile, textBytes int, req FindRequest, deadline time.Time, cutoff string) ([]string, error) {
 	left := deadline.Sub(v.opts.Now())
 	switch {
@@ -92,7 +94,7 @@ func rankFiles(ctx context.Context, files []scopeFile, query string, also []stri
 	for i, f := range files {
 		secs[i] = rank.MemorySection{ID: int64(i + 1), Title: firstHeading(f.text), Path: f.path, Body: f.text, Literal: f.normal}
 	}
-	src, err := rank.NewMemorySource(secs)
+	src, err := rank.NewMemorySource(ctx, secs)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -113,25 +115,43 @@ func rankFiles(ctx context.Context, files []scopeFile, query string, also []stri
 }
 
 // firstHeading is a Markdown file's first ATX heading ("# Title", at most
-// three spaces in, closing #s dropped), "" without one; a line in a fenced
-// code block ("# a shell comment") is none. Setext headings are not read:
-// a title is a hint to the ranking, and the path and text weigh too.
+// three spaces in, closing #s dropped), "" without one. Lines in a fenced
+// code block ("# a shell comment") and in front matter (a "---" block the
+// file starts with) are none. Setext headings are not read: a title is a
+// hint to the ranking, and the path and text weigh too.
 func firstHeading(text string) string {
-	fence := ""
-	for line := range strings.Lines(text) {
-		t := strings.TrimRight(line, "\r\n")
-		trimmed := strings.TrimLeft(t, " ")
-		if len(t)-len(trimmed) > 3 {
+	var fence string // the opening fence's run of ` or ~ while in a block
+	frontMatter := false
+	for i := 0; text != ""; i++ {
+		var line string
+		line, text, _ = strings.Cut(text, "\n")
+		line = strings.TrimRight(line, "\r")
+		if i == 0 && strings.TrimRight(line, " ") == "---" {
+			frontMatter = true
+			continue
+		}
+		if frontMatter {
+			frontMatter = strings.TrimRight(line, " ") != "---" && strings.TrimRight(line, " ") != "..."
+			continue
+		}
+		trimmed := strings.TrimLeft(line, " ")
+		if len(line)-len(trimmed) > 3 {
 			continue
 		}
 		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
+			// Closed by a run of the same character at least as long,
+			// with nothing after it.
+			if run := leadingRun(trimmed, fence[0]); len(run) >= len(fence) && strings.TrimSpace(trimmed[len(run):]) == "" {
 				fence = ""
 			}
 			continue
 		}
-		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
-			fence = trimmed[:3]
+		if run := leadingRun(trimmed, '`'); len(run) >= 3 {
+			fence = run
+			continue
+		}
+		if run := leadingRun(trimmed, '~'); len(run) >= 3 {
+			fence = run
 			continue
 		}
 		h := strings.TrimLeft(trimmed, "#")
@@ -140,11 +160,20 @@ func firstHeading(text string) string {
 		}
 		h = strings.TrimSpace(h)
 		if c := strings.TrimRight(h, "#"); c == "" || strings.HasSuffix(c, " ") || strings.HasSuffix(c, "\t") {
-			h = strings.TrimSpace(c)
+			h = strings.TrimSpace(c) // "## Title ##", not "# C#"
 		}
 		return h
 	}
 	return ""
+}
+
+// leadingRun is the run of c that s starts with.
+func leadingRun(s string, c byte) string {
+	n := 0
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	return s[:n]
 }
 
 // refusal is what the query parser said of a query, without its code and

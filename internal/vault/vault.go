@@ -69,7 +69,8 @@ type Options struct {
 	// Logger receives one line per write (op, path, bytes, mode) and per
 	// refused write (op, path, code). Never file contents. Nil discards.
 	Logger *slog.Logger
-	// Now is the clock for DailyPath; nil means time.Now.
+	// Now is the clock for DailyPath and for Find's time budget; nil
+	// means time.Now.
 	Now func() time.Time
 }
 

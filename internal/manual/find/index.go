@@ -81,7 +81,10 @@ func (sn *manualSnapshot) source() (*rank.MemorySource, error) {
 			n := &sn.nodes[i]
 			secs[i] = rank.MemorySection{ID: n.RowID, Title: n.Title, Path: n.FileName, Body: n.Body, Literal: n.Norm}
 		}
-		sn.src, sn.srcErr = rank.NewMemorySource(secs)
+		// Not the caller's context: the source is the snapshot's, kept
+		// for every later search, and one caller's cancellation must not
+		// be kept as its error.
+		sn.src, sn.srcErr = rank.NewMemorySource(context.Background(), secs)
 	})
 	return sn.src, sn.srcErr
 }
