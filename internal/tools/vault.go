@@ -331,8 +331,28 @@ func renderVaultFind(r vault.FindResult) string {
 		fmt.Fprintf(&b, "; cut short: %s", r.CutoffReason)
 	}
 	b.WriteByte('\n')
+	// One heading a file, the best file first (the order Find gives),
+	// with how many of its lines are shown: the path is not repeated on
+	// every line, and a reader sees at once where the lines are.
+	shown := map[string]int{}
 	for _, c := range r.Candidates {
-		fmt.Fprintf(&b, "%s:%d [%s] %s\n", c.Path, c.Line, c.Stage, c.Text)
+		shown[c.Path]++
+	}
+	last := ""
+	for _, c := range r.Candidates {
+		if c.Path != last {
+			last = c.Path
+			unit := "lines"
+			if shown[c.Path] == 1 {
+				unit = "line"
+			}
+			fmt.Fprintf(&b, "%s (%d %s)\n", c.Path, shown[c.Path], unit)
+		}
+		how := c.Stage
+		if len(c.Phrasings) > 0 {
+			how += ": " + strings.Join(c.Phrasings, ", ") // which phrasings the line holds
+		}
+		fmt.Fprintf(&b, "  %d [%s] %s\n", c.Line, how, c.Text)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)

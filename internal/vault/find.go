@@ -173,7 +173,7 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 	)
 	perFile := map[string]int{}
 	for _, e := range entries {
-		if e.IsDir || req.Glob != "" && !MatchGlob(req.Glob, e.Path) {
+		if e.IsDir || !searched(e.Path, req.Dir) || req.Glob != "" && !MatchGlob(req.Glob, e.Path) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {

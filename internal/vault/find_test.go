@@ -382,3 +382,47 @@ func TestFirstHeading(t *testing.T) {
 		}
 	}
 }
+
+// langspec's own state (.system/, whose coverage lists every path read) is
+// left out of a search of the whole vault, by vault_find and vault_search
+// alike, and read when the search names that folder.
+func TestSearchesLeaveTheStateOut(t *testing.T) {
+	e := newEnv(t, Options{})
+	if _, err := e.v.Create("notes/retention.md", []byte("# Retention\nbackup retention is 35 days\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.v.System().Create(".system/coverage.json", []byte(`{"files":{"notes/retention.md":{}}}`+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir  string
+		want []string // the files a search for "retention" reads lines of
+	}{
+		{"", []string{"notes/retention.md"}},
+		{".system", []string{".system/coverage.json"}},
+		{"./.SYSTEM/", []string{".system/coverage.json"}},
+	} {
+		found, err := e.v.Find(context.Background(), FindRequest{Query: "retention", Dir: tt.dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		searched, err := e.v.Search(context.Background(), SearchRequest{Query: "retention", Path: tt.dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var byFind, bySearch []string
+		for _, c := range found.Candidates {
+			if !slices.Contains(byFind, c.Path) {
+				byFind = append(byFind, c.Path)
+			}
+		}
+		for _, m := range searched.Matches {
+			if !slices.Contains(bySearch, m.Path) {
+				bySearch = append(bySearch, m.Path)
+			}
+		}
+		if !slices.Equal(byFind, tt.want) || !slices.Equal(bySearch, tt.want) {
+			t.Errorf("dir %q: vault_find read %v, vault_search %v; want %v", tt.dir, byFind, bySearch, tt.want)
+		}
+	}
+}

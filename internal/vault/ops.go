@@ -185,7 +185,7 @@ func (v *Vault) Search(ctx context.Context, req SearchRequest) (SearchResult, er
 	out := SearchResult{Query: req.Query, Matches: []Match{}}
 	needle := strings.ToLower(req.Query)
 	for _, e := range entries {
-		if e.IsDir {
+		if e.IsDir || !searched(e.Path, req.Path) {
 			continue
 		}
 		if req.Glob != "" && !MatchGlob(req.Glob, e.Path) {

@@ -267,3 +267,16 @@ func isDailyName(name string) bool {
 	_, err := time.Parse(time.DateOnly, date) // refuses 2026-02-30
 	return err == nil
 }
+
+// searched reports whether a search of the folder dir reads the file p.
+// langspec's own state (.system/: coverage, find statistics, the lock) is
+// read only when dir is in it: its bookkeeping lists every path read, so a
+// search of the whole vault for a file's name or a topic would answer from
+// it before the notes.
+func searched(p, dir string) bool {
+	if !strings.HasPrefix(p, systemDir+"/") {
+		return true
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(dir, "./"), "/")
+	return strings.EqualFold(first, systemDir)
+}
