@@ -226,7 +226,10 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 					if looseLine == "" {
 						looseLine = normalize.Loose(line)
 					}
-					if !strings.Contains(looseLine, p.loose) {
+					// Not a match that starts inside a word: "rto" is in
+					// "or too" only without the space. The joints are
+					// worked out only for a line that holds it at all.
+					if !strings.Contains(looseLine, p.loose) || !normalize.LooseJoined(line).Holds(p.loose) {
 						continue
 					}
 					if stage == "" {

@@ -426,3 +426,24 @@ func TestSearchesLeaveTheStateOut(t *testing.T) {
 		}
 	}
 }
+
+// A loose match (separators ignored) is a term written with separators in
+// it, not the end of one word and the start of the next: "RTO" is not in
+// "or too slow", and "R-T-O" and "R.T.O." are.
+func TestFindLooseKeepsToWords(t *testing.T) {
+	e := newEnv(t, Options{})
+	if _, err := e.v.Create("notes/a.md", []byte("paths broken or too slow\nthe R-T-O target\nthe R.T.O. again\nFor points older\n")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.v.Find(context.Background(), FindRequest{Query: "RTO"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range res.Candidates {
+		got = append(got, fmt.Sprintf("%d:%s", c.Line, c.Stage))
+	}
+	if want := []string{"2:loose", "3:loose"}; !slices.Equal(got, want) {
+		t.Errorf("lines %v, want %v", got, want)
+	}
+}

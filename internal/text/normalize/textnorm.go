@@ -83,3 +83,69 @@ func Loose(s string) string {
 func isSeparator(r rune) bool {
 	return unicode.IsSpace(r) || unicode.IsPunct(r) || r == '〜' || r == '~' || r == '|'
 }
+
+// Joined is a text's loose form that remembers where separators were
+// dropped, so that a loose match can be told from one that cuts into a
+// word: "rpo" is in the loose form of "or pointer", but only by taking the
+// end of one word and the start of another.
+type Joined struct {
+	Text  string
+	joint []bool // joint[i]: a separator stood before byte i of Text
+}
+
+// LooseJoined returns Loose(s) with its joints.
+func LooseJoined(s string) Joined {
+	n := Normal(s)
+	var b strings.Builder
+	b.Grow(len(n))
+	joint := make([]bool, 0, len(n)+1)
+	sep := false
+	for _, r := range n {
+		if isSeparator(r) {
+			sep = true
+			continue
+		}
+		for range utf8.RuneLen(r) {
+			joint = append(joint, sep)
+			sep = false
+		}
+		b.WriteRune(r)
+	}
+	return Joined{Text: b.String(), joint: joint}
+}
+
+// Holds reports whether j holds needle (a loose form) at a place that
+// does not start inside a run of Latin letters and digits that had no
+// separator in it: "pre-authorisation" and "pre-authorisations" hold
+// "preauthorisation", "or too slow" does not hold "rto" (its "r" is the
+// end of "or"). A match may end inside a word, as the normalized match
+// may ("retention" in "retentions"). Other scripts have no spaces between
+// words (医療・保険の手続き holds 医療保険), so only letters and digits of
+// ASCII on both sides of the start count.
+func (j Joined) Holds(needle string) bool {
+	if needle == "" {
+		return false
+	}
+	for from := 0; ; {
+		i := strings.Index(j.Text[from:], needle)
+		if i < 0 {
+			return false
+		}
+		if j.boundary(from + i) {
+			return true
+		}
+		from += i + 1
+	}
+}
+
+// boundary reports whether a match may start at byte i of j.Text.
+func (j Joined) boundary(i int) bool {
+	if i == 0 || j.joint[i] {
+		return true
+	}
+	return !isASCIIWordByte(j.Text[i-1]) || !isASCIIWordByte(j.Text[i])
+}
+
+func isASCIIWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}

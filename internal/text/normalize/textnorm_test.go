@@ -83,3 +83,33 @@ func TestNormalOfLines(t *testing.T) {
 		}
 	}
 }
+
+func TestLooseJoinedHolds(t *testing.T) {
+	for _, tt := range []struct {
+		text, query string
+		want        bool
+	}{
+		{"the pre-authorisation step", "preauthorisation", true},
+		{"the pre authorisation step", "pre-authorisation", true},
+		{"pre-authorisations", "preauthorisation", true}, // ends inside a word, as a normalized match may
+		{"regular access paths are broken or too slow", "rto", false},
+		{"if a TLS-cert on the gateway", "rto", false},
+		{"For points older than seven days", "rpo", false},
+		{"R-P-O targets", "rpo", true},
+		{"the R.P.O. target", "RPO", true},
+		{"x retrybudget y", "retry budget", true},
+		{"医療・保険の手続き", "医療保険", true},
+		{"支払い の 対象外 の例", "支払いの対象外", true},
+		{"Ｐｒｅ－ａｕｔｈｏｒｉｓａｔｉｏｎ is required", "preauthorisation", true},
+		{"or po and rpo", "rpo", true}, // the second place holds it whole
+		{"", "x", false},
+	} {
+		needle := Loose(tt.query)
+		if got := LooseJoined(tt.text).Holds(needle); got != tt.want {
+			t.Errorf("LooseJoined(%q).Holds(%q) = %v, want %v", tt.text, needle, got, tt.want)
+		}
+		if LooseJoined(tt.text).Text != Loose(tt.text) {
+			t.Errorf("LooseJoined(%q).Text = %q, want Loose's %q", tt.text, LooseJoined(tt.text).Text, Loose(tt.text))
+		}
+	}
+}
