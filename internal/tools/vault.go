@@ -162,7 +162,7 @@ func vaultToolset() []Tool {
 		}, (*vaultTools).search, renderVaultSearch),
 		newTool(CategoryVault, bindVault, mcp.Tool{
 			Name: "vault_find", Title: "Find in the vault",
-			Description: "Find a topic across vault files without misses: normalised matching (width, case, space), then ignoring separators; the lines of the files most about it first; then a judgement (too few, one file) with next_actions.",
+			Description: "Find a topic across vault files without misses: normalised matching (width, case, space), then ignoring separators; the best file first; then a judgement (too few, one file) with next_actions.",
 			Annotations: readOnly(),
 		}, func(s *jsonschema.Schema) {
 			nonEmpty(s, "query", 1000)

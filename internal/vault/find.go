@@ -111,10 +111,10 @@ type FindStats struct {
 type FindResult struct {
 	Query        string      `json:"query" jsonschema:"the query as given"`
 	Normalized   string      `json:"normalized" jsonschema:"the query in normal form"`
-	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, the best file first (the search engine ranks the files holding them for the query and its phrasings), lines in order within a file; in path order when a warning says they were not ranked"`
+	Candidates   []Candidate `json:"candidates" jsonschema:"matching lines, the best file's first, in line order within a file (path order if a warning says not ranked)"`
 	Stats        FindStats   `json:"stats" jsonschema:"what was scanned and matched"`
-	Warnings     []string    `json:"warnings" jsonschema:"files not searched (not text in an encoding langspec reads); why the lines were not ranked, or a phrasing left out of the ranking (also[N], from 0); a scan left incomplete; shortage or bias found by the integration step"`
-	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"only when the search was cut short: time_budget or line_cap (files left unread; line_cap: more than 20000 lines matched), or candidate_cap (every file read, more lines matched than max_candidates)"`
+	Warnings     []string    `json:"warnings" jsonschema:"files not read as text, why lines were not ranked, an incomplete scan, shortage or bias"`
+	CutoffReason string      `json:"cutoff_reason,omitempty" jsonschema:"when cut short: time_budget or line_cap (files left unread), candidate_cap (all read, list cut)"`
 	NextActions  []string    `json:"next_actions" jsonschema:"what to do next: verify_coverage, fill_gaps, reduce_file_bias or vault_completed"`
 }
 
