@@ -558,6 +558,11 @@ type client2Summary struct {
 	OK       bool `json:"ok"`
 }
 
+// cancelLogWait bounds the wait for a team server's log line of the call
+// its client cancelled: the client has seen the call end at once; the
+// server writes the line when the handler returns.
+const cancelLogWait = 15 * time.Second
+
 // cancelledLine is the server's log line of a tool call ended by its
 // client's cancellation.
 var cancelledLine = regexp.MustCompile(`tool call" tool=manual_find .*outcome=error code=unavailable err="unavailable: the call was cancelled`)
@@ -642,7 +647,16 @@ func runClientV2(t *testing.T, v validators, dbPath, mode, transport, era string
 	}
 	serverText := r.stderr // a stdio server's log is the client's stderr
 	if serverLog != nil {
-		serverText = serverLog.String()
+		// A team server outlives its client: the cancelled call's line is
+		// written when its handler returns, which on a loaded machine (the
+		// race detector, every package at once) can be after the client
+		// has exited. Wait for it, within a bound.
+		for deadline := time.Now().Add(cancelLogWait); ; time.Sleep(50 * time.Millisecond) {
+			serverText = serverLog.String()
+			if mode != "flat" || cancelledLine.MatchString(serverText) || time.Now().After(deadline) {
+				break
+			}
+		}
 	}
 	if mode == "flat" && !cancelledLine.MatchString(serverText) {
 		t.Errorf("the server's log has no manual_find call ended by the cancellation (%s)%s", cancelledLine, serverLogText(serverLog))
