@@ -28,8 +28,9 @@ import (
 // the order comes from how often and where each file holds them — title,
 // path, text — and how long it is. The files without a match would tell
 // a rare word of the query from a common one; reading them in would cost
-// a build of postings as large as the whole scope at every search
-// (BenchmarkVaultFind: 1.6–2× the scan where few files match).
+// a build of postings as large as the whole scope at every search (tried
+// with BenchmarkVaultFind when this was written: 1.6–2× the scan where few
+// files match).
 
 // scopeFile is a file holding a match: its path, its text and its normal
 // form (normalize.Normal).
