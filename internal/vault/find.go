@@ -161,7 +161,7 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 		req.MaxCandidates = DefaultFindMaxCandidates
 	}
 	deadline := v.opts.Now().Add(req.TimeBudget)
-	entries, err := v.List(req.Dir, true)
+	entries, err := v.searchedFiles(req.Dir, req.Glob)
 	if err != nil {
 		return res, err
 	}
@@ -173,9 +173,6 @@ func (v *Vault) Find(ctx context.Context, req FindRequest) (FindResult, error) {
 	)
 	perFile := map[string]int{}
 	for _, e := range entries {
-		if e.IsDir || !searched(e.Path, req.Dir) || req.Glob != "" && !MatchGlob(req.Glob, e.Path) {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}

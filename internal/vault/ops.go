@@ -178,19 +178,13 @@ func (v *Vault) Search(ctx context.Context, req SearchRequest) (SearchResult, er
 				"bad glob %q", req.Glob)
 		}
 	}
-	entries, err := v.List(req.Path, true)
+	entries, err := v.searchedFiles(req.Path, req.Glob)
 	if err != nil {
 		return SearchResult{}, err
 	}
 	out := SearchResult{Query: req.Query, Matches: []Match{}}
 	needle := strings.ToLower(req.Query)
 	for _, e := range entries {
-		if e.IsDir || !searched(e.Path, req.Path) {
-			continue
-		}
-		if req.Glob != "" && !MatchGlob(req.Glob, e.Path) {
-			continue
-		}
 		if err := ctx.Err(); err != nil {
 			return out, err
 		}

@@ -268,15 +268,25 @@ func isDailyName(name string) bool {
 	return err == nil
 }
 
-// searched reports whether a search of the folder dir reads the file p.
-// langspec's own state (.system/: coverage, find statistics, the lock) is
-// read only when dir is in it: its bookkeeping lists every path read, so a
-// search of the whole vault for a file's name or a topic would answer from
-// it before the notes.
-func searched(p, dir string) bool {
-	if !strings.HasPrefix(p, systemDir+"/") {
-		return true
+// searchedFiles lists the files a search of the folder dir reads (vault_find
+// and vault_search alike), in path order, those matching glob when it is
+// given. langspec's own state (.system/: coverage, find statistics, the
+// lock) is read only when dir is in it: its bookkeeping lists every path
+// read, so a search of the whole vault for a file's name or a topic would
+// answer from it before the notes.
+func (v *Vault) searchedFiles(dir, glob string) ([]Info, error) {
+	entries, err := v.List(dir, true)
+	if err != nil {
+		return nil, err
 	}
 	first, _, _ := strings.Cut(strings.TrimPrefix(dir, "./"), "/")
-	return strings.EqualFold(first, systemDir)
+	inState := strings.EqualFold(first, systemDir)
+	files := entries[:0]
+	for _, e := range entries {
+		if e.IsDir || !inState && strings.HasPrefix(e.Path, systemDir+"/") || glob != "" && !MatchGlob(glob, e.Path) {
+			continue
+		}
+		files = append(files, e)
+	}
+	return files, nil
 }

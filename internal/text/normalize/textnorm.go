@@ -89,8 +89,8 @@ func isSeparator(r rune) bool {
 // word: "rpo" is in the loose form of "or pointer", but only by taking the
 // end of one word and the start of another.
 type Joined struct {
-	Text  string
-	joint []bool // joint[i]: a separator stood before byte i of Text
+	text  string // Loose's form of the text
+	joint []bool // joint[i]: a separator stood before byte i of text
 }
 
 // LooseJoined returns Loose(s) with its joints.
@@ -111,7 +111,7 @@ func LooseJoined(s string) Joined {
 		}
 		b.WriteRune(r)
 	}
-	return Joined{Text: b.String(), joint: joint}
+	return Joined{text: b.String(), joint: joint}
 }
 
 // Holds reports whether j holds needle (a loose form) at a place that
@@ -127,7 +127,7 @@ func (j Joined) Holds(needle string) bool {
 		return false
 	}
 	for from := 0; ; {
-		i := strings.Index(j.Text[from:], needle)
+		i := strings.Index(j.text[from:], needle)
 		if i < 0 {
 			return false
 		}
@@ -138,12 +138,12 @@ func (j Joined) Holds(needle string) bool {
 	}
 }
 
-// boundary reports whether a match may start at byte i of j.Text.
+// boundary reports whether a match may start at byte i of j.text.
 func (j Joined) boundary(i int) bool {
 	if i == 0 || j.joint[i] {
 		return true
 	}
-	return !isASCIIWordByte(j.Text[i-1]) || !isASCIIWordByte(j.Text[i])
+	return !isASCIIWordByte(j.text[i-1]) || !isASCIIWordByte(j.text[i])
 }
 
 func isASCIIWordByte(c byte) bool {

@@ -108,8 +108,8 @@ func TestLooseJoinedHolds(t *testing.T) {
 		if got := LooseJoined(tt.text).Holds(needle); got != tt.want {
 			t.Errorf("LooseJoined(%q).Holds(%q) = %v, want %v", tt.text, needle, got, tt.want)
 		}
-		if LooseJoined(tt.text).Text != Loose(tt.text) {
-			t.Errorf("LooseJoined(%q).Text = %q, want Loose's %q", tt.text, LooseJoined(tt.text).Text, Loose(tt.text))
+		if LooseJoined(tt.text).text != Loose(tt.text) {
+			t.Errorf("LooseJoined(%q).Text = %q, want Loose's %q", tt.text, LooseJoined(tt.text).text, Loose(tt.text))
 		}
 	}
 }
