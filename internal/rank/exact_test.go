@@ -38,21 +38,21 @@ func TestExactTitle(t *testing.T) {
 // first even when the other channels put others far above it; a title the
 // query only starts, or that a phrasing names, does not jump the queue.
 func TestFuseNamedSectionFirst(t *testing.T) {
-	words := ranked{channel: ChannelWords, ids: []Posting{{ID: 1, Score: 9}, {ID: 2, Score: 8}, {ID: 3, Score: 1}, {ID: 4, Score: 1}}}
-	literal := ranked{channel: ChannelLiteral, ids: []Posting{{ID: 1, Score: 5}, {ID: 2, Score: 5}}}
+	words := List{Channel: ChannelWords, Postings: []Posting{{ID: 1, Score: 9}, {ID: 2, Score: 8}, {ID: 3, Score: 1}, {ID: 4, Score: 1}}}
+	literal := List{Channel: ChannelLiteral, Postings: []Posting{{ID: 1, Score: 5}, {ID: 2, Score: 5}}}
 	w := Weights{Channels: map[string]float64{ChannelWords: 1, ChannelLiteral: 1, ChannelHeading: 0.5}}
 	tests := []struct {
 		name    string
-		heading ranked
+		heading List
 		first   int64
 	}{
-		{"the title is the query", ranked{channel: ChannelHeading, ids: []Posting{{ID: 3, Score: TitleEquals}}}, 3},
-		{"the title starts with it", ranked{channel: ChannelHeading, ids: []Posting{{ID: 3, Score: TitleStarts}}}, 1},
-		{"a phrasing's title", ranked{channel: ChannelHeading, phrasing: 1, ids: []Posting{{ID: 4, Score: TitleEquals}}}, 1},
+		{"the title is the query", List{Channel: ChannelHeading, Postings: []Posting{{ID: 3, Score: TitleEquals}}}, 3},
+		{"the title starts with it", List{Channel: ChannelHeading, Postings: []Posting{{ID: 3, Score: TitleStarts}}}, 1},
+		{"a phrasing's title", List{Channel: ChannelHeading, Phrasing: 1, Postings: []Posting{{ID: 4, Score: TitleEquals}}}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hits := New(w).fuse([]ranked{words, literal, tt.heading}, 10)
+			hits := New(w).Fuse([]List{words, literal, tt.heading}, 10)
 			if hits[0].ID != tt.first {
 				t.Errorf("first hit %d, want %d (%+v)", hits[0].ID, tt.first, hits)
 			}

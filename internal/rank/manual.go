@@ -10,9 +10,10 @@ import (
 // Manual sections are ranked from what manual_find's stages saw of them
 // (internal/manual/find): which query terms a section holds and how — as
 // written, loosely, as a synonym, in its heading, under a heading that
-// names them — with the word channel's say (stage 0 runs this engine's
-// channels over the manual). The stages find; the weights below and
-// ManualScore decide.
+// names them. The stages find; what they saw becomes lists of three
+// channels (ChannelTerms, ChannelNamed, ChannelAsked), which Fuse weighs
+// with the engine's own lists of stage 0 (words, literal) and the phrasings'
+// in one fusion, as every search is fused.
 
 // Where is what of a section holds a query term.
 type Where uint8
@@ -94,13 +95,25 @@ type TermEvidence struct {
 	Best Sighting // the best way the section holds it
 }
 
+// The channels manual_find's stages feed, beside the engine's own (words,
+// literal) that its stage 0 runs: Fuse weighs them all at once, with
+// ManualWeights.
+const (
+	// ChannelTerms is the query terms a section holds, each by the best
+	// way it holds it (Sighting.Weight) times how rare it is (ManualIDF).
+	ChannelTerms = "terms"
+	// ChannelNamed is the terms its heading names, by how rare they are:
+	// a heading naming a rare term says the section is about it.
+	ChannelNamed = "named"
+	// ChannelAsked is a section of the kind the question asks for: one
+	// stating an exception when exceptions are asked for, a numbered list
+	// for a procedure, one the heading stage found for a definition.
+	ChannelAsked = "asked"
+)
+
 // ManualEvidence is what the stages saw of one section.
 type ManualEvidence struct {
-	// Words is the word channel's score for the section as a share of the
-	// best section's (ShareOfBest), 0 when the channel did not find it.
-	Words float64
-	// Named are the IDFs of the terms its heading names, in query order:
-	// a heading naming a rare term says the section is about it.
+	// Named are the IDFs of the terms its heading names, in query order.
 	Named []float64
 	// Terms are the query terms it holds, in the order first seen.
 	Terms []TermEvidence
@@ -110,42 +123,96 @@ type ManualEvidence struct {
 	ByHeading             bool // the heading stage found it
 }
 
-// ManualScore ranks a manual section from its evidence: each term it
-// holds, weighted by how rare the term is and how directly the section
-// holds it, plus the word channel's say, its heading's names and what the
-// question asks for. Rounded to thousandths, so that sums made in another
-// order tie as they should.
-func ManualScore(e ManualEvidence) float64 {
-	named := 0.0
+// ManualScores are a section's scores in the channels the stages feed.
+type ManualScores struct{ Terms, Named, Asked float64 }
+
+// Scores are e's scores in ChannelTerms, ChannelNamed and ChannelAsked.
+// A section found only as context (an exception nearby, a parent) holds
+// no term, and scores a little in ChannelTerms all the same.
+func (e ManualEvidence) Scores() ManualScores {
+	var sc ManualScores
 	for _, idf := range e.Named {
-		named += 0.5 * idf
+		sc.Named += idf
 	}
-	sc := e.Words + named
 	for _, t := range e.Terms {
 		idf := t.IDF
 		if idf == 0 {
 			idf = 1
 		}
-		sc += t.Best.Weight() * idf
+		sc.Terms += t.Best.Weight() * idf
 	}
 	if len(e.Terms) == 0 {
-		sc += 0.2 // found only as context (an exception nearby, a parent)
+		sc.Terms = contextOnly
 	}
 	switch e.Asked {
 	case AskExceptions:
 		if e.HasExceptions {
-			sc += 1
+			sc.Asked = 1
 		}
 	case AskProcedure:
 		if e.IsList {
-			sc += 0.5
+			sc.Asked = 1
 		}
 	case AskDefinition:
 		if e.ByHeading && len(e.Terms) > 0 {
-			sc += 0.5
+			sc.Asked = 1
 		}
 	}
-	return math.Round(sc*1000) / 1000
+	return sc
+}
+
+// contextOnly is ChannelTerms' score of a section that holds no term: a
+// fifth of a term as written that every section holds.
+const contextOnly = 0.2
+
+// Lists appends to lists, for section id, its scores as entries of the
+// stages' channels (a zero score adds none). The lists are in
+// ChannelTerms, ChannelNamed, ChannelAsked order; lists is that long.
+func (sc ManualScores) Lists(lists []List, id int64) {
+	for i, v := range [...]float64{sc.Terms, sc.Named, sc.Asked} {
+		if v > 0 {
+			lists[i].Postings = append(lists[i].Postings, Posting{ID: id, Score: v})
+		}
+	}
+}
+
+// ManualLists are the empty lists of the stages' channels for phrasing,
+// in ManualScores.Lists' order, with room for n sections.
+func ManualLists(phrasing, n int) []List {
+	return []List{
+		{Channel: ChannelTerms, Phrasing: phrasing, Postings: make([]Posting, 0, n)},
+		{Channel: ChannelNamed, Phrasing: phrasing},
+		{Channel: ChannelAsked, Phrasing: phrasing},
+	}
+}
+
+// Bound returns the most a section holding sc and found by no list could
+// score fused with lists: each score counts as a share of its channel's
+// best in lists, as Fuse counts it (more than 1 when it beats that best).
+// What a search reports of sections its caps left unread
+// (internal/manual/find): the bests are read once, for the thousands of
+// sections a cap may leave.
+func (e *Engine) Bound(lists []List) func(sc ManualScores) float64 {
+	channels := ManualLists(0, 0)
+	var best [3]float64
+	for _, l := range lists {
+		for i, c := range channels {
+			if l.Channel == c.Channel {
+				for _, p := range l.Postings {
+					best[i] = max(best[i], p.Score)
+				}
+			}
+		}
+	}
+	return func(sc ManualScores) float64 {
+		total := 0.0
+		for i, v := range [...]float64{sc.Terms, sc.Named, sc.Asked} {
+			if v > 0 {
+				total += e.w.Channels[channels[i].Channel] * ShareOf(v, best[i], 1)
+			}
+		}
+		return total
+	}
 }
 
 // ManualIDF is how rare a term is among a search's sections: of sections,
@@ -153,21 +220,6 @@ func ManualScore(e ManualEvidence) float64 {
 // one most hold.
 func ManualIDF(sections, holding int) float64 {
 	return math.Log(1 + float64(sections)/float64(1+holding))
-}
-
-// ShareOfBest rescales a ranked list's scores as shares of its best one,
-// so that one manual's list and another's weigh alike.
-func ShareOfBest(ps []Posting) {
-	best := 0.0
-	for _, p := range ps {
-		best = max(best, p.Score)
-	}
-	if best <= 0 {
-		return
-	}
-	for i := range ps {
-		ps[i].Score /= best
-	}
 }
 
 // NearHeading reports whether a heading's normalised text holds at least
@@ -188,11 +240,9 @@ func NearHeading(term, heading string) bool {
 }
 
 // ShareOf is a score as a share of its list's best, the unit in which
-// every list of phrasings is fused, here as in Engine.fuse: each list
-// counts as its scores divided by its best one, summed per hit (CombSUM).
-// Lists whose scores do not compare — one phrasing's channel and another's,
-// or two manual runs made of their own terms and stages — compare as
-// shares. A list whose best is not positive says nothing by its scores:
+// Fuse counts every list: its scores divided by its best one, summed per
+// hit (CombSUM). Lists whose scores do not compare — one phrasing's channel
+// and another's, one manual's and another's — compare as shares. A list whose best is not positive says nothing by its scores:
 // each of its n entries counts 1/n. Reciprocal rank fusion was measured
 // against it on both kinds of gold and lost (docs/evaluation.md).
 func ShareOf(score, best float64, n int) float64 {
@@ -201,7 +251,3 @@ func ShareOf(score, best float64, n int) float64 {
 	}
 	return score / best
 }
-
-// RoundFused rounds a fused score to millionths, so that sums made in
-// another order tie as they should.
-func RoundFused(score float64) float64 { return math.Round(score*1e6) / 1e6 }

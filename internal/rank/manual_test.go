@@ -1,6 +1,9 @@
 package rank
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func TestSightingWeight(t *testing.T) {
 	tests := []struct {
@@ -29,28 +32,66 @@ func TestSightingWeight(t *testing.T) {
 	}
 }
 
-func TestManualScore(t *testing.T) {
+func TestManualScores(t *testing.T) {
 	text := TermEvidence{IDF: 2, Best: Sighting{Where: WhereText}}
 	tests := []struct {
 		name string
 		e    ManualEvidence
-		want float64
+		want ManualScores
 	}{
-		{"a term, its rarity", ManualEvidence{Terms: []TermEvidence{text}}, 2},
-		{"the word channel adds its share", ManualEvidence{Words: 0.5, Terms: []TermEvidence{text}}, 2.5},
-		{"a heading naming a term adds half its idf", ManualEvidence{Named: []float64{2}, Terms: []TermEvidence{text}}, 3},
-		{"an unknown idf counts 1", ManualEvidence{Terms: []TermEvidence{{Best: Sighting{Where: WhereFragment}}}}, 0.3},
-		{"found as context only", ManualEvidence{}, 0.2},
-		{"exceptions asked, and stated", ManualEvidence{Asked: AskExceptions, HasExceptions: true}, 1.2},
-		{"a procedure asked, a list", ManualEvidence{Asked: AskProcedure, IsList: true, Terms: []TermEvidence{text}}, 2.5},
-		{"a definition asked, found by heading", ManualEvidence{Asked: AskDefinition, ByHeading: true, Terms: []TermEvidence{text}}, 2.5},
-		{"a definition asked, by heading but no term", ManualEvidence{Asked: AskDefinition, ByHeading: true}, 0.2},
-		{"rounded to thousandths", ManualEvidence{Words: 1.0 / 3}, 0.533},
+		{"a term, its rarity", ManualEvidence{Terms: []TermEvidence{text}}, ManualScores{Terms: 2}},
+		{"two terms add up", ManualEvidence{Terms: []TermEvidence{text, {IDF: 1, Best: Sighting{Where: WhereText, Synonym: true}}}}, ManualScores{Terms: 2.8}},
+		{"a heading naming a term", ManualEvidence{Named: []float64{2}, Terms: []TermEvidence{text}}, ManualScores{Terms: 2, Named: 2}},
+		{"an unknown idf counts 1", ManualEvidence{Terms: []TermEvidence{{Best: Sighting{Where: WhereFragment}}}}, ManualScores{Terms: 0.3}},
+		{"found as context only", ManualEvidence{}, ManualScores{Terms: 0.2}},
+		{"exceptions asked, and stated", ManualEvidence{Asked: AskExceptions, HasExceptions: true}, ManualScores{Terms: 0.2, Asked: 1}},
+		{"exceptions asked, none stated", ManualEvidence{Asked: AskExceptions, Terms: []TermEvidence{text}}, ManualScores{Terms: 2}},
+		{"a procedure asked, a list", ManualEvidence{Asked: AskProcedure, IsList: true, Terms: []TermEvidence{text}}, ManualScores{Terms: 2, Asked: 1}},
+		{"a list, nothing asked", ManualEvidence{IsList: true, Terms: []TermEvidence{text}}, ManualScores{Terms: 2}},
+		{"a definition asked, found by heading", ManualEvidence{Asked: AskDefinition, ByHeading: true, Terms: []TermEvidence{text}}, ManualScores{Terms: 2, Asked: 1}},
+		{"a definition asked, by heading but no term", ManualEvidence{Asked: AskDefinition, ByHeading: true}, ManualScores{Terms: 0.2}},
 	}
 	for _, tt := range tests {
-		if got := ManualScore(tt.e); got != tt.want {
-			t.Errorf("%s: score %v, want %v", tt.name, got, tt.want)
+		if got := tt.e.Scores(); got != tt.want {
+			t.Errorf("%s: scores %+v, want %+v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestManualListsFuse: the stages' scores become lists Fuse weighs with the
+// engine's, in shares of each list's best: a section holding the rare term
+// beats one holding the common one however the engine's words ranked them,
+// and a section the query names comes first whatever it holds.
+func TestManualListsFuse(t *testing.T) {
+	rare := ManualEvidence{Terms: []TermEvidence{{IDF: 3, Best: Sighting{Where: WhereText}}}}
+	common := ManualEvidence{Terms: []TermEvidence{{IDF: 0.5, Best: Sighting{Where: WhereText}}}}
+	lists := ManualLists(0, 3)
+	rare.Scores().Lists(lists, 1)
+	common.Scores().Lists(lists, 2)
+	ManualEvidence{}.Scores().Lists(lists, 3)
+	words := List{Channel: ChannelWords, Postings: []Posting{{ID: 2, Score: 9}, {ID: 1, Score: 6}}}
+	e := New(ManualWeights())
+	ids := func(hits []Hit) []int64 {
+		var out []int64
+		for _, h := range hits {
+			out = append(out, h.ID)
+		}
+		return out
+	}
+	if got := ids(e.Fuse(append(lists, words), 10)); !slices.Equal(got, []int64{1, 2, 3}) {
+		t.Errorf("fused %v, want [1 2 3]: the rare term first, context last", got)
+	}
+	named := List{Channel: ChannelHeading, Postings: []Posting{{ID: 3, Score: TitleEquals}}}
+	if got := ids(e.Fuse(append(lists, words, named), 10)); !slices.Equal(got, []int64{3, 1, 2}) {
+		t.Errorf("fused %v, want [3 1 2]: the section the query names first", got)
+	}
+	// A section left unread that would hold the rare term twice over
+	// bounds above every one found; one found as context, below them.
+	if b, best := e.Bound(lists)(ManualScores{Terms: 6}), e.Fuse(lists, 1)[0].Score; b <= best {
+		t.Errorf("bound %v of a section holding twice the best terms, not above the best %v", b, best)
+	}
+	if b, worst := e.Bound(lists)(ManualScores{Terms: 0.1}), e.Fuse(lists, 3)[2].Score; b >= worst {
+		t.Errorf("bound %v of a section holding less than context, not below the last %v", b, worst)
 	}
 }
 
@@ -63,7 +104,7 @@ func TestManualIDF(t *testing.T) {
 	}
 }
 
-// TestShareOf: every list of phrasings is fused in shares of its best, so a
+// TestShareOf: every list is fused in shares of its best, so a
 // list's scale says nothing; a list that says nothing by its scores counts
 // each entry alike.
 func TestShareOf(t *testing.T) {

@@ -9,13 +9,15 @@
 // strategy that finds anything" chain did, and every hit says which channels
 // found it.
 //
-// The engine is the only place that scores. It does not know where text is
-// stored: it declares what it reads (source.go) and internal/db implements
-// that for the spec sections of a scope and for one manual. Spec sections
-// are scored here from what the store keeps — bm25 over the word postings
-// (words.go), phrases (phrase.go), titles (title.go), literals and shapes
-// (occurrences.go); a manual, which keeps no postings, is ranked by its
-// full-text index with the engine's field weights.
+// The engine is the only place that scores, and Fuse the only fusion:
+// specs, manuals and the vault's files are ranked here. It does not know
+// where text is stored: it declares what it reads (source.go); internal/db
+// implements that for the spec sections of a scope, and MemorySource for a
+// manual's nodes or the vault's files, built in memory. Sections are scored
+// from what a source keeps — bm25 over the word postings (words.go),
+// phrases (phrase.go), titles (title.go), literals and shapes
+// (occurrences.go) — and a manual_find's stages add what they saw of a
+// section as lists of their own channels (manual.go), fused with these.
 package rank
 
 import (
@@ -101,18 +103,28 @@ func DefaultWeights() Weights {
 	}
 }
 
-// ManualWeights are the weights for manuals (internal/manual/find): the file
-// name (a node's path field, MemorySection.Path) weighs as much as a
-// heading, CJK runs match as substrings of the normalised text beside the
-// words, and there are no code shapes or related spec words. Running each
-// term alone as a channel of its own was tried and left out: it changed
-// nothing on the manual gold sets and cost time; so did the heading (2)
-// and phrase (1) channels, which manuals can have since they run on
-// postings (docs/evaluation.md).
+// ManualWeights are the weights for manuals (internal/manual/find) and the
+// vault's files (internal/vault). The file name (a node's path field,
+// MemorySection.Path) weighs as much as a heading, CJK runs match as
+// substrings of the normalised text beside the words, and there are no
+// code shapes or related spec words. Running each term alone as a channel
+// of its own was tried and left out: it changed nothing on the manual gold
+// sets and cost time; so did the heading (2) and phrase (1) channels, which
+// manuals can have since they run on postings (docs/evaluation.md).
+//
+// A manual_find fuses the engine's lists with those of its stages
+// (ChannelTerms, ChannelNamed, ChannelAsked). What the stages saw of the
+// terms decides most; the engine's words, a heading naming the terms and
+// the kind of section asked for each move a section by a fifth of that or
+// less. Chosen on the tune parts of the manual gold sets (`langspec eval
+// manual-find`; docs/evaluation.md). The heading channel weighs 0: the
+// stages' own heading list (ExactTitles) only says which sections the
+// query names, which come first.
 func ManualWeights() Weights {
 	return Weights{
 		Channels: map[string]float64{
-			ChannelWords: 1.0, ChannelLiteral: 1.0,
+			ChannelWords: 0.3, ChannelLiteral: 0.3,
+			ChannelTerms: 1, ChannelNamed: 0.3, ChannelAsked: 0.2,
 		},
 		Fields: map[Field]float64{
 			FieldTitle: 5, FieldBody: 1, FieldPath: 5,
@@ -219,31 +231,15 @@ func (a Query) MatchedShapes() []string {
 // (other phrasings of the same question) run through the same channels and
 // their lists are fused with q's.
 func (e *Engine) Search(ctx context.Context, src SectionSource, q ftsquery.Query, limit int, alternatives ...ftsquery.Query) (Result, error) {
-	res := Result{Query: Analyze(q)}
-	lists, err := e.channels(ctx, src, res.Query, &res)
+	res, lists, err := e.Lists(ctx, src, q, alternatives...)
 	if err != nil {
 		return Result{}, err
-	}
-	// Every phrasing runs through the same channels; a list keeps whose
-	// it is, so that a hit can say which phrasings found it. A phrasing
-	// that matches nothing adds no list, and so changes nothing.
-	for i, alt := range alternatives {
-		a := Analyze(alt)
-		res.Alternatives = append(res.Alternatives, a)
-		more, err := e.channels(ctx, src, a, &res)
-		if err != nil {
-			return Result{}, err
-		}
-		for j := range more {
-			more[j].phrasing = i + 1
-		}
-		lists = append(lists, more...)
 	}
 	// The evidence is read over the best evidenceDepth hits whatever the
 	// limit, so that what it says of a document does not depend on how
 	// many hits were asked for; fusion's order is total, so the first
 	// limit of them are the hits a smaller list would have held.
-	res.Hits = e.fuse(lists, max(limit, evidenceDepth))
+	res.Hits = e.Fuse(lists, max(limit, evidenceDepth))
 	if err := evidence(ctx, src, &res); err != nil {
 		return Result{}, err
 	}
@@ -253,6 +249,34 @@ func (e *Engine) Search(ctx context.Context, src SectionSource, q ftsquery.Query
 		return Result{}, err
 	}
 	return res, nil
+}
+
+// Lists runs q and its alternatives through the channels and returns their
+// lists unfused, with what the engine made of the query (Result without
+// hits): for a caller that fuses them with lists of its own in one Fuse
+// (manual_find's stages, internal/manual/find).
+func (e *Engine) Lists(ctx context.Context, src SectionSource, q ftsquery.Query, alternatives ...ftsquery.Query) (Result, []List, error) {
+	res := Result{Query: Analyze(q)}
+	lists, err := e.channels(ctx, src, res.Query, &res)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	// Every phrasing runs through the same channels; a list keeps whose
+	// it is, so that a hit can say which phrasings found it. A phrasing
+	// that matches nothing adds no list, and so changes nothing.
+	for i, alt := range alternatives {
+		a := Analyze(alt)
+		res.Alternatives = append(res.Alternatives, a)
+		more, err := e.channels(ctx, src, a, &res)
+		if err != nil {
+			return Result{}, nil, err
+		}
+		for j := range more {
+			more[j].Phrasing = i + 1
+		}
+		lists = append(lists, more...)
+	}
+	return res, lists, nil
 }
 
 // Words ranks src for terms by the word channel alone, plain bm25 over the
@@ -272,14 +296,15 @@ func (e *Engine) fieldWeights() [wordindex.Columns]float64 {
 	return fields
 }
 
-// ranked is one channel's list for one phrasing (0 the query).
-type ranked struct {
-	channel  string
-	phrasing int
-	ids      []Posting
+// List is one channel's ranked list for one phrasing (0 the query), best
+// first.
+type List struct {
+	Channel  string
+	Phrasing int
+	Postings []Posting
 }
 
-func (e *Engine) channels(ctx context.Context, src SectionSource, a Query, res *Result) ([]ranked, error) {
+func (e *Engine) channels(ctx context.Context, src SectionSource, a Query, res *Result) ([]List, error) {
 	var jobs []job
 	add := func(channel string, f func(limit int) ([]Posting, error)) {
 		if e.w.Channels[channel] > 0 {
@@ -430,13 +455,13 @@ const parallelSections = 5000
 // independent reads, and on a machine with cores to spare a query costs the
 // slowest channel rather than the sum — and returns their lists in job
 // order, so fusion sees them the same way every time.
-func (e *Engine) runJobs(jobs []job, parallel bool) ([]ranked, error) {
-	out := make([]ranked, len(jobs))
+func (e *Engine) runJobs(jobs []job, parallel bool) ([]List, error) {
+	out := make([]List, len(jobs))
 	errs := make([]error, len(jobs))
 	do := func(i int) {
 		j := jobs[i]
 		ps, err := j.run(cmp.Or(e.w.Depth[j.channel], defaultDepth))
-		out[i], errs[i] = ranked{channel: j.channel, ids: ps}, err
+		out[i], errs[i] = List{Channel: j.channel, Postings: ps}, err
 	}
 	var wg sync.WaitGroup
 	for i := 1; i < len(jobs); i++ {
@@ -455,7 +480,7 @@ func (e *Engine) runJobs(jobs []job, parallel bool) ([]ranked, error) {
 	}
 	lists := out[:0]
 	for _, l := range out {
-		if len(l.ids) > 0 {
+		if len(l.Postings) > 0 {
 			lists = append(lists, l)
 		}
 	}
@@ -469,81 +494,98 @@ func (e *Engine) runJobs(jobs []job, parallel bool) ([]ranked, error) {
 // phrase channel lowered the tune part's hit@5 at every weight tried).
 var boosts = map[string]bool{ChannelPhrase: true}
 
-// fuse merges the lists: each channel's scores are divided by its best one
-// and weighted, and a hit's score is their sum; a section whose title is
-// the query (the heading channel's TitleEquals) comes before the rest. Ties go to the hit the word
-// channel ranked higher, then to the lower row id, so answers are
-// deterministic.
-func (e *Engine) fuse(lists []ranked, limit int) []Hit {
+// Fuse merges lists into one ranking, the only fusion there is: each
+// list's scores are divided by its best one (ShareOf) and weighted by its
+// channel, and a hit's score is their sum (CombSUM), so that lists whose
+// scores do not compare — channels, phrasings, one manual's and another's —
+// count as shares. A section whose title is the query (the heading
+// channel's TitleEquals, for the query's own phrasing) comes before the
+// rest. Ties go to the hit the word channel ranked higher, then to the
+// lower id, so answers are deterministic. A list of a channel the weights
+// give 0 adds nothing to a score, yet its hits are hits: the heading list
+// a caller makes to say which sections the query names.
+func (e *Engine) Fuse(lists []List, limit int) []Hit {
 	// The channels in the order they come, each once: a hit's parts are
 	// kept by channel, as its best score from any list of that channel.
 	var names []string
 	chanOf := make([]int, len(lists))
 	for i, l := range lists {
-		c := slices.Index(names, l.channel)
+		c := slices.Index(names, l.Channel)
 		if c < 0 {
 			c = len(names)
-			names = append(names, l.channel)
+			names = append(names, l.Channel)
 		}
 		chanOf[i] = c
 	}
+	// Hits are kept as values, their parts by channel in one slice beside
+	// them: a manual_find fuses thousands.
 	type acc struct {
-		hit       Hit
-		parts     []float64 // by channel
-		has       []bool    // by channel: the channel found the hit
-		phrasings uint64    // bit i: phrasing i found it
+		id        int64
+		score     float64
+		at        int    // its parts: parts[at*len(names):][:len(names)]
+		phrasings uint64 // bit i: phrasing i found it
 		wordRank  int
 		exact     bool // its title is the query (ExactTitle)
 	}
-	var accs []*acc
-	byID := map[int64]*acc{}
+	longest := 0
+	for _, l := range lists {
+		longest = max(longest, len(l.Postings))
+	}
+	accs := make([]acc, 0, longest)
+	parts := make([]float64, 0, longest*len(names)) // by hit, then by channel: its best share there
+	has := make([]bool, 0, longest*len(names))      // by hit, then by channel: the channel found it
+	none, never := make([]float64, len(names)), make([]bool, len(names))
+	byID := make(map[int64]int, longest) // index in accs
 	// Boosting lists go last, and add only to what other lists found
 	// (boosts).
 	order := make([]int, 0, len(lists))
 	for li, l := range lists {
-		if !boosts[l.channel] {
+		if !boosts[l.Channel] {
 			order = append(order, li)
 		}
 	}
 	for li, l := range lists {
-		if boosts[l.channel] {
+		if boosts[l.Channel] {
 			order = append(order, li)
 		}
 	}
 	for _, li := range order {
 		l := lists[li]
-		w := e.w.Channels[l.channel]
+		w := e.w.Channels[l.Channel]
 		c := chanOf[li]
 		best := 0.0
-		for _, p := range l.ids {
+		for _, p := range l.Postings {
 			best = max(best, p.Score)
 		}
-		for i, p := range l.ids {
-			a := byID[p.ID]
-			if a == nil && boosts[l.channel] {
+		for i, p := range l.Postings {
+			k, ok := byID[p.ID]
+			if !ok && boosts[l.Channel] {
 				continue
 			}
-			if a == nil {
-				a = &acc{hit: Hit{ID: p.ID}, parts: make([]float64, len(names)), has: make([]bool, len(names)), wordRank: 1 << 30}
-				byID[p.ID] = a
-				accs = append(accs, a)
+			if !ok {
+				k = len(accs)
+				accs = append(accs, acc{id: p.ID, at: k, wordRank: 1 << 30})
+				parts, has = append(parts, none...), append(has, never...)
+				byID[p.ID] = k
 			}
-			s := w * ShareOf(p.Score, best, len(l.ids))
-			a.hit.Score += s
+			a := &accs[k]
+			s := w * ShareOf(p.Score, best, len(l.Postings))
+			a.score += s
 			// A part starts at 0, as a map's missing entry did: a
 			// negative weight's part stays 0 and still names its channel.
-			a.parts[c] = max(a.parts[c], s)
-			a.has[c] = true
-			a.phrasings |= 1 << l.phrasing
-			if l.channel == ChannelWords {
+			j := k*len(names) + c
+			parts[j] = max(parts[j], s)
+			has[j] = true
+			a.phrasings |= 1 << l.Phrasing
+			if l.Channel == ChannelWords {
 				a.wordRank = min(a.wordRank, i)
 			}
-			if l.channel == ChannelHeading && l.phrasing == 0 && p.Score >= TitleEquals {
+			if l.Channel == ChannelHeading && l.Phrasing == 0 && p.Score >= TitleEquals {
 				a.exact = true
 			}
 		}
 	}
-	slices.SortStableFunc(accs, func(x, y *acc) int {
+	slices.SortStableFunc(accs, func(x, y acc) int {
 		// A section the query names comes first, whatever the other
 		// channels say of the rest (issue 47: exact first).
 		if x.exact != y.exact {
@@ -552,42 +594,49 @@ func (e *Engine) fuse(lists []ranked, limit int) []Hit {
 			}
 			return 1
 		}
-		if c := cmp.Compare(y.hit.Score, x.hit.Score); c != 0 {
+		if c := cmp.Compare(y.score, x.score); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(x.wordRank, y.wordRank); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.hit.ID, y.hit.ID)
+		return cmp.Compare(x.id, y.id)
 	})
 	if len(accs) > limit {
 		accs = accs[:limit]
 	}
+	// Every hit's Matched and Phrasings are cut from one slice each (full
+	// slice expressions: an append to one never writes into the next).
 	hits := make([]Hit, len(accs))
+	matched := make([]string, 0, len(accs)*len(names))
+	phrasings := make([]int, 0, len(accs))
+	found := make([]int, 0, len(names))
 	for i, a := range accs {
-		var found []int
+		part := parts[a.at*len(names):][:len(names)]
+		found = found[:0]
 		for c := range names {
-			if a.has[c] {
+			if has[a.at*len(names)+c] {
 				found = append(found, c)
 			}
 		}
 		slices.SortFunc(found, func(x, y int) int {
-			if c := cmp.Compare(a.parts[y], a.parts[x]); c != 0 {
+			if c := cmp.Compare(part[y], part[x]); c != 0 {
 				return c
 			}
 			return strings.Compare(names[x], names[y])
 		})
-		matched := make([]string, len(found))
-		for k, c := range found {
-			matched[k] = names[c]
+		from := len(matched)
+		for _, c := range found {
+			matched = append(matched, names[c])
 		}
-		a.hit.Matched = matched
+		hits[i] = Hit{ID: a.id, Score: a.score, Matched: matched[from:len(matched):len(matched)]}
+		from = len(phrasings)
 		for p := range 64 {
 			if a.phrasings&(1<<p) != 0 {
-				a.hit.Phrasings = append(a.hit.Phrasings, p)
+				phrasings = append(phrasings, p)
 			}
 		}
-		hits[i] = a.hit
+		hits[i].Phrasings = phrasings[from:len(phrasings):len(phrasings)]
 	}
 	return hits
 }

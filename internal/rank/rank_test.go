@@ -177,20 +177,20 @@ func memorySource(t *testing.T, secs ...MemorySection) *MemorySource {
 }
 
 func TestFuseNoChannelHidesAnother(t *testing.T) {
-	lists := []ranked{
-		{channel: ChannelWords, ids: []Posting{{ID: 1, Score: 9}, {ID: 2, Score: 3}}},
-		{channel: ChannelLiteral, ids: []Posting{{ID: 3, Score: 5}}},
-		{channel: ChannelSymbol, ids: []Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}}},
+	lists := []List{
+		{Channel: ChannelWords, Postings: []Posting{{ID: 1, Score: 9}, {ID: 2, Score: 3}}},
+		{Channel: ChannelLiteral, Postings: []Posting{{ID: 3, Score: 5}}},
+		{Channel: ChannelSymbol, Postings: []Posting{{ID: 3, Score: 2}, {ID: 2, Score: 1}}},
 	}
 	even := Weights{Channels: map[string]float64{ChannelWords: 1, ChannelLiteral: 1, ChannelSymbol: 1}}
-	hits := New(even).fuse(lists, 10)
+	hits := New(even).Fuse(lists, 10)
 	var ids []int64
 	for _, h := range hits {
 		ids = append(ids, h.ID)
 	}
 	// Section 3 holds the literal code and its shape: two channels beat one.
 	if !slices.Equal(ids, []int64{3, 1, 2}) {
-		t.Fatalf("ranked %v, want [3 1 2]", ids)
+		t.Fatalf("List %v, want [3 1 2]", ids)
 	}
 	if m := hits[0].Matched; !slices.Equal(m, []string{ChannelLiteral, ChannelSymbol}) {
 		t.Errorf("first hit matched %v", m)
@@ -200,7 +200,7 @@ func TestFuseNoChannelHidesAnother(t *testing.T) {
 	}
 	for i := 1; i < len(hits); i++ {
 		if hits[i].Score > hits[i-1].Score {
-			t.Errorf("not ranked by score: %+v", hits)
+			t.Errorf("not List by score: %+v", hits)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -216,6 +217,15 @@ func parseMarkdown(rel string, src *Source) []Node {
 	if len(hs) == 0 {
 		return []Node{{Kind: KindFile, NodeID: FileID, Path: rel, Title: base, LineStart: 1, LineEnd: n}}
 	}
+	// The sections that run to the end of the file end at its last line of
+	// content: the link reference definitions many manuals gather at the
+	// end ("[`timeout.refresh()`]: #timeoutrefresh", hundreds of them in
+	// Node.js's deprecations page) belong to no section, and would make
+	// the last one's lines, as cited, run over all of them.
+	last := n
+	for last > hs[len(hs)-1].line && trailer(src.Lines(last, last)) {
+		last--
+	}
 	var nodes []Node
 	used := map[string]bool{}
 	if first := hs[0].line; first > 1 && strings.TrimSpace(src.Lines(1, first-1)) != "" {
@@ -227,7 +237,7 @@ func parseMarkdown(rel string, src *Source) []Node {
 		for len(stack) > 0 && nodes[stack[len(stack)-1]].Level >= h.level {
 			stack = stack[:len(stack)-1]
 		}
-		end := n
+		end := last
 		for _, next := range hs[i+1:] {
 			if next.level <= h.level {
 				end = next.line - 1
@@ -248,6 +258,15 @@ func parseMarkdown(rel string, src *Source) []Node {
 		stack = append(stack, len(nodes)-1)
 	}
 	return nodes
+}
+
+// linkDefinition is a Markdown link reference definition's line.
+var linkDefinition = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*\S`)
+
+// trailer reports whether a line may end a file after its last section's
+// content: blank, or a link reference definition.
+func trailer(line string) bool {
+	return strings.TrimSpace(line) == "" || linkDefinition.MatchString(line)
 }
 
 // headingText is the heading's plain text: inline markup dropped, code spans

@@ -81,6 +81,16 @@ func TestParseMarkdown(t *testing.T) {
 			{"a", "A", 1, "", 1, 7},
 			{"a/b", "B", 2, "a", 5, 7},
 		}},
+		{name: "link definitions after the last section are no section's", src: "# A\ntext\n## B\nb [x][]\n\n[x]: https://example.com\n  [y]: #a\n", want: []n{
+			{"a", "A", 1, "", 1, 4},
+			{"a/b", "B", 2, "a", 3, 4},
+		}},
+		{name: "link definitions between sections stay", src: "# A\n[x]: #y\n# B\nb\n", want: []n{
+			{"a", "A", 1, "", 1, 2},
+			{"b", "B", 1, "", 3, 4},
+		}},
+		{name: "a last section of link definitions alone", src: "# A\n\n[x]: #y\n", want: []n{{"a", "A", 1, "", 1, 1}}},
+		{name: "blank lines at the end", src: "# A\ntext\n\n\n", want: []n{{"a", "A", 1, "", 1, 2}}},
 		{name: "multi-line setext", src: "one\ntwo\n===\n", want: []n{{"one-two", "one two", 1, "", 1, 3}}},
 		{name: "fence hides headings", src: "# A\n~~~\n# no\n~~~\n## B\n", want: []n{
 			{"a", "A", 1, "", 1, 5},

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"math/bits"
 	"regexp"
 	"slices"
@@ -87,8 +86,9 @@ type Request struct {
 	ManualID string // "" searches every manual
 	Query    string
 	// Also are other phrasings of the same question, in the manuals'
-	// words (at most MaxAlso): each runs the whole staged search, and the
-	// candidate lists are fused as every list of phrasings is (fuseRuns).
+	// words (at most MaxAlso): each runs the whole staged search, and every
+	// run's lists are fused in one rank.Fuse, as a spec search's phrasings
+	// are (stageRun.ranked).
 	Also          []string
 	Intent        string // "" lets the query decide
 	TimeMS        int    // 0: DefaultTimeMS
@@ -263,7 +263,6 @@ type found struct {
 	n      *workNode
 	stages uint8       // stageBit of each stage that found it
 	terms  []termMatch // each term matched, once, in the order first matched
-	words  float64     // the word channel's share of the best (stage 0)
 	named  []float64   // the IDFs of the terms its heading names, in query order
 }
 
@@ -328,14 +327,16 @@ type stageRun struct {
 	cut       string
 	unscanned []Unscanned
 	// unsearchedBounds are, for each section never searched (not one
-	// ranked below the candidate cap), the best score it could have had:
-	// +Inf when nothing is known (a time budget, an unreadable file).
-	unsearchedBounds []float64
-	termBuf          []rank.TermEvidence // score's, reused
-	sum              *Summary
-	idf              map[string]float64
-	needles          map[string][]needle // term -> its normalised forms
-	excTerms         []string
+	// ranked below the candidate cap), what it would have been seen to
+	// hold; nil when nothing is known (a time budget, an unreadable file).
+	unsearchedBounds []*rank.ManualScores
+	termBuf          []rank.TermEvidence // scores', reused
+	// engineLists are stage 0's lists, fused with the stages' (ranked).
+	engineLists []rank.List
+	sum         *Summary
+	idf         map[string]float64
+	needles     map[string][]needle // term -> its normalised forms
+	excTerms    []string
 	// storeErr is the first failure of the store itself: the search then
 	// fails as a whole, since "0 candidates" from an index that could not
 	// be read would look like an answer.
@@ -371,8 +372,8 @@ const (
 const MaxAlso = 4
 
 // Find runs the staged search and stores its trace. With Also, each
-// phrasing runs the whole staged search too, and the candidates are fused
-// by their shares of each run's best (fuseRuns).
+// phrasing runs the whole staged search too, and the runs' lists are fused
+// in one (stageRun.ranked).
 func (f *Finder) Find(ctx context.Context, req Request) (Summary, error) {
 	if len(req.Also) > MaxAlso {
 		return Summary{}, apperr.New(apperr.InvalidArgument, "keep the best four", "also has %d phrasings; at most %d are allowed", len(req.Also), MaxAlso)
@@ -634,12 +635,12 @@ func (f *Finder) prepare(ctx context.Context, req Request, start time.Time, snap
 	return s, nil
 }
 
-func (s *stageRun) addUnscanned(u Unscanned) { s.addUnscannedBelow(u, math.Inf(1)) }
+func (s *stageRun) addUnscanned(u Unscanned) { s.addUnscannedBelow(u, nil) }
 
-// addUnscannedBelow notes a section not searched that could have scored
-// at most bound: a warning is given only for those that could have been
-// shown (judge).
-func (s *stageRun) addUnscannedBelow(u Unscanned, bound float64) {
+// addUnscannedBelow notes a section not searched that would have been seen
+// to hold bound (nil: anything): a warning is given only for those that
+// could have been shown (judge).
+func (s *stageRun) addUnscannedBelow(u Unscanned, bound *rank.ManualScores) {
 	s.sum.Unscanned++
 	if u.Reason != ReasonCandidateCap {
 		s.unsearchedBounds = append(s.unsearchedBounds, bound)

@@ -22,9 +22,10 @@ import (
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
-// score ranks a candidate from what the stages saw of it (rank.ManualScore).
-func (s *stageRun) score(c *found) float64 {
-	e := rank.ManualEvidence{Words: c.words, Named: c.named, Asked: asks[s.plan.Intent],
+// scores are a candidate's scores in the stages' channels, from what they
+// saw of it (rank.ManualEvidence).
+func (s *stageRun) scores(c *found) rank.ManualScores {
+	e := rank.ManualEvidence{Named: c.named, Asked: asks[s.plan.Intent],
 		HasExceptions: c.n.hasExc, IsList: c.n.isList, ByHeading: c.stages&stageBit(StageHeading) != 0}
 	// One buffer for every candidate's terms: a search scores thousands.
 	s.termBuf = s.termBuf[:0]
@@ -32,7 +33,7 @@ func (s *stageRun) score(c *found) float64 {
 		s.termBuf = append(s.termBuf, rank.TermEvidence{IDF: s.idf[m.term], Best: m.best})
 	}
 	e.Terms = s.termBuf
-	return rank.ManualScore(e)
+	return e.Scores()
 }
 
 // asks are the intents as the ranking knows them.
@@ -42,15 +43,16 @@ var asks = map[queryplan.Intent]rank.Ask{
 	queryplan.IntentExceptions: rank.AskExceptions,
 }
 
-// scoreIf is the score n would have had, found by nothing but stage
-// (holding term as how; "" for found as context): the bound of a section
-// a stage's cap left out.
-func (s *stageRun) scoreIf(n *workNode, stage, term string, how rank.Sighting) float64 {
+// scoreIf is what n would have been seen to hold, found by nothing but
+// stage (holding term as how; "" for found as context): the bound of a
+// section a stage's cap left out.
+func (s *stageRun) scoreIf(n *workNode, stage, term string, how rank.Sighting) *rank.ManualScores {
 	c := &found{n: n, stages: stageBit(stage)}
 	if term != "" {
 		c.terms = []termMatch{{term: term, best: how}}
 	}
-	return s.score(c)
+	sc := s.scores(c)
+	return &sc
 }
 
 // rankedCandidate is a candidate in rank order, with the search that found
@@ -58,120 +60,119 @@ func (s *stageRun) scoreIf(n *workNode, stage, term string, how rank.Sighting) f
 type rankedCandidate struct {
 	*found
 	score     float64
-	manual    string
-	pos       int
 	owner     *stageRun
 	phrasings []int // with also: the runs that found it, 0 the query
-	exact     bool  // its heading is the query (rank.ExactTitle)
 }
 
-// ranked is s's candidates best first; ties in manual, path and document
-// order. The keys sit beside each candidate: thousands are sorted on a
-// large manual, and reaching into the nodes cost more than the sort.
-// Within a manual whose nodes are in path and document order
-// (snapshot.ordered), a node's position says both.
-func (s *stageRun) ranked() []rankedCandidate {
-	ordered := true
-	for _, g := range s.segs {
-		ordered = ordered && g.snap.ordered()
+// lists are s's ranked lists as phrasing's: stage 0's (the engine's
+// channels) and the stages' (rank.ManualScores), and a heading list of the
+// sections the query names (rank.ExactTitles), which come first. The
+// section at position p of s's nodes is named idAt[p].
+func (s *stageRun) lists(phrasing int, idAt []int64) []rank.List {
+	var out []rank.List
+	for _, l := range s.engineLists {
+		m := rank.List{Channel: l.Channel, Phrasing: phrasing, Postings: make([]rank.Posting, len(l.Postings))}
+		for i, p := range l.Postings {
+			m.Postings[i] = rank.Posting{ID: idAt[p.ID], Score: p.Score}
+		}
+		out = append(out, m)
 	}
-	// The baselines stay plain BM25, for the evaluation to compare with.
-	named := func(*workNode) bool { return false }
-	if s.req.Baseline == "" {
-		exact := rank.NewExactTitles(s.plan.Query)
-		named = func(n *workNode) bool { return exact.Names(n.Title, n.titleKey) }
+	if s.req.Baseline != "" {
+		return out // plain BM25, for the evaluation to compare with
 	}
-	cands := make([]rankedCandidate, 0, len(s.foundList))
-	for _, c := range s.foundList {
-		cands = append(cands, rankedCandidate{found: c, score: s.score(c), manual: c.n.manual, pos: s.posOf(c.n), owner: s, exact: named(c.n)})
+	stages := rank.ManualLists(phrasing, len(s.foundList))
+	heading := rank.List{Channel: rank.ChannelHeading, Phrasing: phrasing}
+	exact := rank.NewExactTitles(s.plan.Query)
+	for p, c := range s.found {
+		if c == nil {
+			continue
+		}
+		s.scores(c).Lists(stages, idAt[p])
+		if exact.Names(c.n.Title, c.n.titleKey) {
+			heading.Postings = append(heading.Postings, rank.Posting{ID: idAt[p], Score: rank.TitleEquals})
+		}
 	}
-	slices.SortFunc(cands, func(a, b rankedCandidate) int {
-		// A section the query names comes first (rank.ExactTitle).
-		if a.exact != b.exact {
-			if a.exact {
-				return -1
-			}
-			return 1
-		}
-		if d := b.score - a.score; d != 0 {
-			if d > 0 {
-				return 1
-			}
-			return -1
-		}
-		if a.manual != b.manual {
-			return strings.Compare(a.manual, b.manual)
-		}
-		if ordered {
-			return a.pos - b.pos
-		}
-		if a.n.Path != b.n.Path {
-			return strings.Compare(a.n.Path, b.n.Path)
-		}
-		return a.n.Ord - b.n.Ord
-	})
-	return cands
+	return append(append(out, stages...), heading)
 }
 
-// fuseRuns fuses the candidate lists of the query's run and of each other
-// phrasing's as the engine fuses every list of phrasings: each run's scores
-// as shares of its best (rank.ShareOf), summed per section; a section the
-// query names stays first. A section found by several keeps the query's
-// entry if the query found it (its terms make the snippet), else the
-// first run's that found it. A phrasing that found nothing adds nothing.
-// Ties keep the query's order, then the phrasings' in turn.
-func fuseRuns(lists [][]rankedCandidate) []rankedCandidate {
+// ranked fuses the lists of s and of the runs of other phrasings (alts) in
+// one rank.Fuse, as every search's lists are fused, and returns the
+// candidates best first. Sections are numbered in s's manual, path and
+// document order, then each phrasing's new ones so (ties go to the lower
+// number); a section several runs found keeps the query's entry if the
+// query found it (its terms make the snippet), else the first run's that
+// found it.
+func (s *stageRun) ranked(alts []*stageRun) ([]rankedCandidate, []rank.List) {
 	type key struct{ manual, path, node string }
-	byKey := map[key]int{}
-	var out []rankedCandidate
-	for run, list := range lists {
-		best := 0.0
-		for _, c := range list {
-			best = max(best, c.score)
-		}
-		for _, c := range list {
-			k := key{c.manual, c.n.Path, c.n.NodeID}
-			share := rank.ShareOf(c.score, best, len(list))
-			i, ok := byKey[k]
-			if !ok {
-				c.score, c.phrasings = 0, nil
-				c.exact = c.exact && run == 0 // the query names it, not a phrasing
-				byKey[k] = len(out)
-				out = append(out, c)
-				i = len(out) - 1
+	var ids map[key]int64 // by section, when several runs name them
+	if len(alts) > 0 {
+		ids = map[key]int64{}
+	}
+	runs := append([]*stageRun{s}, alts...)
+	n := 0
+	for _, run := range runs {
+		n += len(run.foundList)
+	}
+	byID := make([]rankedCandidate, 0, n)
+	var lists []rank.List
+	for r, run := range runs {
+		idAt := make([]int64, len(run.found))
+		for _, p := range run.inDocumentOrder() {
+			c := run.found[p]
+			k := key{c.n.manual, c.n.Path, c.n.NodeID}
+			if id := ids[k]; id > 0 {
+				idAt[p] = id
+				continue
 			}
-			out[i].score += share
-			out[i].phrasings = append(out[i].phrasings, run)
+			byID = append(byID, rankedCandidate{found: c, owner: run})
+			idAt[p] = int64(len(byID))
+			if ids != nil {
+				ids[k] = idAt[p]
+			}
+		}
+		lists = append(lists, run.lists(r, idAt)...)
+	}
+	hits := rank.New(rank.ManualWeights()).Fuse(lists, len(byID))
+	out := make([]rankedCandidate, len(hits))
+	for i, h := range hits {
+		out[i] = byID[h.ID-1]
+		out[i].score, out[i].phrasings = h.Score, h.Phrasings
+	}
+	return out, lists
+}
+
+// inDocumentOrder are the positions of s's candidates in manual, path and
+// document order. Within a manual whose nodes are so ordered
+// (snapshot.ordered) a node's position says it, and no sort is needed.
+func (s *stageRun) inDocumentOrder() []int {
+	out := make([]int, 0, len(s.foundList))
+	for p, c := range s.found {
+		if c != nil {
+			out = append(out, p)
 		}
 	}
-	for i := range out {
-		out[i].score = rank.RoundFused(out[i].score)
-	}
-	slices.SortStableFunc(out, func(a, b rankedCandidate) int {
-		if a.exact != b.exact {
-			if a.exact {
-				return -1
-			}
-			return 1
+	for _, g := range s.segs {
+		if !g.snap.ordered() {
+			slices.SortFunc(out, func(a, b int) int {
+				x, y := s.nodes[a], s.nodes[b]
+				return cmp.Or(strings.Compare(x.manual, y.manual), strings.Compare(x.Path, y.Path), cmp.Compare(x.Ord, y.Ord))
+			})
+			break
 		}
-		return cmp.Compare(b.score, a.score)
-	})
+	}
 	return out
 }
 
 // finish ranks, caps and judges (stage 3.5) and fills the summary. With the
 // runs of other phrasings (alts), the candidates are theirs and s's, fused
-// (fuseRuns); the rest of the summary is s's.
+// (ranked); the rest of the summary is s's.
 func (s *stageRun) finish(start time.Time, alts []*stageRun) *Summary {
 	sum := s.sum
-	cands := s.ranked()
-	sum.Unsearched = s.unsearchedAbove(cands)
+	own, lists := s.ranked(nil)
+	sum.Unsearched = s.unsearchedAbove(own, lists)
+	cands := own
 	if len(alts) > 0 {
-		lists := [][]rankedCandidate{cands}
-		for _, a := range alts {
-			lists = append(lists, a.ranked())
-		}
-		cands = fuseRuns(lists)
+		cands, _ = s.ranked(alts)
 	}
 	cands = s.setAside(cands, alts)
 	if len(cands) > s.req.MaxCandidates {
@@ -201,7 +202,7 @@ func (s *stageRun) finish(start time.Time, alts []*stageRun) *Summary {
 		}
 		// The first page's snippets are the best lines; past it, the first
 		// line holding a term will do: a search renders hundreds.
-		cand := c.owner.candidate(c.found, c.score, i < DefaultHitsLimit, i == 0)
+		cand := c.owner.candidate(c.found, math.Round(c.score*1000)/1000, i < DefaultHitsLimit, i == 0)
 		if len(alts) > 0 {
 			for _, p := range c.phrasings {
 				if p == 0 {
@@ -241,11 +242,13 @@ func (s *stageRun) finish(start time.Time, alts []*stageRun) *Summary {
 }
 
 // unsearchedAbove counts the sections never searched that could have been
-// among the hits shown: those whose best possible score reaches the lowest
-// score shown (all of them when fewer candidates than that were found). A
-// stage's cap that left out only sections ranked below every hit changes
-// nothing a reader should do.
-func (s *stageRun) unsearchedAbove(own []rankedCandidate) int {
+// among the hits shown (own, ranked from lists): those whose best possible
+// score — what they would have been seen to hold, fused with lists
+// (rank.Engine.Bound) — reaches the lowest score shown (all of them when
+// fewer candidates than that were found, or when nothing is known of
+// them). A stage's cap that left out only sections ranked below every hit
+// changes nothing a reader should do.
+func (s *stageRun) unsearchedAbove(own []rankedCandidate, lists []rank.List) int {
 	shown := s.req.Hits
 	if shown == 0 {
 		shown = DefaultHitsLimit
@@ -257,9 +260,17 @@ func (s *stageRun) unsearchedAbove(own []rankedCandidate) int {
 			floor = min(floor, c.score)
 		}
 	}
+	var bound func(rank.ManualScores) float64
 	n := 0
 	for _, b := range s.unsearchedBounds {
-		if b >= floor {
+		if b == nil {
+			n++
+			continue
+		}
+		if bound == nil {
+			bound = rank.New(rank.ManualWeights()).Bound(lists)
+		}
+		if bound(*b) >= floor {
 			n++
 		}
 	}
@@ -293,7 +304,7 @@ func (s *stageRun) setAside(cands []rankedCandidate, alts []*stageRun) []rankedC
 	var kept, aside []rankedCandidate
 	for _, c := range cands {
 		put := false
-		for _, n := range set.ForManualFile(c.manual, c.n.Path) {
+		for _, n := range set.ForManualFile(c.n.manual, c.n.Path) {
 			if n.Aside && !named[n.Target] {
 				put = true
 				break
@@ -667,7 +678,7 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 		if strings.TrimSpace(l) == "" || i == 0 && n.Kind == manualfile.KindHeading {
 			continue
 		}
-		if anyLine < 0 {
+		if anyLine < 0 && !markup(strings.TrimSpace(l)) {
 			anyLine = i
 		}
 		if !prose[i] {
@@ -714,7 +725,7 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 		}
 	}
 	if first < 0 {
-		first = anyLine // a section of code alone
+		first = anyLine // a section of code alone; of markup alone, none
 	}
 	if first >= 0 && second {
 		if text, from, ok := shortProse(lines, prose); ok {
@@ -941,6 +952,13 @@ var linkDefinition = regexp.MustCompile(`^\[[^\]]+\]:\s*\S`)
 // block tags: a table and its rows and cells, lists, div, details …): the
 // markup of a table such as Node.js's crypto constants, not prose to quote.
 var htmlBlockTag = regexp.MustCompile(`(?i)^</?(table|thead|tbody|tfoot|caption|colgroup|col|tr|td|th|div|p|ul|ol|li|dl|dt|dd|pre|details|summary|section|figure|figcaption|center|br|hr|img)[\s/>]`)
+
+// markup reports whether a trimmed line is only markup, worth no reader's
+// eye even when a section has no prose: an HTML comment (Node.js's
+// <!--type=misc-->), a link definition, an HTML block's tag.
+func markup(t string) bool {
+	return strings.HasPrefix(t, "<!--") || linkDefinition.MatchString(t) || htmlBlockTag.MatchString(t)
+}
 
 // proseLines marks the lines of a section's text that are its prose: not
 // a link definition, not an HTML comment (a version history such as

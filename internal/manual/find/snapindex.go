@@ -45,7 +45,7 @@ func (sn *manualSnapshot) nodeTree() *nodeTree {
 // ordered reports whether the snapshot's nodes are strictly in path, then
 // document order, as the store lists them, compared as Go compares
 // strings: then a node's place says where it sorts among candidates of
-// equal score.
+// equal score (stageRun.inDocumentOrder).
 func (sn *manualSnapshot) ordered() bool {
 	sn.orderOnce.Do(func() {
 		sn.inOrder = true

@@ -13,10 +13,11 @@ import (
 	"github.com/langspec/langspec/internal/text/normalize"
 )
 
-// stageExact is stage 0: the query's terms through the ranking engine
-// (internal/rank), which runs each term alone as well as all of them, over
-// the headings, the text and the file name, and fuses the lists. The
-// baselines keep plain BM25 so the evaluation can compare with it.
+// stageExact is stage 0: the query's terms through the ranking engine's
+// channels (internal/rank) over the headings, the text and the file name.
+// Their lists are kept for the one fusion of the search's lists (ranked);
+// the sections on them are candidates. The baselines keep plain BM25 so
+// the evaluation can compare with it.
 func (s *stageRun) stageExact(ctx context.Context) {
 	if s.expired() {
 		return
@@ -27,33 +28,41 @@ func (s *stageRun) stageExact(ctx context.Context) {
 		norms[i] = normalize.Normal(t)
 	}
 	for _, manual := range s.manualIDs() {
-		hits, err := s.exactCandidates(ctx, manual)
+		lists, err := s.exactCandidates(ctx, manual)
 		if err != nil {
 			s.storeFailed(StageExact, err)
 			return
 		}
-		rank.ShareOfBest(hits)
-		for _, h := range hits {
-			p := s.position(manual, h.ID)
-			if p < 0 {
-				continue // outside an only_unscanned scope
+		for _, l := range lists {
+			// Kept by the nodes' positions in the search, and only the
+			// sections it took: an only_unscanned scope leaves the rest
+			// out of the fusion too.
+			kept := l.Postings[:0]
+			for _, h := range l.Postings {
+				if p := s.position(manual, h.ID); p >= 0 {
+					kept = append(kept, rank.Posting{ID: int64(p), Score: h.Score})
+				}
 			}
-			n := s.nodes[p]
-			c := s.add(n, StageExact, "", rank.Sighting{}, "")
-			c.words = max(c.words, h.Score)
-			for i, t := range s.plan.Terms {
-				if strings.Contains(n.Norm, norms[i]) {
-					s.add(n, StageExact, t, rank.Sighting{Where: rank.WhereText}, t)
+			l.Postings = kept
+			s.engineLists = append(s.engineLists, l)
+			for _, h := range l.Postings {
+				n := s.nodes[h.ID]
+				s.add(n, StageExact, "", rank.Sighting{}, "")
+				for i, t := range s.plan.Terms {
+					if strings.Contains(n.Norm, norms[i]) {
+						s.add(n, StageExact, t, rank.Sighting{Where: rank.WhereText}, t)
+					}
 				}
 			}
 		}
 	}
 }
 
-// exactCandidates ranks one manual's nodes for stage 0, best first, at most
-// hardNodeLimit: the engine's channels over the manual's MemorySource, or
-// for a baseline its word channel alone (plain bm25).
-func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.Posting, error) {
+// exactCandidates are stage 0's lists for one manual, unfused, their ids
+// the nodes' rows: the engine's channels over the manual's MemorySource,
+// each at most its depth, or for a baseline its word channel alone (plain
+// bm25), at most hardNodeLimit.
+func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.List, error) {
 	snap := s.snapshotOf(manual)
 	if snap == nil {
 		return nil, nil
@@ -63,6 +72,7 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 		return nil, err
 	}
 	engine := rank.New(rank.ManualWeights())
+	var terms []rank.Term
 	switch s.req.Baseline {
 	case BaselineBM25:
 		q, err := ftsquery.Parse(s.req.Query)
@@ -72,20 +82,20 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 		// BM25 proper scores a bag of words: any of them may match (a
 		// phrase's or a hyphenated word's too, each on its own), the stop
 		// words left out unless there is nothing else.
-		var terms []rank.Term
 		for _, t := range q.WordTerms() {
 			toks := rank.NewTerm(t.Text, t.Prefix).Tokens
 			for i, tok := range toks {
 				terms = append(terms, rank.Term{Text: tok.Folded, Prefix: t.Prefix && i == len(toks)-1, Tokens: []rank.Token{tok}})
 			}
 		}
-		return engine.Words(ctx, src, terms, hardNodeLimit)
 	case BaselineBM25Terms:
-		var terms []rank.Term
 		for _, t := range s.plan.Terms {
 			terms = append(terms, rank.NewTerm(t, false))
 		}
-		return engine.Words(ctx, src, terms, hardNodeLimit)
+	}
+	if s.req.Baseline != "" {
+		ps, err := engine.Words(ctx, src, terms, hardNodeLimit)
+		return []rank.List{{Channel: rank.ChannelWords, Postings: ps}}, err
 	}
 	q := ftsquery.Query{Raw: s.req.Query}
 	for _, t := range s.plan.Terms {
@@ -94,7 +104,7 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 	if len(q.Terms) == 0 {
 		return nil, nil
 	}
-	res, err := engine.Search(ctx, src, q, hardNodeLimit)
+	res, lists, err := engine.Lists(ctx, src, q)
 	if err != nil {
 		return nil, err
 	}
@@ -103,11 +113,7 @@ func (s *stageRun) exactCandidates(ctx context.Context, manual string) ([]rank.P
 			s.sum.Corrections = append(s.sum.Corrections, c)
 		}
 	}
-	out := make([]rank.Posting, len(res.Hits))
-	for i, h := range res.Hits {
-		out[i] = rank.Posting{ID: h.ID, Score: h.Score}
-	}
-	return out, nil
+	return lists, nil
 }
 
 // snapshotOf is the snapshot of manual the search holds, nil if none.
