@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -178,5 +179,59 @@ func TestManualRankingIsItsOwn(t *testing.T) {
 		if got := find(q); !slices.Equal(got, alone[q]) {
 			t.Errorf("%q beside the other folder's manual: %v; alone: %v", q, got, alone[q])
 		}
+	}
+}
+
+// TestNodesOfAnOlderParserAreReparsed: an index whose nodes an older
+// langspec cut — a file's last section running over the link definitions
+// after it — is indexed again once this langspec opens it (migration 0017),
+// so that manual find cites the lines manual_toc and manual_read see, and
+// two servers never cut one file two ways.
+func TestNodesOfAnOlderParserAreReparsed(t *testing.T) {
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "l.db")
+	root := filepath.Join(dir, "manuals")
+	writeManual(t, root, "m1", "# Deprecations\n\n## DEP0001: stale()\n\nUse [`fresh()`][] instead.\n\n"+
+		"[`fresh()`]: #fresh\n[other]: https://example.com/other\n")
+	env := map[string]string{"HOME": dir}
+	lines := func() string {
+		t.Helper()
+		code, out, errOut := run(t, env, "--db", dbPath, "manual", "find", "stale()", "--manual", "m1", "--manuals-root", root, "--json")
+		var res struct {
+			Summary struct {
+				Hits []struct {
+					NodeID    string `json:"node_id"`
+					LineStart int    `json:"line_start"`
+					LineEnd   int    `json:"line_end"`
+				} `json:"hits"`
+			} `json:"summary"`
+		}
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil || len(res.Summary.Hits) == 0 {
+			t.Fatalf("manual find: %d %s %s", code, out, errOut)
+		}
+		h := res.Summary.Hits[0]
+		return fmt.Sprintf("%s %d-%d", h.NodeID, h.LineStart, h.LineEnd)
+	}
+	const want = "deprecations/dep0001-stale 3-5"
+	if got := lines(); got != want {
+		t.Fatalf("first hit %s, want %s", got, want)
+	}
+	// What an older parser stored: the sections over the definitions, and
+	// no migration 0017 yet.
+	raw, err := sql.Open("sqlite", dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`UPDATE manual_nodes SET line_end = 8`,
+		`DELETE FROM schema_migrations WHERE name = '0017_manual_nodes_reparsed.sql'`,
+	} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	if got := lines(); got != want {
+		t.Errorf("after an older langspec's index, first hit %s, want %s", got, want)
 	}
 }

@@ -117,6 +117,9 @@ func (l *Library) Exceptions(ctx context.Context, manualID string, paths []strin
 					return res, err
 				}
 			}
+			if scope.deep[i] < 0 {
+				continue // a line of no section
+			}
 			// The whole top-level section counts: an exception in a
 			// subsection rarely repeats the topic its parent names.
 			if q != "" {
@@ -160,7 +163,9 @@ type lineScope struct {
 	lines []string
 	query string
 	// deep and outer are indexes into nodes by line index, -1 for a line
-	// no node holds (the empty "line" after a final newline).
+	// no node holds: the link definitions and blank lines after a file's
+	// last section (manualfile.parseMarkdown), the empty "line" after a
+	// final newline. No hit is reported there: it would name no section.
 	deep, outer []int32
 	// has is whether nodes[i]'s text holds the query: 0 not looked at
 	// yet, 1 yes, 2 no. A top-level section is looked at once, however

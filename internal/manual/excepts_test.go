@@ -149,3 +149,30 @@ func TestExceptionsStopWhenCancelled(t *testing.T) {
 	}
 	t.Logf("%d of the first page's %d hits before the cancellation", len(res.Hits), onFirst)
 }
+
+// TestExceptionsNameASection: every hit names the section holding its
+// line, for manual_read to take; a link definition after a file's last
+// section ("[unless]: …") is no section's text, and no exception.
+func TestExceptionsNameASection(t *testing.T) {
+	dir := t.TempDir()
+	mustWrite(t, filepath.Join(dir, "m", "guide.md"), "# Guide\n\n## Refunds\n\nRefunds are paid unless the [order][unless] was used.\n\n"+
+		"[unless]: https://example.com/unless\n[except]: #except\n")
+	lib, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	for _, query := range []string{"", "refunds"} {
+		res, err := lib.Exceptions(context.Background(), "m", nil, query, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			got = append(got, fmt.Sprintf("%s:%d", h.NodeID, h.Line))
+		}
+		if want := []string{"guide/refunds:5"}; !slices.Equal(got, want) {
+			t.Errorf("query %q: hits %v, want %v", query, got, want)
+		}
+	}
+}

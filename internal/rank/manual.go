@@ -144,6 +144,10 @@ func (e ManualEvidence) Scores() ManualScores {
 	if len(e.Terms) == 0 {
 		sc.Terms = contextOnly
 	}
+	// Rounded to thousandths, so that sums made in another order (or
+	// with a fused multiply-add on another machine) tie as they should:
+	// a trace is recomputed on any replica.
+	sc.Terms, sc.Named = math.Round(sc.Terms*1000)/1000, math.Round(sc.Named*1000)/1000
 	switch e.Asked {
 	case AskExceptions:
 		if e.HasExceptions {
@@ -242,9 +246,10 @@ func NearHeading(term, heading string) bool {
 // ShareOf is a score as a share of its list's best, the unit in which
 // Fuse counts every list: its scores divided by its best one, summed per
 // hit (CombSUM). Lists whose scores do not compare — one phrasing's channel
-// and another's, one manual's and another's — compare as shares. A list whose best is not positive says nothing by its scores:
-// each of its n entries counts 1/n. Reciprocal rank fusion was measured
-// against it on both kinds of gold and lost (docs/evaluation.md).
+// and another's, one manual's and another's — compare as shares. A list
+// whose best is not positive says nothing by its scores: each of its n
+// entries counts 1/n. Reciprocal rank fusion was measured against it on
+// both kinds of gold and lost (docs/evaluation.md).
 func ShareOf(score, best float64, n int) float64 {
 	if best <= 0 {
 		return 1 / float64(max(n, 1))

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -135,7 +134,8 @@ func (s *Source) lineOf(off int) int {
 
 // Lines returns lines start..end (1-based, inclusive), each with its "\n"
 // (the file's last line may have none). Concatenating the sections of a file
-// in order gives the file back.
+// in order gives the file back, but for the link definitions and blank lines
+// after its last section's content (parseMarkdown), which are no section's.
 func (s *Source) Lines(start, end int) string {
 	if start < 1 || end < start || start > len(s.starts) {
 		return ""
@@ -197,8 +197,13 @@ func parseMarkdown(rel string, src *Source) []Node {
 	}
 
 	var hs []heading
+	definitions := map[int]bool{} // lines starting a link reference definition
 	doc := goldmark.New().Parser().Parse(text.NewReader(parseSrc))
 	for c := doc.FirstChild(); c != nil; c = c.NextSibling() {
+		if d, ok := c.(*ast.LinkReferenceDefinition); ok && d.Pos() >= 0 {
+			definitions[src.lineOf(d.Pos())] = true
+			continue
+		}
 		h, ok := c.(*ast.Heading)
 		if !ok {
 			continue
@@ -221,9 +226,11 @@ func parseMarkdown(rel string, src *Source) []Node {
 	// content: the link reference definitions many manuals gather at the
 	// end ("[`timeout.refresh()`]: #timeoutrefresh", hundreds of them in
 	// Node.js's deprecations page) belong to no section, and would make
-	// the last one's lines, as cited, run over all of them.
+	// the last one's lines, as cited, run over all of them. Only what the
+	// parser read as a definition: a footnote or a paragraph's line shaped
+	// like one ("[^1]: The limit is 42") is text.
 	last := n
-	for last > hs[len(hs)-1].line && trailer(src.Lines(last, last)) {
+	for last > hs[len(hs)-1].line && (definitions[last] || strings.TrimSpace(src.Lines(last, last)) == "") {
 		last--
 	}
 	var nodes []Node
@@ -258,15 +265,6 @@ func parseMarkdown(rel string, src *Source) []Node {
 		stack = append(stack, len(nodes)-1)
 	}
 	return nodes
-}
-
-// linkDefinition is a Markdown link reference definition's line.
-var linkDefinition = regexp.MustCompile(`^ {0,3}\[[^\]]+\]:\s*\S`)
-
-// trailer reports whether a line may end a file after its last section's
-// content: blank, or a link reference definition.
-func trailer(line string) bool {
-	return strings.TrimSpace(line) == "" || linkDefinition.MatchString(line)
 }
 
 // headingText is the heading's plain text: inline markup dropped, code spans

@@ -90,6 +90,9 @@ func TestParseMarkdown(t *testing.T) {
 			{"b", "B", 1, "", 3, 4},
 		}},
 		{name: "a last section of link definitions alone", src: "# A\n\n[x]: #y\n", want: []n{{"a", "A", 1, "", 1, 1}}},
+		{name: "a footnote at the end is text", src: "# A\n\nSee the note.[^1]\n\n[^1]: The limit is 42.\n", want: []n{{"a", "A", 1, "", 1, 5}}},
+		{name: "a paragraph's line shaped like a definition is text", src: "# A\nSee also\n[the guide]: read it first.\n", want: []n{{"a", "A", 1, "", 1, 3}}},
+		{name: "a definition's look-alike in an open fence is code", src: "# A\n```ini\n[core]: editor = vim\n", want: []n{{"a", "A", 1, "", 1, 3}}},
 		{name: "blank lines at the end", src: "# A\ntext\n\n\n", want: []n{{"a", "A", 1, "", 1, 2}}},
 		{name: "multi-line setext", src: "one\ntwo\n===\n", want: []n{{"one-two", "one two", 1, "", 1, 3}}},
 		{name: "fence hides headings", src: "# A\n~~~\n# no\n~~~\n## B\n", want: []n{

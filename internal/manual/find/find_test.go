@@ -795,8 +795,9 @@ func TestHeadingWithoutTextShowsItsSections(t *testing.T) {
 	if want := "sections: Static method: Buffer.alloc(size); Static method: Buffer.from(array)"; h.Snippet != want || h.SnippetLine != 5 {
 		t.Errorf("snippet %q at line %d, want %q at line 5", h.Snippet, h.SnippetLine, want)
 	}
-	// A line of markup alone (Node.js's zlib page) is no text of its own.
-	writeManual(t, dir, "m", map[string]string{"zlib.md": "# zlib\n\n## Memory usage tuning\n\n<!--type=misc-->\n\n" +
+	// Lines of markup alone (Node.js's zlib page, a version history) are
+	// no text of its own.
+	writeManual(t, dir, "m", map[string]string{"zlib.md": "# zlib\n\n## Memory usage tuning\n\n<!--type=misc-->\n<!-- YAML\nadded: v0.5.8\n-->\n\n" +
 		"### For zlib-based streams\n\nThe memory requirements for deflate are (in bytes):\n\n" +
 		"### For Brotli-based streams\n\nThere are equivalents to the zlib options for Brotli-based streams.\n"})
 	sum, _ = find(t, f, Request{ManualID: "m", Query: "Memory usage tuning", Hits: DefaultShownHits})
@@ -804,8 +805,8 @@ func TestHeadingWithoutTextShowsItsSections(t *testing.T) {
 		t.Fatalf("hits %+v, want Memory usage tuning first", sum.Hits)
 	}
 	h = sum.Hits[0]
-	if want := "sections: For zlib-based streams; For Brotli-based streams"; h.Snippet != want || h.SnippetLine != 7 {
-		t.Errorf("snippet %q at line %d, want %q at line 7", h.Snippet, h.SnippetLine, want)
+	if want := "sections: For zlib-based streams; For Brotli-based streams"; h.Snippet != want || h.SnippetLine != 10 {
+		t.Errorf("snippet %q at line %d, want %q at line 10", h.Snippet, h.SnippetLine, want)
 	}
 }
 

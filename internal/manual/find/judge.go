@@ -92,16 +92,22 @@ func (s *stageRun) lists(phrasing int, idAt []int64) []rank.List {
 			heading.Postings = append(heading.Postings, rank.Posting{ID: idAt[p], Score: rank.TitleEquals})
 		}
 	}
-	return append(append(out, stages...), heading)
+	// A list of nothing changes no answer: it is left out.
+	for _, l := range append(stages, heading) {
+		if len(l.Postings) > 0 {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // ranked fuses the lists of s and of the runs of other phrasings (alts) in
 // one rank.Fuse, as every search's lists are fused, and returns the
 // candidates best first. Sections are numbered in s's manual, path and
-// document order, then each phrasing's new ones so (ties go to the lower
-// number); a section several runs found keeps the query's entry if the
-// query found it (its terms make the snippet), else the first run's that
-// found it.
+// document order, then each phrasing's new ones so: of equal scores, the
+// word channel's better comes first, then the lower number. A section
+// several runs found keeps the query's entry if the query found it (its
+// terms make the snippet), else the first run's that found it.
 func (s *stageRun) ranked(alts []*stageRun) ([]rankedCandidate, []rank.List) {
 	type key struct{ manual, path, node string }
 	var ids map[key]int64 // by section, when several runs name them
@@ -657,7 +663,8 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 		terms = nil
 	}
 	lines := strings.Split(strings.TrimSuffix(n.Body, "\n"), "\n")
-	prose := proseLines(lines, n.Kind == manualfile.KindHeading, n.LineStart == 1)
+	kinds := lineKinds(lines, n.Kind == manualfile.KindHeading, n.LineStart == 1)
+	prose := proseOf(kinds)
 	// The snippet is the prose line holding the most of the terms, the
 	// rarer counting more ("recursive" over "path"), the first of equals;
 	// the lines after the first holding one are read up to a bound, for a
@@ -678,7 +685,7 @@ func (s *stageRun) candidate(c *found, score float64, best, second bool) Candida
 		if strings.TrimSpace(l) == "" || i == 0 && n.Kind == manualfile.KindHeading {
 			continue
 		}
-		if anyLine < 0 && !markup(strings.TrimSpace(l)) {
+		if anyLine < 0 && kinds[i] != lineMarkup {
 			anyLine = i
 		}
 		if !prose[i] {
@@ -953,23 +960,41 @@ var linkDefinition = regexp.MustCompile(`^\[[^\]]+\]:\s*\S`)
 // markup of a table such as Node.js's crypto constants, not prose to quote.
 var htmlBlockTag = regexp.MustCompile(`(?i)^</?(table|thead|tbody|tfoot|caption|colgroup|col|tr|td|th|div|p|ul|ol|li|dl|dt|dd|pre|details|summary|section|figure|figcaption|center|br|hr|img)[\s/>]`)
 
-// markup reports whether a trimmed line is only markup, worth no reader's
-// eye even when a section has no prose: an HTML comment (Node.js's
-// <!--type=misc-->), a link definition, an HTML block's tag.
-func markup(t string) bool {
-	return strings.HasPrefix(t, "<!--") || linkDefinition.MatchString(t) || htmlBlockTag.MatchString(t)
+// lineKind is what a line of a section's text is to a reader.
+type lineKind uint8
+
+const (
+	lineOther  lineKind = iota // blank, the heading, code: no prose, yet code may be shown
+	lineProse                  // prose: what a snippet quotes
+	lineMarkup                 // markup only: worth no reader's eye, even with no prose around
+)
+
+// proseLines marks the lines of a section's text that are its prose
+// (lineKinds).
+func proseLines(lines []string, heading, fileStart bool) []bool {
+	return proseOf(lineKinds(lines, heading, fileStart))
 }
 
-// proseLines marks the lines of a section's text that are its prose: not
-// a link definition, not an HTML comment (a version history such as
-// Node.js's <!-- YAML changes: … -->, a source link), not front matter, not
-// a fenced code block, not a table's rule, not a line of an HTML block's
-// markup (htmlBlockTag). A snippet is the first prose line holding a
-// matched form: what answers, not the metadata around it. heading says the first line is
-// the section's heading; fileStart that the section starts the file, where
+// proseOf marks the prose of kinds.
+func proseOf(kinds []lineKind) []bool {
+	out := make([]bool, len(kinds))
+	for i, k := range kinds {
+		out[i] = k == lineProse
+	}
+	return out
+}
+
+// lineKinds tells the prose of a section's text from the rest. Markup is
+// a link definition, an HTML comment (a version history such as Node.js's
+// <!-- YAML changes: … -->, a source link, <!--type=misc-->, every line of
+// it), front matter, a table's rule and a line of an HTML block's markup
+// (htmlBlockTag); a fenced code block is neither prose nor markup. A
+// snippet is the first prose line holding a matched form: what answers,
+// not the metadata around it. heading says the first line is the
+// section's heading; fileStart that the section starts the file, where
 // front matter may stand.
-func proseLines(lines []string, heading, fileStart bool) []bool {
-	out := make([]bool, len(lines))
+func lineKinds(lines []string, heading, fileStart bool) []lineKind {
+	out := make([]lineKind, len(lines))
 	inComment, fence := false, ""
 	start := 0
 	if heading {
@@ -978,6 +1003,9 @@ func proseLines(lines []string, heading, fileStart bool) []bool {
 	if fileStart && len(lines) > start && strings.TrimSpace(lines[start]) == "---" {
 		for i := start + 1; i < len(lines); i++ {
 			if t := strings.TrimSpace(lines[i]); t == "---" || t == "..." {
+				for j := start; j <= i; j++ {
+					out[j] = lineMarkup
+				}
 				start = i + 1
 				break
 			}
@@ -993,17 +1021,22 @@ func proseLines(lines []string, heading, fileStart bool) []bool {
 			continue
 		case inComment:
 			inComment = !strings.Contains(t, "-->")
+			out[i] = lineMarkup
 			continue
 		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
 			fence = t[:3]
 			continue
 		case strings.HasPrefix(t, "<!--"):
 			inComment = !strings.Contains(t[4:], "-->")
+			out[i] = lineMarkup
 			continue
-		case t == "" || strings.Trim(t, "|-: ") == "", linkDefinition.MatchString(t), htmlBlockTag.MatchString(t):
+		case t == "":
+			continue
+		case strings.Trim(t, "|-: ") == "", linkDefinition.MatchString(t), htmlBlockTag.MatchString(t):
+			out[i] = lineMarkup
 			continue
 		}
-		out[i] = true
+		out[i] = lineProse
 	}
 	return out
 }
