@@ -585,7 +585,8 @@ func (e *Engine) Fuse(lists []List, limit int) []Hit {
 			}
 		}
 	}
-	slices.SortStableFunc(accs, func(x, y acc) int {
+	// The order is total (ids are distinct): no stable sort is needed.
+	slices.SortFunc(accs, func(x, y acc) int {
 		// A section the query names comes first, whatever the other
 		// channels say of the rest (issue 47: exact first).
 		if x.exact != y.exact {
