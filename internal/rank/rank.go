@@ -114,10 +114,10 @@ func DefaultWeights() Weights {
 //
 // A manual_find fuses the engine's lists with those of its stages
 // (ChannelTerms, ChannelNamed, ChannelAsked). What the stages saw of the
-// terms decides most; the engine's words, a heading naming the terms and
-// the kind of section asked for each move a section by a fifth of that or
+// terms decides most; the engine's words and literals, a heading naming
+// the terms and the kind of section asked for each count a third of it or
 // less. Chosen on the tune parts of the manual gold sets (`langspec eval
-// manual-find`; docs/evaluation.md). The heading channel weighs 0: the
+// manual-find`; docs/evaluation.md), the middle of a plateau. The heading channel weighs 0: the
 // stages' own heading list (ExactTitles) only says which sections the
 // query names, which come first.
 func ManualWeights() Weights {
