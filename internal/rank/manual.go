@@ -169,25 +169,41 @@ func (e ManualEvidence) Scores() ManualScores {
 // fifth of a term as written that every section holds.
 const contextOnly = 0.2
 
-// Lists appends to lists, for section id, its scores as entries of the
-// stages' channels (a zero score adds none). The lists are in
-// ChannelTerms, ChannelNamed, ChannelAsked order; lists is that long.
+// channelScore is one of a section's scores, with its channel.
+type channelScore struct {
+	channel string
+	score   float64
+}
+
+// byChannel are sc's scores with their channels, in the one order the
+// stages' lists have (ManualLists).
+func (sc ManualScores) byChannel() [3]channelScore {
+	return [3]channelScore{{ChannelTerms, sc.Terms}, {ChannelNamed, sc.Named}, {ChannelAsked, sc.Asked}}
+}
+
+// Lists appends to lists (ManualLists'), for section id, its scores as
+// entries of the stages' channels (a zero score adds none).
 func (sc ManualScores) Lists(lists []List, id int64) {
-	for i, v := range [...]float64{sc.Terms, sc.Named, sc.Asked} {
-		if v > 0 {
-			lists[i].Postings = append(lists[i].Postings, Posting{ID: id, Score: v})
+	for i, c := range sc.byChannel() {
+		if c.score > 0 {
+			lists[i].Postings = append(lists[i].Postings, Posting{ID: id, Score: c.score})
 		}
 	}
 }
 
 // ManualLists are the empty lists of the stages' channels for phrasing,
-// in ManualScores.Lists' order, with room for n sections.
+// in ManualScores.Lists' order; the first, which every section is on,
+// with room for n sections.
 func ManualLists(phrasing, n int) []List {
-	return []List{
-		{Channel: ChannelTerms, Phrasing: phrasing, Postings: make([]Posting, 0, n)},
-		{Channel: ChannelNamed, Phrasing: phrasing},
-		{Channel: ChannelAsked, Phrasing: phrasing},
+	var out []List
+	for i, c := range (ManualScores{}).byChannel() {
+		l := List{Channel: c.channel, Phrasing: phrasing}
+		if i == 0 {
+			l.Postings = make([]Posting, 0, n)
+		}
+		out = append(out, l)
 	}
+	return out
 }
 
 // Bound returns the most a section holding sc and found by no list could
@@ -197,22 +213,17 @@ func ManualLists(phrasing, n int) []List {
 // (internal/manual/find): the bests are read once, for the thousands of
 // sections a cap may leave.
 func (e *Engine) Bound(lists []List) func(sc ManualScores) float64 {
-	channels := ManualLists(0, 0)
-	var best [3]float64
+	best := map[string]float64{}
 	for _, l := range lists {
-		for i, c := range channels {
-			if l.Channel == c.Channel {
-				for _, p := range l.Postings {
-					best[i] = max(best[i], p.Score)
-				}
-			}
+		for _, p := range l.Postings {
+			best[l.Channel] = max(best[l.Channel], p.Score)
 		}
 	}
 	return func(sc ManualScores) float64 {
 		total := 0.0
-		for i, v := range [...]float64{sc.Terms, sc.Named, sc.Asked} {
-			if v > 0 {
-				total += e.w.Channels[channels[i].Channel] * ShareOf(v, best[i], 1)
+		for _, c := range sc.byChannel() {
+			if c.score > 0 {
+				total += e.w.Channels[c.channel] * ShareOf(c.score, best[c.channel], 1)
 			}
 		}
 		return total

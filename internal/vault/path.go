@@ -279,8 +279,8 @@ func (v *Vault) searchedFiles(dir, glob string) ([]Info, error) {
 	if err != nil {
 		return nil, err
 	}
-	first, _, _ := strings.Cut(strings.TrimPrefix(dir, "./"), "/")
-	inState := strings.EqualFold(first, systemDir)
+	canon, _ := cleanPath(dir, true) // List refused what it does not clean
+	inState := canon == systemDir || strings.HasPrefix(canon, systemDir+"/")
 	files := entries[:0]
 	for _, e := range entries {
 		if e.IsDir || !inState && strings.HasPrefix(e.Path, systemDir+"/") || glob != "" && !MatchGlob(glob, e.Path) {
